@@ -1,0 +1,100 @@
+#include "dsl/Buffer.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "dsl/IRPrinter.h"
+
+namespace loom {
+namespace Internal {
+
+std::string unique_user_name(char prefix) {
+    // Only names of objects the user left unnamed come from here; see Var.h.
+    static std::atomic<int> counter{0};
+    return std::string(1, prefix) + std::to_string(counter++);
+}
+
+namespace {
+
+std::vector<loom_dimension_t> dense_dims(const std::vector<int> &sizes, const std::string &name) {
+    std::vector<loom_dimension_t> dims(sizes.size());
+    int64_t stride = 1;
+    for (size_t i = 0; i < sizes.size(); i++) {
+        user_assert(sizes[i] >= 0) << "Buffer " << name << " has negative extent " << sizes[i]
+                                   << " in dimension " << i;
+        dims[i] = loom_dimension_t{0, sizes[i], (int32_t)stride, 0};
+        stride *= std::max(sizes[i], 1);
+        user_assert(stride <= INT32_MAX)
+            << "Buffer " << name << " is too large: strides must fit in 32 bits";
+    }
+    return dims;
+}
+
+}  // namespace
+
+std::shared_ptr<BufferContents> BufferContents::allocate(Type type, const std::vector<int> &sizes,
+                                                         const std::string &name) {
+    user_assert(type.is_scalar() && type.bits() > 0)
+        << "Buffer " << name << " needs a scalar element type";
+    auto b = std::make_shared<BufferContents>();
+    b->name = name;
+    b->dims = dense_dims(sizes, name);
+    int64_t elements = 1;
+    for (int s : sizes) elements *= s;
+    size_t bytes = (size_t)std::max<int64_t>(elements, 1) * type.bytes();
+    size_t rounded = (bytes + 63) & ~size_t(63);
+    auto *mem = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+    user_assert(mem) << "Out of memory allocating " << bytes << " bytes for Buffer " << name;
+    std::memset(mem, 0, rounded);
+    b->storage = std::shared_ptr<uint8_t>(mem, [](uint8_t *p) { std::free(p); });
+    b->raw.host = mem;
+    b->raw.type = type.to_runtime();
+    b->sync_raw();
+    return b;
+}
+
+std::shared_ptr<BufferContents> BufferContents::wrap(Type type, void *data,
+                                                     const std::vector<int> &sizes,
+                                                     const std::string &name) {
+    user_assert(data) << "Buffer " << name << " wraps a null pointer";
+    auto b = std::make_shared<BufferContents>();
+    b->name = name;
+    b->dims = dense_dims(sizes, name);
+    b->raw.host = static_cast<uint8_t *>(data);
+    b->raw.type = type.to_runtime();
+    b->sync_raw();
+    return b;
+}
+
+int64_t BufferContents::offset_of(const int *pos, int count) const {
+    user_assert(count == (int)dims.size())
+        << "Buffer " << name << " has " << dims.size() << " dimensions but was accessed with "
+        << count << " coordinates";
+    int64_t offset = 0;
+    for (int i = 0; i < count; i++) {
+        const loom_dimension_t &d = dims[i];
+        user_assert(pos[i] >= d.min && pos[i] < d.min + d.extent)
+            << "Access to Buffer " << name << " at coordinate " << pos[i] << " in dimension "
+            << i << " is outside its range [" << d.min << ", " << d.min + d.extent - 1 << "]";
+        offset += (int64_t)(pos[i] - d.min) * d.stride;
+    }
+    return offset * type().bytes();
+}
+
+Expr buffer_call(const std::shared_ptr<BufferContents> &b, std::vector<Expr> args) {
+    user_assert(args.size() == b->dims.size())
+        << "Buffer " << b->name << " has " << b->dims.size() << " dimensions but is called with "
+        << args.size() << " arguments. Pass one coordinate per dimension.";
+    for (size_t i = 0; i < args.size(); i++) {
+        user_assert(args[i].defined() && args[i].type().is_int_or_uint() &&
+                    args[i].type().is_scalar())
+            << "Coordinate " << i << " of the call to Buffer " << b->name
+            << " must be a scalar integer, but is " << args[i] << " of type " << args[i].type();
+        if (args[i].type() != Int(32)) args[i] = Cast::make(Int(32), args[i]);
+    }
+    return Call::make(b->type(), b->name, std::move(args), Call::Image, nullptr, 0, b);
+}
+
+}  // namespace Internal
+}  // namespace loom

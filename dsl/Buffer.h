@@ -1,0 +1,233 @@
+// Buffer<T>: an n-dimensional array a pipeline reads or writes, with Halide's core API.
+// Copies share the same memory (like a shared_ptr). Dimension 0 is dense by default and
+// each further dimension's stride is the product of the extents before it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dsl/Error.h"
+#include "dsl/IR.h"
+#include "dsl/Type.h"
+#include "dsl/Var.h"
+#include "runtime/loom_runtime.h"
+
+namespace loom {
+namespace Internal {
+
+struct BufferContents {
+    std::string name;
+    std::vector<loom_dimension_t> dims;
+    loom_buffer_t raw{};
+    std::shared_ptr<uint8_t> storage;  // null when wrapping memory the user owns
+
+    /** Allocates dense zeroed storage of `type` with the given extents, mins at zero. */
+    static std::shared_ptr<BufferContents> allocate(Type type, const std::vector<int> &sizes,
+                                                    const std::string &name);
+    /** Views memory the caller owns. */
+    static std::shared_ptr<BufferContents> wrap(Type type, void *data,
+                                                const std::vector<int> &sizes,
+                                                const std::string &name);
+    Type type() const { return Type::from_runtime(raw.type); }
+    /** Byte offset of element `pos` from host, checking it lies inside the buffer. */
+    int64_t offset_of(const int *pos, int count) const;
+    void sync_raw() {
+        raw.dimensions = (int32_t)dims.size();
+        raw.dim = dims.data();
+    }
+};
+
+/** Makes the Call that reads a buffer at the given coordinates inside a definition. */
+Expr buffer_call(const std::shared_ptr<BufferContents> &b, std::vector<Expr> args);
+
+template<typename... Args>
+constexpr bool all_integral() {
+    return (std::is_integral<std::decay_t<Args>>::value && ...);
+}
+
+}  // namespace Internal
+
+/** One dimension of a Buffer, as Halide's dim(i) returns it. */
+class Dimension {
+public:
+    explicit Dimension(const loom_dimension_t &d) : d(d) {}
+    int min() const { return d.min; }
+    int extent() const { return d.extent; }
+    int max() const { return d.min + d.extent - 1; }
+    int stride() const { return d.stride; }
+
+private:
+    const loom_dimension_t &d;
+};
+
+template<typename T = void>
+class Buffer {
+    template<typename U>
+    friend class Buffer;
+
+public:
+    using ElemType = T;
+
+    Buffer() = default;
+
+    /** A dense buffer of the given sizes, zero-filled. */
+    template<typename... Args, typename = std::enable_if_t<Internal::all_integral<Args...>()>>
+    explicit Buffer(int first, Args... rest) : Buffer(std::vector<int>{first, int(rest)...}) {}
+    explicit Buffer(const std::vector<int> &sizes, const std::string &name = "")
+        : contents(Internal::BufferContents::allocate(static_type(), sizes, pick_name(name))) {
+        static_assert(!std::is_void<T>::value, "Buffer<void> needs a Type: Buffer<>(type, sizes)");
+    }
+    /** An untyped buffer of a runtime-chosen type. */
+    Buffer(Type type, const std::vector<int> &sizes, const std::string &name = "")
+        : contents(Internal::BufferContents::allocate(type, sizes, pick_name(name))) {
+        check_type(type);
+    }
+    /** Views memory the caller owns and keeps alive while the Buffer is used. */
+    template<typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
+    Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "")
+        : contents(Internal::BufferContents::wrap(static_type(), data, sizes, pick_name(name))) {}
+
+    /** Converts between typed and untyped views of the same memory, checking the type. */
+    template<typename U>
+    Buffer(const Buffer<U> &other) : contents(other.contents) {
+        if (contents) check_type(contents->type());
+    }
+
+    bool defined() const { return contents != nullptr; }
+    const std::string &name() const { return get()->name; }
+    Type type() const { return get()->type(); }
+    int dimensions() const { return (int)get()->dims.size(); }
+    Dimension dim(int i) const {
+        user_assert(i >= 0 && i < dimensions())
+            << "Buffer " << name() << " has " << dimensions() << " dimensions; dim(" << i
+            << ") does not exist";
+        return Dimension(get()->dims[i]);
+    }
+    int width() const { return dimensions() > 0 ? dim(0).extent() : 1; }
+    int height() const { return dimensions() > 1 ? dim(1).extent() : 1; }
+    int channels() const { return dimensions() > 2 ? dim(2).extent() : 1; }
+    int min(int i) const { return dim(i).min(); }
+    int extent(int i) const { return dim(i).extent(); }
+    int stride(int i) const { return dim(i).stride(); }
+    int64_t number_of_elements() const {
+        int64_t n = 1;
+        for (const auto &d : get()->dims) n *= d.extent;
+        return n;
+    }
+
+    /** Moves the buffer's coordinate origin: dimension i then starts at mins[i]. */
+    void set_min(const std::vector<int> &mins) {
+        user_assert((int)mins.size() <= dimensions())
+            << "set_min on Buffer " << name() << " with " << mins.size()
+            << " values, but it has " << dimensions() << " dimensions";
+        for (size_t i = 0; i < mins.size(); i++) get()->dims[i].min = mins[i];
+    }
+    template<typename... Args, typename = std::enable_if_t<Internal::all_integral<Args...>()>>
+    void set_min(Args... mins) {
+        set_min(std::vector<int>{int(mins)...});
+    }
+
+    template<typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
+    U *data() const {
+        return reinterpret_cast<U *>(get()->raw.host);
+    }
+    void *raw_data() const { return get()->raw.host; }
+
+    /** Element access with bounds checks: b(x, y) = 3; */
+    template<typename... Args, typename U = T,
+             typename = std::enable_if_t<!std::is_void<U>::value && Internal::all_integral<Args...>()>>
+    U &operator()(Args... pos) {
+        const int p[] = {int(pos)..., 0};
+        return *reinterpret_cast<U *>(get()->raw.host + get()->offset_of(p, sizeof...(Args)));
+    }
+    template<typename... Args, typename U = T,
+             typename = std::enable_if_t<!std::is_void<U>::value && Internal::all_integral<Args...>()>>
+    const U &operator()(Args... pos) const {
+        const int p[] = {int(pos)..., 0};
+        return *reinterpret_cast<const U *>(get()->raw.host + get()->offset_of(p, sizeof...(Args)));
+    }
+    template<typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
+    U &operator()(const std::vector<int> &pos) {
+        return *reinterpret_cast<U *>(get()->raw.host + get()->offset_of(pos.data(), (int)pos.size()));
+    }
+
+    /** A read of this buffer inside a Func definition: f(x, y) = b(x + 1, y). */
+    template<typename... Args, typename = std::enable_if_t<!Internal::all_integral<Args...>()>>
+    Expr operator()(const Args &...args) const {
+        return Internal::buffer_call(contents_checked(), {Expr(args)...});
+    }
+    Expr operator()(const std::vector<Expr> &args) const {
+        return Internal::buffer_call(contents_checked(), args);
+    }
+
+    /** Sets every element to value. */
+    template<typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
+    void fill(U value) {
+        for_each_position([&](const std::vector<int> &pos) { (*this)(pos) = value; });
+    }
+
+    /** Calls f(pos) for every position, dimension 0 fastest. */
+    template<typename F>
+    void for_each_position(F f) const {
+        int n = dimensions();
+        std::vector<int> pos(n);
+        for (int i = 0; i < n; i++) {
+            pos[i] = min(i);
+            if (extent(i) <= 0) return;
+        }
+        while (true) {
+            f(pos);
+            int i = 0;
+            for (; i < n; i++) {
+                if (++pos[i] <= dim(i).max()) break;
+                pos[i] = min(i);
+            }
+            if (i == n) return;
+        }
+    }
+
+    loom_buffer_t *raw_buffer() const { return &get()->raw; }
+    /** A handle sharing existing contents (checked against T). */
+    static Buffer from_contents(std::shared_ptr<Internal::BufferContents> c) {
+        Buffer b;
+        b.contents = std::move(c);
+        if (b.contents) check_type(b.contents->type());
+        return b;
+    }
+    const std::shared_ptr<Internal::BufferContents> &contents_ptr() const { return contents; }
+
+private:
+    std::shared_ptr<Internal::BufferContents> contents;
+
+    static Type static_type() {
+        if constexpr (std::is_void<T>::value) {
+            return Type();
+        } else {
+            return type_of<T>();
+        }
+    }
+    static std::string pick_name(const std::string &name) {
+        return name.empty() ? Internal::unique_user_name('b') : name;
+    }
+    static void check_type(Type t) {
+        if constexpr (!std::is_void<T>::value) {
+            user_assert(t == type_of<T>())
+                << "Can't view a buffer of type " << type_to_string(t) << " as a Buffer of "
+                << type_to_string(type_of<T>()) << ". Use a Buffer of the matching type.";
+        }
+        (void)t;
+    }
+    Internal::BufferContents *get() const {
+        user_assert(contents) << "Use of an undefined Buffer. Construct it with sizes first.";
+        return contents.get();
+    }
+    const std::shared_ptr<Internal::BufferContents> &contents_checked() const {
+        get();
+        return contents;
+    }
+};
+
+}  // namespace loom

@@ -1,0 +1,109 @@
+// Func: a pipeline stage defined over Vars. `f(x, y) = expr;` gives its pure definition; a
+// call `f(x + 1, y)` inside another definition reads it. The schedule directives choose how
+// it is computed without changing what.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/Argument.h"
+#include "dsl/Function.h"
+#include "dsl/Realization.h"
+#include "dsl/Target.h"
+#include "dsl/Tuple.h"
+#include "dsl/Var.h"
+
+namespace loom {
+
+class Func;
+class Pipeline;
+
+/** f(args) on either side of a definition. */
+class FuncRef {
+public:
+    FuncRef(Internal::FunctionPtr func, std::vector<Expr> args);
+
+    /** Gives the Func its pure definition: every argument must be a distinct Var. */
+    FuncRef &operator=(const Expr &value);
+    FuncRef &operator=(const Tuple &values);
+    FuncRef &operator=(const FuncRef &other);
+
+    /** The value at these coordinates. The Func must be defined and single-valued. */
+    operator Expr() const;
+    /** Element i of a Tuple-valued Func at these coordinates. */
+    Expr operator[](int i) const;
+    size_t size() const;
+
+    const Internal::FunctionPtr &function() const { return func; }
+    const std::vector<Expr> &arguments() const { return args; }
+
+private:
+    Internal::FunctionPtr func;
+    std::vector<Expr> args;
+    void define(std::vector<Expr> values);
+};
+
+/** How compile_to_lowered_stmt writes the loop nest. */
+enum class StmtOutputFormat { Text };
+
+class Func {
+public:
+    Func();
+    explicit Func(const std::string &name);
+    explicit Func(Internal::FunctionPtr f);
+    /** A zero-dimensional Func whose value is e (Halide's Func(Expr)). */
+    explicit Func(const Expr &e);
+
+    template<typename... Args>
+    FuncRef operator()(const Args &...args) const {
+        return FuncRef(func, {Expr(args)...});
+    }
+    FuncRef operator()(std::vector<Expr> args) const;
+    FuncRef operator()(const std::vector<Var> &args) const;
+
+    const std::string &name() const;
+    bool defined() const;
+    int dimensions() const;
+    int outputs() const;
+    std::vector<Var> args() const;
+    /** The right-hand side of the pure definition (single-valued Funcs). */
+    Expr value() const;
+    Tuple values() const;
+    const std::vector<Type> &output_types() const;
+    Type output_type() const;
+
+    // Scheduling. Each returns *this so that directives chain.
+    /** Computes the whole required region before any consumer runs, into its own buffer. */
+    Func &compute_root();
+    /** Fuses the definition into every use (the default for every Func but the outputs). */
+    Func &compute_inline();
+
+    /** Runs the pipeline over [0, sizes[i]) in each dimension and returns the output. */
+    Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());
+    /** Runs the pipeline over the region of the given buffers (their mins may be non-zero). */
+    void realize(RealizationArg outputs, const Target &target = Target());
+    /** Compiles now, so that the first realize() does not pay for it. */
+    void compile_jit(const Target &target = Target());
+
+    /** Writes the lowered loop nest, the LLVM IR, or the assembly to a file. */
+    void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
+                                 StmtOutputFormat format = StmtOutputFormat::Text,
+                                 const Target &target = Target());
+    void compile_to_llvm_assembly(const std::string &filename,
+                                  const std::vector<Argument> &args = {},
+                                  const Target &target = Target());
+    void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args = {},
+                             const Target &target = Target());
+
+    /** The pipeline whose single output is this Func (cached, so compiled code is reused). */
+    Pipeline pipeline();
+    const Internal::FunctionPtr &function() const { return func; }
+
+private:
+    Internal::FunctionPtr func;
+    std::shared_ptr<Pipeline> cached_pipeline;
+};
+
+}  // namespace loom

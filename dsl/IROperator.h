@@ -1,0 +1,218 @@
+// The operators and functions of the Loom language, with Halide's type-coercion rules, plus
+// the constant helpers passes use. Each user-facing function states its result type.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dsl/IR.h"
+#include "dsl/Tuple.h"
+
+namespace loom {
+
+namespace Internal {
+
+/** A constant of type t (broadcast if t is a vector). Wraps ints to the type's width. */
+Expr make_const(Type t, int64_t value);
+Expr make_const(Type t, uint64_t value);
+Expr make_const(Type t, double value);
+inline Expr make_const(Type t, int value) { return make_const(t, (int64_t)value); }
+Expr make_zero(Type t);
+Expr make_one(Type t);
+Expr make_bool(bool value, int lanes = 1);
+Expr const_true(int lanes = 1);
+Expr const_false(int lanes = 1);
+
+/** The constant's value if e is an IntImm (or a Broadcast of one), else nullptr. */
+const int64_t *as_const_int(const Expr &e);
+const uint64_t *as_const_uint(const Expr &e);
+const double *as_const_float(const Expr &e);
+/** IntImm, UIntImm or FloatImm, or a Broadcast of one. */
+bool is_const(const Expr &e);
+bool is_const(const Expr &e, int64_t value);
+inline bool is_const_zero(const Expr &e) { return is_const(e, 0); }
+inline bool is_const_one(const Expr &e) { return is_const(e, 1); }
+
+/** Coerces two operands to one type by Halide's rules: a scalar is broadcast to a vector's
+ * lanes; int with float gives the float; two floats give the wider; two uints give the wider
+ * uint; otherwise both become a signed int of the wider width. */
+void match_types(Expr &a, Expr &b);
+
+/** Like match_types for the bitwise operators: both must be integers of the same signedness;
+ * the narrower is widened. */
+void match_types_bitwise(Expr &a, Expr &b, const char *op_name);
+
+/** The smallest and largest value of a type, as constants. */
+Expr type_min(Type t);
+Expr type_max(Type t);
+
+/** A Variable of type Int(32). */
+Expr int_var(const std::string &name);
+
+}  // namespace Internal
+
+/** Converts a value to type t; see Cast for the rounding rules. */
+Expr cast(Type t, Expr a);
+template<typename T>
+Expr cast(Expr a) {
+    return cast(type_of<T>(), std::move(a));
+}
+/** Same bits viewed as another type of equal width. */
+Expr reinterpret(Type t, Expr a);
+template<typename T>
+Expr reinterpret(Expr a) {
+    return reinterpret(type_of<T>(), std::move(a));
+}
+
+// Arithmetic. Two Exprs coerce with match_types; an int operand takes the Expr's type and must
+// be representable in it; a float operand is a Float(32) Expr.
+Expr operator+(Expr a, Expr b);
+Expr operator+(Expr a, int b);
+Expr operator+(int a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator-(Expr a, int b);
+Expr operator-(int a, Expr b);
+Expr operator-(Expr a);
+Expr operator*(Expr a, Expr b);
+Expr operator*(Expr a, int b);
+Expr operator*(int a, Expr b);
+/** Integer division rounds toward negative infinity (positive divisor); x / 0 == 0. */
+Expr operator/(Expr a, Expr b);
+Expr operator/(Expr a, int b);
+Expr operator/(int a, Expr b);
+/** Integer modulo is never negative; x % 0 == 0. Float modulo is a - b * floor(a / b). */
+Expr operator%(Expr a, Expr b);
+Expr operator%(Expr a, int b);
+Expr operator%(int a, Expr b);
+Expr &operator+=(Expr &a, Expr b);
+Expr &operator-=(Expr &a, Expr b);
+Expr &operator*=(Expr &a, Expr b);
+Expr &operator/=(Expr &a, Expr b);
+Expr &operator%=(Expr &a, Expr b);
+
+// Comparisons give bool.
+Expr operator==(Expr a, Expr b);
+Expr operator==(Expr a, int b);
+Expr operator==(int a, Expr b);
+Expr operator!=(Expr a, Expr b);
+Expr operator!=(Expr a, int b);
+Expr operator!=(int a, Expr b);
+Expr operator<(Expr a, Expr b);
+Expr operator<(Expr a, int b);
+Expr operator<(int a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator<=(Expr a, int b);
+Expr operator<=(int a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>(Expr a, int b);
+Expr operator>(int a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator>=(Expr a, int b);
+Expr operator>=(int a, Expr b);
+
+// Operators with a float operand treat it as a Float(32) Expr (and prevent float->int).
+#define LOOM_FLOAT_OVERLOADS(OP)                                                                \
+    inline Expr operator OP(Expr a, float b) { return std::move(a) OP Expr(b); }                \
+    inline Expr operator OP(float a, Expr b) { return Expr(a) OP std::move(b); }
+LOOM_FLOAT_OVERLOADS(+)
+LOOM_FLOAT_OVERLOADS(-)
+LOOM_FLOAT_OVERLOADS(*)
+LOOM_FLOAT_OVERLOADS(/)
+LOOM_FLOAT_OVERLOADS(%)
+LOOM_FLOAT_OVERLOADS(==)
+LOOM_FLOAT_OVERLOADS(!=)
+LOOM_FLOAT_OVERLOADS(<)
+LOOM_FLOAT_OVERLOADS(<=)
+LOOM_FLOAT_OVERLOADS(>)
+LOOM_FLOAT_OVERLOADS(>=)
+#undef LOOM_FLOAT_OVERLOADS
+
+// Logical operators on bools (both sides are evaluated).
+Expr operator&&(Expr a, Expr b);
+Expr operator&&(Expr a, bool b);
+Expr operator&&(bool a, Expr b);
+Expr operator||(Expr a, Expr b);
+Expr operator||(Expr a, bool b);
+Expr operator||(bool a, Expr b);
+Expr operator!(Expr a);
+
+// Bitwise operators: integers of one signedness; the result has the wider type, or the Expr's
+// type when the other operand is an int.
+Expr operator&(Expr a, Expr b);
+Expr operator&(Expr a, int b);
+Expr operator&(int a, Expr b);
+Expr operator|(Expr a, Expr b);
+Expr operator|(Expr a, int b);
+Expr operator|(int a, Expr b);
+Expr operator^(Expr a, Expr b);
+Expr operator^(Expr a, int b);
+Expr operator^(int a, Expr b);
+Expr operator~(Expr a);
+/** Shifts keep the type of the first operand; a negative signed amount shifts the other way.
+ * >> on signed values extends the sign. */
+Expr operator<<(Expr a, Expr b);
+Expr operator<<(Expr a, int b);
+Expr operator>>(Expr a, Expr b);
+Expr operator>>(Expr a, int b);
+
+Expr min(Expr a, Expr b);
+Expr min(Expr a, int b);
+Expr min(int a, Expr b);
+inline Expr min(Expr a, float b) { return min(std::move(a), Expr(b)); }
+inline Expr min(float a, Expr b) { return min(Expr(a), std::move(b)); }
+Expr max(Expr a, Expr b);
+Expr max(Expr a, int b);
+Expr max(int a, Expr b);
+inline Expr max(Expr a, float b) { return max(std::move(a), Expr(b)); }
+inline Expr max(float a, Expr b) { return max(Expr(a), std::move(b)); }
+/** min(max(a, lo), hi) with the bounds cast to a's type. */
+Expr clamp(Expr a, const Expr &lo, const Expr &hi);
+/** |a|; for signed ints the result is the unsigned type of the same width. */
+Expr abs(Expr a);
+/** |a - b| computed without overflow; unsigned of the same width for ints. */
+Expr absd(Expr a, Expr b);
+/** cond ? t : f, evaluating both; t and f coerce with match_types. */
+Expr select(Expr condition, Expr true_value, Expr false_value);
+/** select(c0, v0, c1, v1, ..., default): the first value whose condition holds. */
+template<typename... Rest>
+Expr select(Expr c0, Expr v0, Expr c1, Expr v1, Rest &&...rest) {
+    return select(std::move(c0), std::move(v0),
+                  select(std::move(c1), std::move(v1), std::forward<Rest>(rest)...));
+}
+/** Linear interpolation zero + (one - zero) * weight with Halide's rules for integer types
+ * (the weight of an integer type is scaled by its range). */
+Expr lerp(Expr zero_val, Expr one_val, Expr weight);
+
+// Float math. An argument that is not a float is cast to Float(32); the result has the
+// argument's float type. Results are those of the C library's functions of that width.
+Expr sqrt(Expr x);
+Expr exp(Expr x);
+Expr log(Expr x);
+Expr pow(Expr x, Expr y);
+Expr sin(Expr x);
+Expr cos(Expr x);
+Expr tan(Expr x);
+Expr asin(Expr x);
+Expr acos(Expr x);
+Expr atan(Expr x);
+Expr atan2(Expr y, Expr x);
+Expr sinh(Expr x);
+Expr cosh(Expr x);
+Expr tanh(Expr x);
+Expr floor(Expr x);
+Expr ceil(Expr x);
+/** Rounds to nearest, ties to even. */
+Expr round(Expr x);
+Expr trunc(Expr x);
+Expr fract(Expr x);
+Expr is_nan(Expr x);
+Expr is_inf(Expr x);
+Expr is_finite(Expr x);
+Expr popcount(Expr x);
+Expr count_leading_zeros(Expr x);
+Expr count_trailing_zeros(Expr x);
+
+/** A hint that the condition is usually true; it evaluates to its argument. */
+Expr likely(Expr e);
+
+}  // namespace loom

@@ -1,0 +1,61 @@
+#include "dsl/ImageParam.h"
+
+#include "dsl/IRPrinter.h"
+
+namespace loom {
+
+ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
+    : contents(std::make_shared<Internal::ParameterContents>()) {
+    user_assert(dimensions >= 0) << "ImageParam " << name << " needs a non-negative dimension count";
+    user_assert(t.is_scalar() && !t.is_handle())
+        << "ImageParam " << name << " needs a scalar numeric element type, not " << t;
+    contents->name = name.empty() ? Internal::unique_user_name('i') : name;
+    contents->type = t;
+    contents->is_buffer = true;
+    contents->dimensions = dimensions;
+}
+
+const std::string &ImageParam::name() const {
+    user_assert(contents) << "Use of an undefined ImageParam";
+    return contents->name;
+}
+
+Type ImageParam::type() const { return contents->type; }
+int ImageParam::dimensions() const { return contents->dimensions; }
+
+void ImageParam::set(const Buffer<> &b) {
+    user_assert(contents) << "set() on an undefined ImageParam";
+    user_assert(b.defined()) << "ImageParam " << name() << " was set to an undefined Buffer";
+    user_assert(b.type() == contents->type)
+        << "ImageParam " << name() << " has type " << type_to_string(contents->type)
+        << " but was set to Buffer " << b.name() << " of type " << type_to_string(b.type())
+        << ". Pass a Buffer<" << type_to_string(contents->type) << ">.";
+    user_assert(b.dimensions() == contents->dimensions)
+        << "ImageParam " << name() << " has " << contents->dimensions
+        << " dimensions but was set to Buffer " << b.name() << " with " << b.dimensions();
+    contents->buffer = b.contents_ptr();
+}
+
+Buffer<> ImageParam::get() const {
+    if (!contents) return Buffer<>();
+    return Buffer<>::from_contents(contents->buffer);
+}
+
+Expr ImageParam::call(std::vector<Expr> args) const {
+    user_assert(contents) << "Call to an undefined ImageParam";
+    user_assert((int)args.size() == contents->dimensions)
+        << "ImageParam " << contents->name << " has " << contents->dimensions
+        << " dimensions but is called with " << args.size()
+        << " arguments. Pass one coordinate per dimension.";
+    for (size_t i = 0; i < args.size(); i++) {
+        user_assert(args[i].defined() && args[i].type().is_int_or_uint() &&
+                    args[i].type().is_scalar())
+            << "Coordinate " << i << " of the call to ImageParam " << contents->name
+            << " must be a scalar integer, but is " << args[i];
+        if (args[i].type() != Int(32)) args[i] = Internal::Cast::make(Int(32), args[i]);
+    }
+    return Internal::Call::make(contents->type, contents->name, std::move(args),
+                                Internal::Call::Image, nullptr, 0, nullptr, contents);
+}
+
+}  // namespace loom

@@ -1,0 +1,40 @@
+// Param<T>: a scalar input of a pipeline, set before each run without recompiling.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "dsl/Error.h"
+#include "dsl/IR.h"
+#include "dsl/Parameter.h"
+#include "dsl/Var.h"
+
+namespace loom {
+
+template<typename T>
+class Param {
+public:
+    Param() : Param(Internal::unique_user_name('p')) {}
+    explicit Param(const std::string &name) : contents(std::make_shared<Internal::ParameterContents>()) {
+        contents->name = name;
+        contents->type = type_of<T>();
+    }
+    Param(const std::string &name, T value) : Param(name) { set(value); }
+    explicit Param(T value) : Param() { set(value); }
+
+    const std::string &name() const { return contents->name; }
+    Type type() const { return contents->type; }
+    void set(T value) { contents->set_scalar(value); }
+    T get() const { return contents->get_scalar<T>(); }
+
+    operator Expr() const {
+        return Internal::Variable::make(contents->type, contents->name, contents);
+    }
+
+    const std::shared_ptr<Internal::ParameterContents> &parameter() const { return contents; }
+
+private:
+    std::shared_ptr<Internal::ParameterContents> contents;
+};
+
+}  // namespace loom

@@ -1,0 +1,45 @@
+// The shared state behind Param<T> and ImageParam: a named pipeline input whose value is
+// bound at run time. Exprs refer to it, so a compiled pipeline reads the value current when
+// it runs, never the value at compile time.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "dsl/Type.h"
+
+namespace loom {
+namespace Internal {
+
+struct BufferContents;
+
+struct ParameterContents {
+    std::string name;
+    Type type;
+    bool is_buffer = false;
+    int dimensions = 0;
+    /** Scalar value, in the low bytes (a union of every scalar type). */
+    uint64_t scalar_bits = 0;
+    bool scalar_set = false;
+    /** The Buffer bound to an ImageParam. */
+    std::shared_ptr<BufferContents> buffer;
+
+    template<typename T>
+    void set_scalar(T value) {
+        static_assert(sizeof(T) <= sizeof(scalar_bits), "scalar too wide");
+        scalar_bits = 0;
+        std::memcpy(&scalar_bits, &value, sizeof(T));
+        scalar_set = true;
+    }
+    template<typename T>
+    T get_scalar() const {
+        T value;
+        std::memcpy(&value, &scalar_bits, sizeof(T));
+        return value;
+    }
+};
+
+}  // namespace Internal
+}  // namespace loom

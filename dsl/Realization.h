@@ -1,0 +1,44 @@
+// The buffers a realize() fills: one per output (per Tuple element of each output Func).
+#pragma once
+
+#include <vector>
+
+#include "dsl/Buffer.h"
+
+namespace loom {
+
+class Realization {
+public:
+    Realization() = default;
+    explicit Realization(std::vector<Buffer<>> buffers) : buffers(std::move(buffers)) {}
+    template<typename... T>
+    Realization(const Buffer<T> &...bs) : buffers{Buffer<>(bs)...} {}
+
+    size_t size() const { return buffers.size(); }
+    Buffer<> &operator[](size_t i) { return buffers.at(i); }
+    const Buffer<> &operator[](size_t i) const { return buffers.at(i); }
+    const std::vector<Buffer<>> &as_vector() const { return buffers; }
+
+    /** A single-output realization converts to a typed Buffer. */
+    template<typename T>
+    operator Buffer<T>() const {
+        user_assert(buffers.size() == 1)
+            << "Can't convert a Realization of " << buffers.size()
+            << " buffers to one Buffer; index it with [i] instead";
+        return Buffer<T>(buffers[0]);
+    }
+
+private:
+    std::vector<Buffer<>> buffers;
+};
+
+/** What realize() writes into: one Buffer, a Realization, or a list of Buffers. */
+struct RealizationArg {
+    std::vector<Buffer<>> buffers;
+    template<typename T>
+    RealizationArg(const Buffer<T> &b) : buffers{Buffer<>(b)} {}
+    RealizationArg(const Realization &r) : buffers(r.as_vector()) {}
+    RealizationArg(std::vector<Buffer<>> bs) : buffers(std::move(bs)) {}
+};
+
+}  // namespace loom

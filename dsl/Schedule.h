@@ -1,0 +1,85 @@
+// The schedule recorded on a Func: where it is computed and stored, and how each stage's
+// loops are split, ordered and run. The directives of Func write these structures; lowering
+// reads them. Nothing here affects what a Func computes, only how.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dsl/IR.h"
+
+namespace loom {
+
+/** What a split does with the iterations past a multiple of the factor. */
+enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
+
+/** A place in the loop nest: inside no loop (root), fused into each use (inlined), or inside
+ * loop `var` of Func `func`. */
+class LoopLevel {
+public:
+    /** The default: inlined. */
+    LoopLevel() = default;
+    static LoopLevel root() { return LoopLevel(Kind::Root, "", "", -1); }
+    static LoopLevel inlined() { return LoopLevel(Kind::Inlined, "", "", -1); }
+    LoopLevel(const std::string &func, const std::string &var, int stage = -1)
+        : LoopLevel(Kind::At, func, var, stage) {}
+
+    bool is_root() const { return kind == Kind::Root; }
+    bool is_inlined() const { return kind == Kind::Inlined; }
+    const std::string &func() const { return func_name; }
+    const std::string &var() const { return var_name; }
+    int stage_index() const { return stage; }
+    std::string to_string() const;
+    bool operator==(const LoopLevel &o) const {
+        return kind == o.kind && func_name == o.func_name && var_name == o.var_name &&
+               stage == o.stage;
+    }
+
+private:
+    enum class Kind { Inlined, Root, At };
+    LoopLevel(Kind k, std::string f, std::string v, int s)
+        : kind(k), func_name(std::move(f)), var_name(std::move(v)), stage(s) {}
+    Kind kind = Kind::Inlined;
+    std::string func_name, var_name;
+    int stage = -1;
+};
+
+namespace Internal {
+
+/** One loop-splitting step of a stage: split old_var into outer * factor + inner, fuse two
+ * vars into one, or rename one. */
+struct Split {
+    enum Kind { SplitVar, FuseVars, RenameVar };
+    Kind kind = SplitVar;
+    std::string old_var, outer, inner;
+    Expr factor;
+    TailStrategy tail = TailStrategy::Auto;
+};
+
+/** One loop of a stage, innermost first (Halide's order). */
+struct Dim {
+    std::string var;
+    ForType for_type = ForType::Serial;
+    DeviceAPI device_api = DeviceAPI::Host;
+    bool is_rvar = false;
+};
+
+/** A user-given bound on a pure dimension: the Func is computed over exactly [min, min+extent). */
+struct Bound {
+    std::string var;
+    Expr min, extent;
+};
+
+struct StageSchedule {
+    std::vector<Split> splits;
+    std::vector<Dim> dims;  // innermost first
+};
+
+struct FuncSchedule {
+    LoopLevel compute_level;  // inlined by default
+    LoopLevel store_level;    // follows compute_level unless set
+    std::vector<Bound> bounds;
+};
+
+}  // namespace Internal
+}  // namespace loom

@@ -1,0 +1,68 @@
+/* Default implementations of the runtime entry points declared in loom_runtime.h. */
+#include "loom_runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void default_error_handler(void *user_context, const char *message) {
+    (void)user_context;
+    fprintf(stderr, "loom error: %s\n", message);
+}
+
+static loom_error_handler_t current_handler = default_error_handler;
+
+loom_error_handler_t loom_set_error_handler(loom_error_handler_t handler) {
+    loom_error_handler_t previous = current_handler;
+    current_handler = handler ? handler : default_error_handler;
+    return previous;
+}
+
+int32_t loom_error(void *user_context, const char *message) {
+    current_handler(user_context, message);
+    return loom_error_generic;
+}
+
+int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_name,
+                                        int32_t dimension, int32_t min_touched,
+                                        int32_t max_touched, int32_t min_valid,
+                                        int32_t max_valid) {
+    char message[512];
+    if (min_touched < min_valid) {
+        snprintf(message, sizeof message,
+                 "Input buffer %s is accessed at %d, which is before the min (%d) in dimension "
+                 "%d. The pipeline reads [%d, %d] there; pass a buffer that covers it, or "
+                 "clamp the accesses (BoundaryConditions).",
+                 buffer_name, min_touched, min_valid, dimension, min_touched, max_touched);
+    } else {
+        snprintf(message, sizeof message,
+                 "Input buffer %s is accessed at %d, which is beyond the max (%d) in dimension "
+                 "%d. The pipeline reads [%d, %d] there; pass a buffer that covers it, or "
+                 "clamp the accesses (BoundaryConditions).",
+                 buffer_name, max_touched, max_valid, dimension, min_touched, max_touched);
+    }
+    current_handler(user_context, message);
+    return loom_error_out_of_bounds;
+}
+
+int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes) {
+    char message[256];
+    snprintf(message, sizeof message,
+             "Out of memory allocating %lld bytes for Func %s. Compute it over a smaller region "
+             "(compute_at) or realize a smaller output.",
+             (long long)bytes, func_name);
+    current_handler(user_context, message);
+    return loom_error_out_of_memory;
+}
+
+void *loom_malloc(void *user_context, int64_t bytes) {
+    (void)user_context;
+    if (bytes <= 0) bytes = 1;
+    /* aligned_alloc needs a size that is a multiple of the alignment. */
+    size_t rounded = ((size_t)bytes + 63) & ~(size_t)63;
+    return aligned_alloc(64, rounded);
+}
+
+void loom_free(void *user_context, void *ptr) {
+    (void)user_context;
+    free(ptr);
+}

@@ -1,0 +1,75 @@
+/* The C ABI that compiled Loom pipelines and their callers share. No LLVM, no C++:
+ * a program that links an ahead-of-time pipeline includes only this header. */
+#ifndef LOOM_RUNTIME_H
+#define LOOM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element type of a buffer: code is one of loom_type_code_t, bits the width of one lane. */
+typedef enum loom_type_code_t {
+    loom_type_int = 0,
+    loom_type_uint = 1,
+    loom_type_float = 2,
+    loom_type_handle = 3
+} loom_type_code_t;
+
+typedef struct loom_type_t {
+    uint8_t code; /* loom_type_code_t */
+    uint8_t bits;
+    uint16_t lanes;
+} loom_type_t;
+
+/* One dimension of a buffer. Element (x0, x1, ...) lives at
+ * host + sum_i (x_i - dim[i].min) * dim[i].stride elements. */
+typedef struct loom_dimension_t {
+    int32_t min, extent, stride, flags;
+} loom_dimension_t;
+
+/* A view of memory a pipeline reads or writes. The caller owns host and dim. */
+typedef struct loom_buffer_t {
+    uint8_t *host;
+    loom_type_t type;
+    int32_t dimensions;
+    loom_dimension_t *dim;
+} loom_buffer_t;
+
+/* Error codes a compiled pipeline returns. 0 means success. */
+enum loom_error_code_t {
+    loom_success = 0,
+    loom_error_generic = -1,
+    loom_error_out_of_bounds = -2,
+    loom_error_out_of_memory = -3,
+    loom_error_bad_buffer = -4,
+    loom_error_buffer_too_small = -5
+};
+
+/* Receives every error message a pipeline reports. The default prints to stderr;
+ * the JIT installs its own to turn the message into a C++ exception. */
+typedef void (*loom_error_handler_t)(void *user_context, const char *message);
+
+/* Replaces the handler and returns the previous one. Passing NULL restores the default. */
+loom_error_handler_t loom_set_error_handler(loom_error_handler_t handler);
+
+/* Called by compiled code. Each formats a message, passes it to the handler and returns
+ * the error code the pipeline must return. */
+int32_t loom_error(void *user_context, const char *message);
+int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_name,
+                                        int32_t dimension, int32_t min_touched,
+                                        int32_t max_touched, int32_t min_valid,
+                                        int32_t max_valid);
+int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes);
+
+/* Heap used for intermediate Funcs. Aligned to 64 bytes so vector loads never split lines. */
+void *loom_malloc(void *user_context, int64_t bytes);
+void loom_free(void *user_context, void *ptr);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* LOOM_RUNTIME_H */
