@@ -61,7 +61,7 @@ private:
 
 /** Makes the macro below an expression of type void whichever branch is taken. */
 struct Voidifier {
-    void operator&(ErrorReport &) {}
+    void operator&(const ErrorReport &) {}
 };
 
 }  // namespace Internal

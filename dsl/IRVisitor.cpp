@@ -99,3 +99,18 @@ void IRVisitor::visit(const Evaluate *op) { op->value.accept(this); }
 
 }  // namespace Internal
 }  // namespace loom
+
+namespace loom {
+namespace Internal {
+
+// Every node's accept() is instantiated here once, so that any translation unit that builds
+// nodes links without including the visitor.
+#define LOOM_INSTANTIATE_EXPR(T) template struct ExprNode<T>;
+#define LOOM_INSTANTIATE_STMT(T) template struct StmtNode<T>;
+LOOM_FOR_EACH_IR_EXPR(LOOM_INSTANTIATE_EXPR)
+LOOM_FOR_EACH_IR_STMT(LOOM_INSTANTIATE_STMT)
+#undef LOOM_INSTANTIATE_EXPR
+#undef LOOM_INSTANTIATE_STMT
+
+}  // namespace Internal
+}  // namespace loom

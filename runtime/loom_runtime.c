@@ -19,7 +19,7 @@ loom_error_handler_t loom_set_error_handler(loom_error_handler_t handler) {
 
 int32_t loom_error(void *user_context, const char *message) {
     current_handler(user_context, message);
-    return loom_error_generic;
+    return loom_code_generic_error;
 }
 
 int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_name,
@@ -41,7 +41,7 @@ int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_n
                  buffer_name, max_touched, max_valid, dimension, min_touched, max_touched);
     }
     current_handler(user_context, message);
-    return loom_error_out_of_bounds;
+    return loom_code_out_of_bounds;
 }
 
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes) {
@@ -51,7 +51,7 @@ int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int6
              "(compute_at) or realize a smaller output.",
              (long long)bytes, func_name);
     current_handler(user_context, message);
-    return loom_error_out_of_memory;
+    return loom_code_out_of_memory;
 }
 
 void *loom_malloc(void *user_context, int64_t bytes) {

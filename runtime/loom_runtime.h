@@ -40,12 +40,12 @@ typedef struct loom_buffer_t {
 
 /* Error codes a compiled pipeline returns. 0 means success. */
 enum loom_error_code_t {
-    loom_success = 0,
-    loom_error_generic = -1,
-    loom_error_out_of_bounds = -2,
-    loom_error_out_of_memory = -3,
-    loom_error_bad_buffer = -4,
-    loom_error_buffer_too_small = -5
+    loom_code_success = 0,
+    loom_code_generic_error = -1,
+    loom_code_out_of_bounds = -2,
+    loom_code_out_of_memory = -3,
+    loom_code_bad_buffer = -4,
+    loom_code_buffer_too_small = -5
 };
 
 /* Receives every error message a pipeline reports. The default prints to stderr;

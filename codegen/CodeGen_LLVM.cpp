@@ -1,0 +1,661 @@
+#include "codegen/CodeGen_LLVM.h"
+
+#include <map>
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "dsl/Error.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+#include "lower/Scope.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+// Byte offsets of loom_buffer_t and loom_dimension_t fields (see runtime/loom_runtime.h).
+constexpr int kBufferHostOffset = 0;
+constexpr int kBufferDimOffset = 16;
+constexpr int kDimensionSize = 16;
+constexpr int kDimMinOffset = 0, kDimExtentOffset = 4, kDimStrideOffset = 8;
+
+// libm names of the PureExtern math calls that have no exact LLVM intrinsic.
+const std::map<std::string, std::string> &libm_names() {
+    static const std::map<std::string, std::string> names = {
+        {"exp_f32", "expf"},     {"exp_f64", "exp"},     {"log_f32", "logf"},
+        {"log_f64", "log"},      {"pow_f32", "powf"},    {"pow_f64", "pow"},
+        {"sin_f32", "sinf"},     {"sin_f64", "sin"},     {"cos_f32", "cosf"},
+        {"cos_f64", "cos"},      {"tan_f32", "tanf"},    {"tan_f64", "tan"},
+        {"asin_f32", "asinf"},   {"asin_f64", "asin"},   {"acos_f32", "acosf"},
+        {"acos_f64", "acos"},    {"atan_f32", "atanf"},  {"atan_f64", "atan"},
+        {"atan2_f32", "atan2f"}, {"atan2_f64", "atan2"}, {"sinh_f32", "sinhf"},
+        {"sinh_f64", "sinh"},    {"cosh_f32", "coshf"},  {"cosh_f64", "cosh"},
+        {"tanh_f32", "tanhf"},   {"tanh_f64", "tanh"},
+    };
+    return names;
+}
+
+// Math calls that are exact, so an LLVM intrinsic gives the same bits as libm.
+llvm::Intrinsic::ID exact_math_intrinsic(const std::string &name) {
+    std::string base = name.substr(0, name.rfind('_'));
+    if (base == "sqrt") return llvm::Intrinsic::sqrt;
+    if (base == "floor") return llvm::Intrinsic::floor;
+    if (base == "ceil") return llvm::Intrinsic::ceil;
+    if (base == "trunc") return llvm::Intrinsic::trunc;
+    if (base == "round") return llvm::Intrinsic::roundeven;  // ties to even
+    return llvm::Intrinsic::not_intrinsic;
+}
+
+class CodeGen : public IRVisitor {
+public:
+    CodeGen(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const std::string &name)
+        : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx) {
+        module->setTargetTriple(tm.getTargetTriple().str());
+        module->setDataLayout(tm.createDataLayout());
+    }
+
+    std::unique_ptr<llvm::Module> compile(const LoweredPipeline &p) {
+        llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+        auto *fn_type = llvm::FunctionType::get(builder.getInt32Ty(), {ptr, ptr}, false);
+        function = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, p.name, module.get());
+        function->addFnAttr(llvm::Attribute::NoUnwind);
+        user_context = function->getArg(0);
+        llvm::Value *args = function->getArg(1);
+        builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", function));
+
+        for (size_t i = 0; i < p.args.size(); i++) {
+            const LoweredArgument &a = p.args[i];
+            llvm::Value *slot = builder.CreateConstGEP1_64(ptr, args, i);
+            llvm::Value *arg_ptr = builder.CreateLoad(ptr, slot, a.name + ".arg");
+            if (a.kind == Argument::InputScalar) {
+                symbols.push(a.name, builder.CreateLoad(llvm_type(a.type), arg_ptr, a.name));
+                continue;
+            }
+            llvm::Value *host = builder.CreateLoad(
+                ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferHostOffset),
+                a.name + ".host");
+            buffers.push(a.name, host);
+            llvm::Value *dims = builder.CreateLoad(
+                ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferDimOffset),
+                a.name + ".dim");
+            for (int d = 0; d < a.dimensions; d++) {
+                std::string ds = std::to_string(d);
+                auto field = [&](int offset, const std::string &field_name) {
+                    llvm::Value *addr = builder.CreateConstGEP1_64(
+                        builder.getInt8Ty(), dims, d * kDimensionSize + offset);
+                    symbols.push(a.name + "." + field_name + "." + ds,
+                                 builder.CreateLoad(builder.getInt32Ty(), addr,
+                                                    a.name + "." + field_name + "." + ds));
+                };
+                field(kDimMinOffset, "min");
+                field(kDimExtentOffset, "extent");
+                field(kDimStrideOffset, "stride");
+            }
+        }
+        codegen(p.body);
+        builder.CreateRet(builder.getInt32(0));
+
+        std::string errors;
+        llvm::raw_string_ostream es(errors);
+        internal_assert(!llvm::verifyModule(*module, &es))
+            << "LLVM rejected the generated module: " << es.str();
+        return std::move(module);
+    }
+
+private:
+    llvm::LLVMContext &ctx;
+    std::unique_ptr<llvm::Module> module;
+    llvm::IRBuilder<> builder;
+    llvm::Function *function = nullptr;
+    llvm::Value *user_context = nullptr;
+    llvm::Value *value = nullptr;
+    Scope<llvm::Value *> symbols;
+    Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
+
+    llvm::Type *llvm_type(Type t) {
+        llvm::Type *s = nullptr;
+        if (t.is_float()) {
+            s = t.bits() == 64 ? builder.getDoubleTy() : t.bits() == 16 ? builder.getHalfTy() : builder.getFloatTy();
+        } else if (t.is_handle()) {
+            s = llvm::PointerType::get(ctx, 0);
+        } else {
+            s = builder.getIntNTy(t.bits());
+        }
+        return t.is_vector() ? llvm::FixedVectorType::get(s, t.lanes()) : s;
+    }
+
+    llvm::Value *codegen(const Expr &e) {
+        internal_assert(e.defined()) << "codegen of undefined Expr";
+        value = nullptr;
+        e.accept(this);
+        internal_assert(value) << "codegen produced no value for " << e;
+        return value;
+    }
+
+    void codegen(const Stmt &s) {
+        if (s.defined()) s.accept(this);
+    }
+
+    llvm::Constant *const_of(Type t, int64_t v) {
+        return llvm::cast<llvm::Constant>(codegen(make_const(t, v)));
+    }
+
+    // ---- constants and variables ----
+    void visit(const IntImm *op) override {
+        value = llvm::ConstantInt::get(llvm_type(op->type), (uint64_t)op->value, true);
+    }
+    void visit(const UIntImm *op) override {
+        value = llvm::ConstantInt::get(llvm_type(op->type), op->value, false);
+    }
+    void visit(const FloatImm *op) override {
+        value = llvm::ConstantFP::get(llvm_type(op->type), op->value);
+    }
+    void visit(const StringImm *op) override {
+        value = builder.CreateGlobalStringPtr(op->value);
+    }
+    void visit(const Variable *op) override {
+        const auto *v = symbols.find(op->name);
+        internal_assert(v) << "Variable " << op->name << " is not bound in codegen";
+        value = *v;
+    }
+
+    // ---- casts ----
+    void visit(const Cast *op) override {
+        Type from = op->value.type(), to = op->type;
+        llvm::Value *v = codegen(op->value);
+        llvm::Type *t = llvm_type(to);
+        if (to.is_bool()) {
+            value = from.is_float() ? builder.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()))
+                                    : builder.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+        } else if (from.is_float() && to.is_float()) {
+            value = builder.CreateFPCast(v, t);
+        } else if (from.is_float()) {
+            value = to.is_int() ? builder.CreateFPToSI(v, t) : builder.CreateFPToUI(v, t);
+        } else if (to.is_float()) {
+            value = from.is_int() ? builder.CreateSIToFP(v, t) : builder.CreateUIToFP(v, t);
+        } else {
+            value = builder.CreateIntCast(v, t, from.is_int());
+        }
+    }
+    void visit(const Reinterpret *op) override {
+        value = builder.CreateBitCast(codegen(op->value), llvm_type(op->type));
+    }
+
+    // ---- arithmetic ----
+    void visit(const Add *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        value = op->type.is_float() ? builder.CreateFAdd(a, b) : builder.CreateAdd(a, b);
+    }
+    void visit(const Sub *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        value = op->type.is_float() ? builder.CreateFSub(a, b) : builder.CreateSub(a, b);
+    }
+    void visit(const Mul *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        value = op->type.is_float() ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
+    }
+
+    llvm::Value *float_floor(llvm::Value *v) {
+        return builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, v);
+    }
+
+    // Euclidean division and modulo for signed ints, with x / 0 == 0 and INT_MIN / -1 wrapping.
+    void signed_div_mod(Type t, llvm::Value *a, llvm::Value *b, bool want_mod) {
+        llvm::Value *zero = const_of(t, 0), *one = const_of(t, 1), *minus_one = const_of(t, -1);
+        llvm::Value *b_zero = builder.CreateICmpEQ(b, zero);
+        llvm::Value *b_minus_one = builder.CreateICmpEQ(b, minus_one);
+        llvm::Value *trivial = builder.CreateOr(b_zero, b_minus_one);
+        llvm::Value *safe_b = builder.CreateSelect(trivial, one, b);
+        llvm::Value *r = builder.CreateSRem(a, safe_b);
+        llvm::Value *r_negative = builder.CreateICmpSLT(r, zero);
+        if (want_mod) {
+            llvm::Value *abs_b = builder.CreateSelect(builder.CreateICmpSLT(safe_b, zero),
+                                                      builder.CreateSub(zero, safe_b), safe_b);
+            llvm::Value *m = builder.CreateSelect(r_negative, builder.CreateAdd(r, abs_b), r);
+            value = builder.CreateSelect(trivial, zero, m);
+            return;
+        }
+        llvm::Value *q = builder.CreateSDiv(a, safe_b);
+        llvm::Value *step = builder.CreateSelect(builder.CreateICmpSGT(safe_b, zero), minus_one, one);
+        q = builder.CreateSelect(r_negative, builder.CreateAdd(q, step), q);
+        q = builder.CreateSelect(b_minus_one, builder.CreateSub(zero, a), q);
+        value = builder.CreateSelect(b_zero, zero, q);
+    }
+
+    void visit(const Div *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        Type t = op->type;
+        if (t.is_float()) {
+            value = builder.CreateFDiv(a, b);
+        } else if (t.is_uint()) {
+            llvm::Value *zero = const_of(t, 0);
+            llvm::Value *b_zero = builder.CreateICmpEQ(b, zero);
+            llvm::Value *q = builder.CreateUDiv(a, builder.CreateSelect(b_zero, const_of(t, 1), b));
+            value = builder.CreateSelect(b_zero, zero, q);
+        } else {
+            signed_div_mod(t, a, b, false);
+        }
+    }
+
+    void visit(const Mod *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        Type t = op->type;
+        if (t.is_float()) {
+            // a - b * floor(a / b), each step rounded as written.
+            value = builder.CreateFSub(a, builder.CreateFMul(b, float_floor(builder.CreateFDiv(a, b))));
+        } else if (t.is_uint()) {
+            llvm::Value *zero = const_of(t, 0);
+            llvm::Value *b_zero = builder.CreateICmpEQ(b, zero);
+            llvm::Value *r = builder.CreateURem(a, builder.CreateSelect(b_zero, const_of(t, 1), b));
+            value = builder.CreateSelect(b_zero, zero, r);
+        } else {
+            signed_div_mod(t, a, b, true);
+        }
+    }
+
+    void visit(const Min *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        Type t = op->type;
+        llvm::Value *lt = t.is_float() ? builder.CreateFCmpOLT(a, b)
+                          : t.is_int() ? builder.CreateICmpSLT(a, b)
+                                       : builder.CreateICmpULT(a, b);
+        value = builder.CreateSelect(lt, a, b);
+    }
+    void visit(const Max *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        Type t = op->type;
+        llvm::Value *gt = t.is_float() ? builder.CreateFCmpOGT(a, b)
+                          : t.is_int() ? builder.CreateICmpSGT(a, b)
+                                       : builder.CreateICmpUGT(a, b);
+        value = builder.CreateSelect(gt, a, b);
+    }
+
+    // ---- comparisons ----
+    void compare(const Expr &ea, const Expr &eb, llvm::CmpInst::Predicate fp,
+                 llvm::CmpInst::Predicate sp, llvm::CmpInst::Predicate up) {
+        llvm::Value *a = codegen(ea), *b = codegen(eb);
+        Type t = ea.type();
+        llvm::CmpInst::Predicate p = t.is_float() ? fp : t.is_int() ? sp : up;
+        value = t.is_float() ? builder.CreateFCmp(p, a, b) : builder.CreateICmp(p, a, b);
+    }
+    // Float comparisons follow C: ordered, except != which is true when either is NaN.
+    void visit(const EQ *op) override {
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::ICMP_EQ, llvm::CmpInst::ICMP_EQ);
+    }
+    void visit(const NE *op) override {
+        compare(op->a, op->b, llvm::CmpInst::FCMP_UNE, llvm::CmpInst::ICMP_NE, llvm::CmpInst::ICMP_NE);
+    }
+    void visit(const LT *op) override {
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OLT, llvm::CmpInst::ICMP_SLT, llvm::CmpInst::ICMP_ULT);
+    }
+    void visit(const LE *op) override {
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OLE, llvm::CmpInst::ICMP_SLE, llvm::CmpInst::ICMP_ULE);
+    }
+    void visit(const GT *op) override {
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OGT, llvm::CmpInst::ICMP_SGT, llvm::CmpInst::ICMP_UGT);
+    }
+    void visit(const GE *op) override {
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OGE, llvm::CmpInst::ICMP_SGE, llvm::CmpInst::ICMP_UGE);
+    }
+    void visit(const And *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        value = builder.CreateAnd(a, b);
+    }
+    void visit(const Or *op) override {
+        llvm::Value *a = codegen(op->a), *b = codegen(op->b);
+        value = builder.CreateOr(a, b);
+    }
+    void visit(const Not *op) override { value = builder.CreateNot(codegen(op->a)); }
+
+    void visit(const Select *op) override {
+        llvm::Value *c = codegen(op->condition);
+        llvm::Value *t = codegen(op->true_value), *f = codegen(op->false_value);
+        value = builder.CreateSelect(c, t, f);
+    }
+
+    // ---- memory ----
+    llvm::Value *buffer_host(const std::string &name) {
+        const auto *b = buffers.find(name);
+        internal_assert(b) << "Buffer " << name << " is not bound in codegen";
+        return *b;
+    }
+
+    // A dense vector access when the index is ramp(base, 1, lanes); otherwise per lane.
+    void visit(const Load *op) override {
+        llvm::Value *host = buffer_host(op->name);
+        Type t = op->type;
+        llvm::Type *elem = llvm_type(t.element_of());
+        llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
+        if (t.is_scalar()) {
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(op->index));
+            value = builder.CreateAlignedLoad(elem, addr, align);
+            return;
+        }
+        const Ramp *ramp = op->index.as<Ramp>();
+        if (ramp && is_const_one(ramp->stride)) {
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(ramp->base));
+            value = builder.CreateAlignedLoad(llvm_type(t), addr, align);
+            return;
+        }
+        llvm::Value *index = codegen(op->index);
+        llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
+        for (int i = 0; i < t.lanes(); i++) {
+            llvm::Value *idx = builder.CreateExtractElement(index, (uint64_t)i);
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, idx);
+            result = builder.CreateInsertElement(result, builder.CreateAlignedLoad(elem, addr, align), (uint64_t)i);
+        }
+        value = result;
+    }
+
+    void visit(const Store *op) override {
+        llvm::Value *host = buffer_host(op->name);
+        Type t = op->value.type();
+        llvm::Type *elem = llvm_type(t.element_of());
+        llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
+        llvm::Value *v = codegen(op->value);
+        if (t.is_scalar()) {
+            builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(op->index)), align);
+            return;
+        }
+        const Ramp *ramp = op->index.as<Ramp>();
+        if (ramp && is_const_one(ramp->stride)) {
+            builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(ramp->base)), align);
+            return;
+        }
+        llvm::Value *index = codegen(op->index);
+        for (int i = 0; i < t.lanes(); i++) {
+            llvm::Value *idx = builder.CreateExtractElement(index, (uint64_t)i);
+            builder.CreateAlignedStore(builder.CreateExtractElement(v, (uint64_t)i),
+                                       builder.CreateInBoundsGEP(elem, host, idx), align);
+        }
+    }
+
+    void visit(const Ramp *op) override {
+        llvm::Value *base = codegen(op->base), *stride = codegen(op->stride);
+        Type t = op->type;
+        std::vector<llvm::Constant *> lanes;
+        for (int i = 0; i < op->lanes; i++) lanes.push_back(const_of(t.element_of(), i));
+        llvm::Value *iota = llvm::ConstantVector::get(lanes);
+        llvm::Value *b = builder.CreateVectorSplat(op->lanes, base);
+        llvm::Value *s = builder.CreateVectorSplat(op->lanes, stride);
+        value = t.is_float() ? builder.CreateFAdd(b, builder.CreateFMul(s, builder.CreateSIToFP(iota, llvm_type(t))))
+                             : builder.CreateAdd(b, builder.CreateMul(s, iota));
+    }
+
+    void visit(const Broadcast *op) override {
+        value = builder.CreateVectorSplat(op->lanes, codegen(op->value));
+    }
+
+    void visit(const Let *op) override {
+        symbols.push(op->name, codegen(op->value));
+        value = codegen(op->body);
+        symbols.pop(op->name);
+    }
+
+    // ---- calls ----
+    llvm::FunctionCallee runtime_function(const std::string &name, llvm::Type *ret,
+                                          std::vector<llvm::Type *> params) {
+        auto *type = llvm::FunctionType::get(ret, params, false);
+        return module->getOrInsertFunction(name, type);
+    }
+
+    // Calls a scalar C function once per lane.
+    llvm::Value *call_per_lane(llvm::FunctionCallee fn, Type t, std::vector<llvm::Value *> args) {
+        auto call = [&](std::vector<llvm::Value *> a) {
+            llvm::CallInst *c = builder.CreateCall(fn, a);
+            // The C library's function, never a compiler's idea of it: same bits as libm.
+            c->addFnAttr(llvm::Attribute::NoBuiltin);
+            return c;
+        };
+        if (t.is_scalar()) return call(args);
+        llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
+        for (int i = 0; i < t.lanes(); i++) {
+            std::vector<llvm::Value *> lane;
+            for (llvm::Value *a : args) lane.push_back(builder.CreateExtractElement(a, (uint64_t)i));
+            result = builder.CreateInsertElement(result, call(lane), (uint64_t)i);
+        }
+        return result;
+    }
+
+    void visit(const Call *op) override {
+        Type t = op->type;
+        if (op->call_type == Call::Intrinsic || op->call_type == Call::PureIntrinsic) {
+            intrinsic(op);
+            return;
+        }
+        if (op->call_type == Call::PureExtern) {
+            std::vector<llvm::Value *> args;
+            for (const Expr &a : op->args) args.push_back(codegen(a));
+            llvm::Intrinsic::ID id = exact_math_intrinsic(op->name);
+            if (id != llvm::Intrinsic::not_intrinsic) {
+                value = builder.CreateUnaryIntrinsic(id, args[0]);
+                return;
+            }
+            auto it = libm_names().find(op->name);
+            internal_assert(it != libm_names().end()) << "Unknown math function " << op->name;
+            llvm::Type *scalar = llvm_type(t.element_of());
+            std::vector<llvm::Type *> params(args.size(), scalar);
+            value = call_per_lane(runtime_function(it->second, scalar, params), t, args);
+            return;
+        }
+        if (op->call_type == Call::Extern) {
+            // Runtime error reporters: (user_context, args...) -> error code.
+            std::vector<llvm::Value *> args{user_context};
+            std::vector<llvm::Type *> params{llvm::PointerType::get(ctx, 0)};
+            for (const Expr &a : op->args) {
+                args.push_back(codegen(a));
+                params.push_back(args.back()->getType());
+            }
+            value = builder.CreateCall(runtime_function(op->name, llvm_type(t), params), args);
+            return;
+        }
+        internal_error << "Call to " << op->name << " reached codegen; it should have been lowered";
+    }
+
+    void intrinsic(const Call *op) {
+        Type t = op->type;
+        switch (op->op) {
+        case Call::bitwise_and:
+            value = builder.CreateAnd(codegen(op->args[0]), codegen(op->args[1]));
+            return;
+        case Call::bitwise_or:
+            value = builder.CreateOr(codegen(op->args[0]), codegen(op->args[1]));
+            return;
+        case Call::bitwise_xor:
+            value = builder.CreateXor(codegen(op->args[0]), codegen(op->args[1]));
+            return;
+        case Call::bitwise_not:
+            value = builder.CreateNot(codegen(op->args[0]));
+            return;
+        case Call::shift_left:
+        case Call::shift_right: {
+            Type vt = op->args[0].type();
+            llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]);
+            bool left = op->op == Call::shift_left;
+            auto shl = [&](llvm::Value *n) { return builder.CreateShl(a, n); };
+            auto shr = [&](llvm::Value *n) {
+                return vt.is_int() ? builder.CreateAShr(a, n) : builder.CreateLShr(a, n);
+            };
+            if (op->args[1].type().is_int()) {
+                // A negative amount shifts the other way.
+                llvm::Value *zero = llvm::Constant::getNullValue(b->getType());
+                llvm::Value *neg = builder.CreateICmpSLT(b, zero);
+                llvm::Value *mag = builder.CreateSelect(neg, builder.CreateSub(zero, b), b);
+                llvm::Value *fwd = left ? shl(mag) : shr(mag);
+                llvm::Value *rev = left ? shr(mag) : shl(mag);
+                value = builder.CreateSelect(neg, rev, fwd);
+            } else {
+                value = left ? shl(b) : shr(b);
+            }
+            return;
+        }
+        case Call::abs: {
+            Type at = op->args[0].type();
+            llvm::Value *a = codegen(op->args[0]);
+            if (at.is_float()) {
+                value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
+            } else {
+                llvm::Value *zero = llvm::Constant::getNullValue(a->getType());
+                value = builder.CreateSelect(builder.CreateICmpSLT(a, zero), builder.CreateSub(zero, a), a);
+            }
+            return;
+        }
+        case Call::absd: {
+            Type at = op->args[0].type();
+            llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]);
+            if (at.is_float()) {
+                value = builder.CreateSelect(builder.CreateFCmpOLT(a, b), builder.CreateFSub(b, a),
+                                             builder.CreateFSub(a, b));
+            } else {
+                // The difference in the same width, read as unsigned, is exact.
+                llvm::Value *lt = at.is_int() ? builder.CreateICmpSLT(a, b) : builder.CreateICmpULT(a, b);
+                value = builder.CreateSelect(lt, builder.CreateSub(b, a), builder.CreateSub(a, b));
+            }
+            return;
+        }
+        case Call::count_leading_zeros:
+            value = builder.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, codegen(op->args[0]), builder.getFalse());
+            return;
+        case Call::count_trailing_zeros:
+            value = builder.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, codegen(op->args[0]), builder.getFalse());
+            return;
+        case Call::popcount:
+            value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, codegen(op->args[0]));
+            return;
+        case Call::likely:
+            value = codegen(op->args[0]);
+            return;
+        case Call::buffer_host:
+        case Call::NotIntrinsic:
+            break;
+        }
+        internal_error << "Intrinsic " << op->name << " of type " << t << " has no codegen";
+    }
+
+    // ---- statements ----
+    void visit(const LetStmt *op) override {
+        symbols.push(op->name, codegen(op->value));
+        codegen(op->body);
+        symbols.pop(op->name);
+    }
+
+    void visit(const AssertStmt *op) override {
+        llvm::Value *cond = codegen(op->condition);
+        llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "assert_failed", function);
+        llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "assert_ok", function);
+        builder.CreateCondBr(cond, ok, fail);
+        builder.SetInsertPoint(fail);
+        llvm::Value *code = codegen(op->message);
+        builder.CreateRet(code);
+        builder.SetInsertPoint(ok);
+    }
+
+    void visit(const ProducerConsumer *op) override { codegen(op->body); }
+
+    void visit(const For *op) override {
+        internal_assert(op->for_type == ForType::Serial)
+            << "Loop " << op->name << " of kind " << for_type_name(op->for_type)
+            << " reached the serial codegen";
+        llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
+        llvm::Value *end = builder.CreateAdd(mn, ext, op->name + ".end");
+        llvm::BasicBlock *pre = builder.GetInsertBlock();
+        llvm::BasicBlock *loop = llvm::BasicBlock::Create(ctx, op->name + ".loop", function);
+        llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, op->name + ".after", function);
+        builder.CreateCondBr(builder.CreateICmpSLT(mn, end), loop, after);
+        builder.SetInsertPoint(loop);
+        llvm::PHINode *phi = builder.CreatePHI(mn->getType(), 2, op->name);
+        phi->addIncoming(mn, pre);
+        symbols.push(op->name, phi);
+        codegen(op->body);
+        symbols.pop(op->name);
+        llvm::Value *next = builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",
+                                              /*HasNUW=*/false, /*HasNSW=*/true);
+        phi->addIncoming(next, builder.GetInsertBlock());
+        builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
+        builder.SetInsertPoint(after);
+    }
+
+    void visit(const Allocate *op) override {
+        llvm::Value *count = builder.getInt64(1);
+        for (const Expr &e : op->extents) {
+            llvm::Value *ext = builder.CreateSExt(codegen(e), builder.getInt64Ty());
+            // A negative extent (an empty region) allocates nothing.
+            ext = builder.CreateSelect(builder.CreateICmpSLT(ext, builder.getInt64(0)), builder.getInt64(0), ext);
+            count = builder.CreateMul(count, ext);
+        }
+        llvm::Value *bytes = builder.CreateMul(count, builder.getInt64(std::max(op->type.bytes(), 1)));
+        llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+        llvm::Value *mem = builder.CreateCall(
+            runtime_function("loom_malloc", ptr, {ptr, builder.getInt64Ty()}), {user_context, bytes},
+            op->name);
+        llvm::Value *is_null = builder.CreateICmpEQ(mem, llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)));
+        llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "alloc_failed", function);
+        llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "alloc_ok", function);
+        builder.CreateCondBr(is_null, fail, ok);
+        builder.SetInsertPoint(fail);
+        llvm::Value *code = builder.CreateCall(
+            runtime_function("loom_error_out_of_memory", builder.getInt32Ty(), {ptr, ptr, builder.getInt64Ty()}),
+            {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
+        builder.CreateRet(code);
+        builder.SetInsertPoint(ok);
+        buffers.push(op->name, mem);
+        codegen(op->body);
+        buffers.pop(op->name);
+    }
+
+    void visit(const Free *op) override {
+        llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+        builder.CreateCall(runtime_function("loom_free", builder.getVoidTy(), {ptr, ptr}),
+                           {user_context, buffer_host(op->name)});
+    }
+
+    void visit(const Block *op) override {
+        codegen(op->first);
+        codegen(op->rest);
+    }
+
+    void visit(const IfThenElse *op) override {
+        llvm::Value *c = codegen(op->condition);
+        llvm::BasicBlock *then_bb = llvm::BasicBlock::Create(ctx, "then", function);
+        llvm::BasicBlock *else_bb = llvm::BasicBlock::Create(ctx, "else", function);
+        llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, "after_if", function);
+        builder.CreateCondBr(c, then_bb, else_bb);
+        builder.SetInsertPoint(then_bb);
+        codegen(op->then_case);
+        builder.CreateBr(after);
+        builder.SetInsertPoint(else_bb);
+        codegen(op->else_case);
+        builder.CreateBr(after);
+        builder.SetInsertPoint(after);
+    }
+
+    void visit(const Evaluate *op) override { codegen(op->value); }
+
+    void visit(const Provide *op) override {
+        internal_error << "Provide to " << op->name << " reached codegen";
+    }
+    void visit(const Realize *op) override {
+        internal_error << "Realize of " << op->name << " reached codegen";
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
+                                           llvm::LLVMContext &context, llvm::TargetMachine &tm) {
+    return CodeGen(context, tm, pipeline.name).compile(pipeline);
+}
+
+}  // namespace Internal
+}  // namespace loom

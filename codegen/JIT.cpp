@@ -1,0 +1,110 @@
+#include "codegen/JIT.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/CodeGen_LLVM.h"
+#include "codegen/LLVMTarget.h"
+#include "dsl/Error.h"
+#include "runtime/loom_runtime.h"
+
+namespace loom {
+namespace Internal {
+
+struct JITModule::Impl {
+    std::unique_ptr<llvm::orc::LLJIT> jit;
+};
+
+JITModule::~JITModule() = default;
+
+namespace {
+
+std::string error_text(llvm::Error e) {
+    std::string text;
+    llvm::handleAllErrors(std::move(e), [&](const llvm::ErrorInfoBase &info) { text += info.message(); });
+    return text;
+}
+
+template<typename T>
+T check(llvm::Expected<T> value, const char *what) {
+    if (!value) internal_error << what << ": " << error_text(value.takeError());
+    return std::move(*value);
+}
+
+void check(llvm::Error e, const char *what) {
+    if (e) internal_error << what << ": " << error_text(std::move(e));
+}
+
+// The runtime functions compiled code may call, by name.
+llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
+    llvm::orc::SymbolMap symbols;
+    auto add = [&](const char *name, auto *fn) {
+        symbols[jit.mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
+            llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void *>(fn)), llvm::JITSymbolFlags::Exported);
+    };
+    add("loom_malloc", &loom_malloc);
+    add("loom_free", &loom_free);
+    add("loom_error", &loom_error);
+    add("loom_error_access_out_of_bounds", &loom_error_access_out_of_bounds);
+    add("loom_error_out_of_memory", &loom_error_out_of_memory);
+    return symbols;
+}
+
+std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline, llvm::LLVMContext &ctx,
+                                              llvm::TargetMachine &tm) {
+    std::unique_ptr<llvm::Module> m = codegen_llvm(pipeline, ctx, tm);
+    optimize_module(*m, tm);
+    return m;
+}
+
+}  // namespace
+
+std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target) {
+    initialize_llvm();
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    std::unique_ptr<llvm::Module> m = build_optimized(pipeline, *ctx, *tm);
+
+    llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
+    jtmb.setCPU(tm->getTargetCPU().str());
+    jtmb.addFeatures(std::vector<std::string>{tm->getTargetFeatureString().str()});
+    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
+
+    std::shared_ptr<JITModule> result(new JITModule);
+    result->impl = std::make_unique<Impl>();
+    auto jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+                     "Creating the JIT");
+    llvm::orc::JITDylib &lib = jit->getMainJITDylib();
+    check(lib.define(llvm::orc::absoluteSymbols(runtime_symbols(*jit))), "Defining runtime symbols");
+    lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                               jit->getDataLayout().getGlobalPrefix()),
+                           "Finding process symbols"));
+    check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
+          "Adding the module to the JIT");
+    auto addr = check(jit->lookup(pipeline.name), "Looking up the pipeline");
+    result->entry_point = addr.toPtr<Entry>();
+    result->impl->jit = std::move(jit);
+    return result;
+}
+
+std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target) {
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    llvm::LLVMContext ctx;
+    return module_to_llvm_ir(*build_optimized(pipeline, ctx, *tm));
+}
+
+std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target) {
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    llvm::LLVMContext ctx;
+    return module_to_assembly(*build_optimized(pipeline, ctx, *tm), *tm);
+}
+
+}  // namespace Internal
+}  // namespace loom

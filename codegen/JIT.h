@@ -1,0 +1,38 @@
+// The JIT: one small ORC LLJIT per compiled pipeline. Runtime entry points (loom_malloc,
+// loom_error, ...) are given to it as absolute symbols, so compiled code finds them even in a
+// statically linked binary that exports nothing; libm comes from the process.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "dsl/Target.h"
+#include "lower/Lower.h"
+
+namespace loom {
+namespace Internal {
+
+/** A compiled pipeline that stays callable while this object lives. */
+class JITModule {
+public:
+    using Entry = int32_t (*)(void *user_context, void **args);
+
+    /** Lowered pipeline -> LLVM IR -> O3 -> machine code. */
+    static std::shared_ptr<JITModule> compile(const LoweredPipeline &pipeline, const Target &target);
+    ~JITModule();
+
+    Entry entry() const { return entry_point; }
+
+private:
+    JITModule() = default;
+    struct Impl;
+    std::unique_ptr<Impl> impl;
+    Entry entry_point = nullptr;
+};
+
+/** The optimized LLVM IR / assembly the JIT would run, as text. */
+std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target);
+std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target);
+
+}  // namespace Internal
+}  // namespace loom

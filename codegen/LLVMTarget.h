@@ -1,0 +1,31 @@
+// The LLVM side of a Target: a TargetMachine for the CPU (with the host's features when the
+// Target is the default), LLVM's O3 pipeline, and text emission.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "dsl/Target.h"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace loom {
+namespace Internal {
+
+/** Registers the x86 (and NVPTX) backends once per process. */
+void initialize_llvm();
+
+/** A TargetMachine for t. FP contraction is off: Loom's results never depend on it. */
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t);
+
+/** Runs LLVM's standard O3 module pipeline for the machine. */
+void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
+
+std::string module_to_llvm_ir(const llvm::Module &m);
+std::string module_to_assembly(llvm::Module &m, llvm::TargetMachine &tm);
+
+}  // namespace Internal
+}  // namespace loom

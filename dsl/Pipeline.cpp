@@ -1,0 +1,236 @@
+// The one place where the front end calls down into lowering and code generation.
+#include "dsl/Pipeline.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "codegen/JIT.h"
+#include "dsl/Error.h"
+#include "dsl/IRPrinter.h"
+#include "lower/Lower.h"
+#include "runtime/loom_runtime.h"
+
+namespace loom {
+
+namespace Internal {
+
+struct PipelineContents {
+    std::vector<FunctionPtr> outputs;
+    CompileOptions options;
+    // The last compilation, reused while the lowered code and the target are unchanged.
+    std::string cache_key;
+    std::shared_ptr<JITModule> module;
+    double last_compile_seconds = 0;
+};
+
+}  // namespace Internal
+
+using namespace Internal;
+
+namespace {
+
+// Pipelines report errors through the runtime's handler; the JIT passes a std::string as the
+// user context so that the message becomes the text of a C++ exception.
+void collect_error(void *user_context, const char *message) {
+    if (user_context) {
+        static_cast<std::string *>(user_context)->append(message);
+    } else {
+        std::fprintf(stderr, "loom error: %s\n", message);
+    }
+}
+
+std::string function_name(const std::vector<FunctionPtr> &outputs) {
+    std::string name = "loom_pipeline";
+    for (char c : outputs[0]->name) name += std::isalnum((unsigned char)c) ? c : '_';
+    return name;
+}
+
+LoweredPipeline lower_pipeline(const PipelineContents &p, const Target &target,
+                               const std::vector<Argument> &args = {}) {
+    return lower(p.outputs, function_name(p.outputs), target, p.options, args, std::cerr);
+}
+
+std::string cache_key(const LoweredPipeline &l, const Target &target) {
+    std::string key = target.to_string() + "\n";
+    for (const LoweredArgument &a : l.args) {
+        key += a.name + ":" + std::to_string(a.kind) + ":" + type_to_string(a.type) + ":" +
+               std::to_string(a.dimensions) + "\n";
+    }
+    return key + to_string(l.body);
+}
+
+void write_file(const std::string &filename, const std::string &text) {
+    std::ofstream out(filename);
+    user_assert(out.good()) << "Can't open " << filename << " for writing";
+    out << text;
+}
+
+}  // namespace
+
+Pipeline::Pipeline() : contents(std::make_shared<PipelineContents>()) {}
+
+Pipeline::Pipeline(const Func &output) : Pipeline(std::vector<Func>{output}) {}
+
+Pipeline::Pipeline(const std::vector<Func> &outputs) : Pipeline() {
+    for (const Func &f : outputs) contents->outputs.push_back(f.function());
+}
+
+std::vector<Func> Pipeline::outputs() const {
+    std::vector<Func> result;
+    for (const FunctionPtr &f : contents->outputs) result.emplace_back(f);
+    return result;
+}
+
+void Pipeline::set_options(const CompileOptions &options) {
+    contents->options = options;
+    contents->cache_key.clear();
+}
+
+const CompileOptions &Pipeline::options() const { return contents->options; }
+
+double Pipeline::last_compile_seconds() const { return contents->last_compile_seconds; }
+
+namespace {
+
+// Compiles (or reuses) the pipeline and returns the lowering whose arguments the call binds.
+LoweredPipeline prepare(PipelineContents &p, const Target &target) {
+    user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
+    auto start = std::chrono::steady_clock::now();
+    LoweredPipeline lowered = lower_pipeline(p, target);
+    std::string key = cache_key(lowered, target);
+    if (key != p.cache_key || !p.module) {
+        p.module = JITModule::compile(lowered, target);
+        p.cache_key = key;
+        p.last_compile_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } else {
+        p.last_compile_seconds = 0;
+    }
+    return lowered;
+}
+
+loom_buffer_t *bind_input(const LoweredArgument &a) {
+    std::shared_ptr<BufferContents> b = a.buffer;
+    if (!b && a.param) {
+        b = a.param->buffer;
+        user_assert(b) << "ImageParam " << a.name << " is not bound to a buffer. Call "
+                       << a.name << ".set(buffer) before realizing the pipeline.";
+    }
+    internal_assert(b) << "Input " << a.name << " has no buffer";
+    user_assert(b->type() == a.type)
+        << "Input " << a.name << " has type " << type_to_string(a.type)
+        << " but is bound to a buffer of type " << type_to_string(b->type());
+    user_assert((int)b->dims.size() == a.dimensions)
+        << "Input " << a.name << " is read with " << a.dimensions
+        << " coordinates but its buffer has " << b->dims.size() << " dimensions";
+    b->sync_raw();
+    return &b->raw;
+}
+
+}  // namespace
+
+void Pipeline::compile_jit(const Target &target) { prepare(*contents, target); }
+
+void Pipeline::realize(RealizationArg outputs, const Target &target) {
+    static const bool handler_installed = (loom_set_error_handler(collect_error), true);
+    (void)handler_installed;
+    LoweredPipeline lowered = prepare(*contents, target);
+
+    std::vector<void *> args;
+    size_t next_output = 0;
+    const std::vector<Buffer<>> &out = outputs.buffers;
+    size_t expected_outputs = 0;
+    for (const LoweredArgument &a : lowered.args) expected_outputs += a.kind == Argument::OutputBuffer;
+    user_assert(out.size() == expected_outputs)
+        << "The pipeline has " << expected_outputs << " outputs but realize was given "
+        << out.size() << " buffers";
+    for (const LoweredArgument &a : lowered.args) {
+        switch (a.kind) {
+        case Argument::InputScalar:
+            args.push_back(a.param ? &a.param->scalar_bits : nullptr);
+            user_assert(a.param) << "Scalar argument " << a.name << " is not a Param of this pipeline";
+            break;
+        case Argument::InputBuffer:
+            args.push_back(bind_input(a));
+            break;
+        case Argument::OutputBuffer: {
+            const Buffer<> &b = out[next_output++];
+            user_assert(b.defined()) << "Output buffer for Func " << a.output->name << " is undefined";
+            user_assert(b.type() == a.type)
+                << "Output buffer " << b.name() << " has type " << type_to_string(b.type())
+                << " but Func " << a.output->name << " produces " << type_to_string(a.type)
+                << ". Realize into a Buffer<" << type_to_string(a.type) << ">.";
+            user_assert(b.dimensions() == a.dimensions)
+                << "Output buffer " << b.name() << " has " << b.dimensions()
+                << " dimensions but Func " << a.output->name << " has " << a.dimensions;
+            if (a.value_index > 0) {
+                const Buffer<> &first = out[next_output - 1 - a.value_index];
+                for (int d = 0; d < a.dimensions; d++) {
+                    user_assert(b.dim(d).min() == first.dim(d).min() &&
+                                b.dim(d).extent() == first.dim(d).extent())
+                        << "The buffers realizing the Tuple elements of Func " << a.output->name
+                        << " must cover the same region; dimension " << d << " differs";
+                }
+            }
+            b.contents_ptr()->sync_raw();
+            args.push_back(b.raw_buffer());
+            break;
+        }
+        }
+    }
+    std::string error;
+    int32_t code = contents->module->entry()(&error, args.data());
+    if (code != 0) {
+        throw RuntimeError(error.empty() ? "Pipeline failed with error code " + std::to_string(code)
+                                         : error);
+    }
+}
+
+Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) {
+    std::vector<Buffer<>> buffers;
+    for (const FunctionPtr &f : contents->outputs) {
+        user_assert(f->defined()) << "Can't realize Func " << f->name
+                                  << " because it has no definition";
+        user_assert((int)sizes.size() == f->dimensions())
+            << "Func " << f->name << " has " << f->dimensions() << " dimensions but realize was "
+            << "given " << sizes.size() << " sizes. Pass one size per dimension.";
+        for (int i = 0; i < f->outputs(); i++) {
+            buffers.emplace_back(f->output_types[i], std::vector<int>(sizes.begin(), sizes.end()),
+                                 f->buffer_name(i));
+        }
+    }
+    Realization r(buffers);
+    realize(RealizationArg(r), target);
+    return r;
+}
+
+std::string Pipeline::lowered_stmt(const Target &target) {
+    return to_string(lower_pipeline(*contents, target).body);
+}
+
+std::string Pipeline::llvm_ir(const Target &target) {
+    return compile_to_llvm_ir(lower_pipeline(*contents, target), target);
+}
+
+std::string Pipeline::assembly(const Target &target) {
+    return compile_to_assembly_text(lower_pipeline(*contents, target), target);
+}
+
+void Pipeline::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
+                                       const Target &target) {
+    write_file(filename, to_string(lower_pipeline(*contents, target, args).body));
+}
+
+void Pipeline::compile_to_llvm_assembly(const std::string &filename,
+                                        const std::vector<Argument> &args, const Target &target) {
+    write_file(filename, compile_to_llvm_ir(lower_pipeline(*contents, target, args), target));
+}
+
+void Pipeline::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                                   const Target &target) {
+    write_file(filename, compile_to_assembly_text(lower_pipeline(*contents, target, args), target));
+}
+
+}  // namespace loom

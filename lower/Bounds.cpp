@@ -1,0 +1,330 @@
+#include "lower/Bounds.h"
+
+#include "dsl/IROperator.h"
+#include "dsl/IRVisitor.h"
+#include "lower/Simplify.h"
+
+namespace loom {
+namespace Internal {
+
+Interval interval_union(const Interval &a, const Interval &b) {
+    Interval r;
+    if (a.min.defined() && b.min.defined()) r.min = simplify(Min::make(a.min, b.min));
+    if (a.max.defined() && b.max.defined()) r.max = simplify(Max::make(a.max, b.max));
+    return r;
+}
+
+Box box_union(const Box &a, const Box &b) {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    internal_assert(a.size() == b.size()) << "box_union of boxes of different dimensions";
+    Box r(a.size());
+    for (size_t i = 0; i < a.size(); i++) r[i] = interval_union(a[i], b[i]);
+    return r;
+}
+
+namespace {
+
+// Types whose arithmetic is assumed not to overflow (index arithmetic), so bounds of a sum are
+// the sum of bounds. Narrower types may wrap, so their sums are bounded only by the type.
+bool no_overflow(Type t) { return t.is_float() || (t.is_int() && t.bits() >= 32); }
+
+Interval type_bounds(Type t) {
+    if (t.is_int_or_uint() && t.bits() < 32) return Interval(type_min(t.element_of()), type_max(t.element_of()));
+    if (t.is_uint() && t.bits() == 32) return Interval(make_zero(t.element_of()), type_max(t.element_of()));
+    return Interval::everything();
+}
+
+class BoundsOf : public IRVisitor {
+public:
+    explicit BoundsOf(const Scope<Interval> &outer) : outer(outer) {}
+    Interval result;
+
+    Interval bounds(const Expr &e) {
+        e.accept(this);
+        return result;
+    }
+
+private:
+    const Scope<Interval> &outer;
+    Scope<Interval> inner;  // Lets inside the expression
+
+    void visit(const IntImm *op) override { result = Interval::single_point(op); }
+    void visit(const UIntImm *op) override { result = Interval::single_point(op); }
+    void visit(const FloatImm *op) override { result = Interval::single_point(op); }
+    void visit(const StringImm *op) override { result = Interval::single_point(op); }
+
+    void visit(const Variable *op) override {
+        if (const Interval *i = inner.find(op->name)) {
+            result = *i;
+        } else if (const Interval *o = outer.find(op->name)) {
+            result = *o;
+        } else {
+            result = Interval::single_point(op);
+        }
+    }
+
+    void visit(const Cast *op) override {
+        Interval a = bounds(op->value);
+        Type from = op->value.type(), to = op->type;
+        bool monotonic_exact = to.can_represent(from) ||
+                               (from.is_float() && to.is_int_or_uint() && no_overflow(to)) ||
+                               (from.is_int_or_uint() && to.is_float());
+        if (monotonic_exact && a.is_bounded()) {
+            result = Interval(Cast::make(to, a.min), Cast::make(to, a.max));
+        } else if (monotonic_exact) {
+            result = Interval(a.min.defined() ? Cast::make(to, a.min) : Expr(),
+                              a.max.defined() ? Cast::make(to, a.max) : Expr());
+        } else {
+            result = type_bounds(to);
+        }
+    }
+
+    void visit(const Reinterpret *op) override { result = type_bounds(op->type); }
+
+    void visit(const Add *op) override {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        if (!no_overflow(op->type)) {
+            result = type_bounds(op->type);
+            return;
+        }
+        result = Interval(a.min.defined() && b.min.defined() ? Add::make(a.min, b.min) : Expr(),
+                          a.max.defined() && b.max.defined() ? Add::make(a.max, b.max) : Expr());
+    }
+
+    void visit(const Sub *op) override {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        if (!no_overflow(op->type)) {
+            result = type_bounds(op->type);
+            return;
+        }
+        result = Interval(a.min.defined() && b.max.defined() ? Sub::make(a.min, b.max) : Expr(),
+                          a.max.defined() && b.min.defined() ? Sub::make(a.max, b.min) : Expr());
+    }
+
+    void visit(const Mul *op) override {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        if (!no_overflow(op->type)) {
+            result = type_bounds(op->type);
+            return;
+        }
+        if (is_const(b.min) && equal(b.min, b.max)) {
+            scale(a, b.min);
+        } else if (is_const(a.min) && equal(a.min, a.max)) {
+            scale(b, a.min);
+        } else if (a.is_bounded() && b.is_bounded()) {
+            Expr p0 = Mul::make(a.min, b.min), p1 = Mul::make(a.min, b.max);
+            Expr p2 = Mul::make(a.max, b.min), p3 = Mul::make(a.max, b.max);
+            result = Interval(Min::make(Min::make(p0, p1), Min::make(p2, p3)),
+                              Max::make(Max::make(p0, p1), Max::make(p2, p3)));
+        } else {
+            result = Interval::everything();
+        }
+    }
+
+    // a * c for a constant c.
+    void scale(const Interval &a, const Expr &c) {
+        bool negative = (as_const_int(c) && *as_const_int(c) < 0) ||
+                        (as_const_float(c) && *as_const_float(c) < 0);
+        Expr lo = a.min.defined() ? Mul::make(a.min, c) : Expr();
+        Expr hi = a.max.defined() ? Mul::make(a.max, c) : Expr();
+        result = negative ? Interval(hi, lo) : Interval(lo, hi);
+    }
+
+    void visit(const Div *op) override {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        bool const_divisor = is_const(b.min) && equal(b.min, b.max) && !is_const_zero(b.min);
+        if (const_divisor && (no_overflow(op->type) || op->type.is_uint())) {
+            // Division by a positive constant is monotonic; by a negative one it reverses.
+            bool negative = (as_const_int(b.min) && *as_const_int(b.min) < 0) ||
+                            (as_const_float(b.min) && *as_const_float(b.min) < 0);
+            Expr lo = a.min.defined() ? Div::make(a.min, b.min) : Expr();
+            Expr hi = a.max.defined() ? Div::make(a.max, b.min) : Expr();
+            result = negative ? Interval(hi, lo) : Interval(lo, hi);
+        } else if (op->type.is_int_or_uint() && a.is_bounded()) {
+            // |a / b| <= |a| for integers, and x / 0 == 0.
+            Expr zero = make_zero(op->type);
+            if (op->type.is_uint()) {
+                result = Interval(zero, a.max);
+            } else {
+                Expr m = Max::make(Max::make(a.max, Sub::make(zero, a.min)), zero);
+                result = Interval(Sub::make(zero, m), m);
+            }
+        } else {
+            result = op->type.is_float() ? Interval::everything() : type_bounds(op->type);
+        }
+    }
+
+    void visit(const Mod *op) override {
+        Interval b = bounds(op->b);
+        if (op->type.is_int_or_uint() && b.is_bounded()) {
+            // The result lies in [0, |b| - 1] (and is 0 when b is 0).
+            Expr zero = make_zero(op->type);
+            Expr one = make_one(op->type);
+            Expr mag = op->type.is_uint() ? b.max
+                                          : Max::make(b.max, Sub::make(zero, b.min));
+            result = Interval(zero, Max::make(Sub::make(mag, one), zero));
+        } else if (op->type.is_int_or_uint()) {
+            Interval t = type_bounds(op->type);
+            result = Interval(make_zero(op->type), t.max);
+        } else {
+            result = Interval::everything();
+        }
+    }
+
+    void visit(const Min *op) override {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        result.min = a.min.defined() && b.min.defined() ? Min::make(a.min, b.min) : Expr();
+        result.max = a.max.defined() && b.max.defined() ? Min::make(a.max, b.max)
+                     : a.max.defined()                  ? a.max
+                                                        : b.max;
+    }
+
+    void visit(const Max *op) override {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        result.max = a.max.defined() && b.max.defined() ? Max::make(a.max, b.max) : Expr();
+        result.min = a.min.defined() && b.min.defined() ? Max::make(a.min, b.min)
+                     : a.min.defined()                  ? a.min
+                                                        : b.min;
+    }
+
+    void bool_result() { result = Interval(make_bool(false), make_bool(true)); }
+    void visit(const EQ *) override { bool_result(); }
+    void visit(const NE *) override { bool_result(); }
+    void visit(const LT *) override { bool_result(); }
+    void visit(const LE *) override { bool_result(); }
+    void visit(const GT *) override { bool_result(); }
+    void visit(const GE *) override { bool_result(); }
+    void visit(const And *) override { bool_result(); }
+    void visit(const Or *) override { bool_result(); }
+    void visit(const Not *) override { bool_result(); }
+
+    void visit(const Select *op) override {
+        Interval t = bounds(op->true_value), f = bounds(op->false_value);
+        result = Interval(t.min.defined() && f.min.defined() ? Min::make(t.min, f.min) : Expr(),
+                          t.max.defined() && f.max.defined() ? Max::make(t.max, f.max) : Expr());
+    }
+
+    void visit(const Load *op) override { result = type_bounds(op->type); }
+
+    void visit(const Ramp *op) override {
+        Interval base = bounds(op->base), stride = bounds(op->stride);
+        Expr last = Mul::make(op->stride, make_const(op->stride.type(), op->lanes - 1));
+        Interval span = bounds(last);
+        Expr zero = make_zero(op->stride.type());
+        result = Interval(base.min.defined() && span.min.defined()
+                              ? Add::make(base.min, Min::make(span.min, zero)) : Expr(),
+                          base.max.defined() && span.max.defined()
+                              ? Add::make(base.max, Max::make(span.max, zero)) : Expr());
+        (void)stride;
+    }
+
+    void visit(const Broadcast *op) override { result = bounds(op->value); }
+
+    void visit(const Let *op) override {
+        Interval v = bounds(op->value);
+        ScopedBinding<Interval> bind(inner, op->name, v);
+        result = bounds(op->body);
+    }
+
+    void visit(const Call *op) override {
+        if (op->is_intrinsic(Call::likely)) {
+            result = bounds(op->args[0]);
+        } else if (op->is_intrinsic(Call::abs) && op->type.is_int_or_uint()) {
+            Interval a = bounds(op->args[0]);
+            if (a.is_bounded() && no_overflow(op->args[0].type())) {
+                Expr zero = make_zero(op->args[0].type());
+                Expr m = Max::make(a.max, Sub::make(zero, a.min));
+                result = Interval(make_zero(op->type), Cast::make(op->type, Max::make(m, zero)));
+            } else {
+                result = type_bounds(op->type);
+            }
+        } else if (op->is_intrinsic(Call::bitwise_and) && op->type.is_int_or_uint()) {
+            // x & c with c >= 0 lies in [0, c].
+            const int64_t *ci = as_const_int(op->args[1]);
+            const uint64_t *cu = as_const_uint(op->args[1]);
+            if ((ci && *ci >= 0) || cu) {
+                result = Interval(make_zero(op->type), op->args[1]);
+            } else {
+                result = type_bounds(op->type);
+            }
+        } else if (op->call_type == Call::PureExtern && op->type.is_float() &&
+                   (op->name.rfind("floor_", 0) == 0 || op->name.rfind("ceil_", 0) == 0 ||
+                    op->name.rfind("round_", 0) == 0 || op->name.rfind("trunc_", 0) == 0)) {
+            // Monotonic non-decreasing functions map bounds to bounds.
+            Interval a = bounds(op->args[0]);
+            result = Interval(a.min.defined() ? Call::with_args(op, {a.min}) : Expr(),
+                              a.max.defined() ? Call::with_args(op, {a.max}) : Expr());
+        } else {
+            result = type_bounds(op->type);
+        }
+    }
+};
+
+class BoxesRequired : public IRVisitor {
+public:
+    explicit BoxesRequired(const Scope<Interval> &outer) : scope(outer) {}
+    std::map<std::string, Box> boxes;
+
+private:
+    // The caller's bindings plus the loops and lets entered so far. Every interval in it is
+    // already expressed in variables bound outside the statement being walked.
+    Scope<Interval> scope;
+
+    Interval bounds(const Expr &e) { return bounds_of_expr_in_scope(e, scope); }
+
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type != Call::Halide && op->call_type != Call::Image) return;
+        Box box(op->args.size());
+        for (size_t i = 0; i < op->args.size(); i++) box[i] = bounds(op->args[i]);
+        auto it = boxes.find(op->name);
+        if (it == boxes.end()) {
+            boxes[op->name] = box;
+        } else {
+            it->second = box_union(it->second, box);
+        }
+    }
+
+    void visit(const Let *op) override {
+        op->value.accept(this);
+        Interval v = bounds(op->value);
+        ScopedBinding<Interval> bind(scope, op->name, v);
+        op->body.accept(this);
+    }
+
+    void visit(const LetStmt *op) override {
+        op->value.accept(this);
+        Interval v = bounds(op->value);
+        ScopedBinding<Interval> bind(scope, op->name, v);
+        op->body.accept(this);
+    }
+
+    void visit(const For *op) override {
+        op->min.accept(this);
+        op->extent.accept(this);
+        Interval mn = bounds(op->min);
+        Interval last = bounds(Sub::make(Add::make(op->min, op->extent), make_one(op->min.type())));
+        ScopedBinding<Interval> bind(scope, op->name, Interval(mn.min, last.max));
+        op->body.accept(this);
+    }
+};
+
+}  // namespace
+
+Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope) {
+    BoundsOf b(scope);
+    Interval i = b.bounds(e);
+    if (i.min.defined()) i.min = simplify(i.min);
+    if (i.max.defined()) i.max = simplify(i.max);
+    return i;
+}
+
+std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope) {
+    BoxesRequired b(scope);
+    s.accept(&b);
+    return b.boxes;
+}
+
+}  // namespace Internal
+}  // namespace loom

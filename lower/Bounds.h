@@ -1,0 +1,44 @@
+// Interval arithmetic over Exprs: the range of values an expression takes when its variables
+// range over intervals, and the region of a Func or buffer that a statement reads.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "dsl/IR.h"
+#include "lower/Scope.h"
+
+namespace loom {
+namespace Internal {
+
+/** [min, max], both inclusive. An undefined end is unbounded on that side. */
+struct Interval {
+    Expr min, max;
+    Interval() = default;
+    Interval(Expr min, Expr max) : min(std::move(min)), max(std::move(max)) {}
+    static Interval single_point(const Expr &e) { return Interval(e, e); }
+    static Interval everything() { return Interval(); }
+    bool is_bounded() const { return min.defined() && max.defined(); }
+    bool has_lower_bound() const { return min.defined(); }
+    bool has_upper_bound() const { return max.defined(); }
+};
+
+/** The smallest interval containing both. */
+Interval interval_union(const Interval &a, const Interval &b);
+
+/** One Interval per dimension. */
+using Box = std::vector<Interval>;
+Box box_union(const Box &a, const Box &b);
+
+/** The range of e when each Variable in scope ranges over its interval; Variables not in
+ * scope are treated as fixed symbols. The result is simplified. */
+Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope);
+
+/** For each Func or input buffer that s reads (through Calls), the box of coordinates it
+ * reads, as expressions of the variables free in s. Loops and lets inside s are accounted for.
+ * Keyed by the called name. */
+std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope = {});
+
+}  // namespace Internal
+}  // namespace loom

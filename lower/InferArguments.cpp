@@ -1,0 +1,115 @@
+#include "lower/InferArguments.h"
+
+#include <algorithm>
+#include <map>
+
+#include "dsl/Buffer.h"
+#include "dsl/Error.h"
+#include "dsl/IRVisitor.h"
+#include "dsl/Parameter.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+class FindInputs : public IRVisitor {
+public:
+    std::map<std::string, LoweredArgument> inputs;
+
+private:
+    void add(LoweredArgument arg, const void *identity) {
+        auto it = inputs.find(arg.name);
+        if (it != inputs.end()) {
+            const void *existing = it->second.buffer ? (const void *)it->second.buffer.get()
+                                                     : (const void *)it->second.param.get();
+            user_assert(existing == identity)
+                << "Two different pipeline inputs are named " << arg.name
+                << ". Give each Buffer, ImageParam and Param a distinct name.";
+            return;
+        }
+        inputs[arg.name] = std::move(arg);
+    }
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type != Call::Image) return;
+        LoweredArgument a;
+        a.name = op->name;
+        a.kind = Argument::InputBuffer;
+        a.type = op->type;
+        a.dimensions = (int)op->args.size();
+        a.buffer = op->buffer;
+        a.param = op->param;
+        const void *identity = op->buffer ? (const void *)op->buffer.get() : (const void *)op->param.get();
+        add(std::move(a), identity);
+    }
+    void visit(const Variable *op) override {
+        if (!op->param) return;
+        LoweredArgument a;
+        a.name = op->name;
+        a.kind = Argument::InputScalar;
+        a.type = op->type;
+        a.param = op->param;
+        add(std::move(a), op->param.get());
+    }
+};
+
+}  // namespace
+
+std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &outputs,
+                                             const Environment &env,
+                                             const std::vector<Argument> &requested) {
+    FindInputs finder;
+    for (const std::string &name : env.order) {
+        const FunctionPtr &f = env.functions.at(name);
+        for (const Expr &v : f->init.values) v.accept(&finder);
+    }
+    std::vector<LoweredArgument> args;
+    if (requested.empty()) {
+        for (auto &entry : finder.inputs) args.push_back(entry.second);
+    } else {
+        for (const Argument &r : requested) {
+            auto it = finder.inputs.find(r.name);
+            if (it == finder.inputs.end()) {
+                // An argument the pipeline does not read is allowed (Halide allows it too).
+                LoweredArgument a;
+                a.name = r.name;
+                a.kind = r.kind;
+                a.type = r.type;
+                a.dimensions = r.dimensions;
+                args.push_back(a);
+                continue;
+            }
+            user_assert(it->second.kind == r.kind && it->second.type == r.type)
+                << "Argument " << r.name << " is listed with a kind or type that differs from "
+                << "its use in the pipeline";
+            args.push_back(it->second);
+            finder.inputs.erase(it);
+        }
+        std::string missing;
+        for (auto &entry : finder.inputs) {
+            if (entry.second.buffer) {
+                args.push_back(entry.second);  // a concrete Buffer needs no argument slot
+            } else {
+                missing += (missing.empty() ? "" : ", ") + entry.first;
+            }
+        }
+        user_assert(missing.empty()) << "The pipeline reads " << missing
+                                     << ", which the argument list does not include. Add it.";
+    }
+    for (const FunctionPtr &f : outputs) {
+        for (int i = 0; i < f->outputs(); i++) {
+            LoweredArgument a;
+            a.name = f->buffer_name(i);
+            a.kind = Argument::OutputBuffer;
+            a.type = f->output_types[i];
+            a.dimensions = f->dimensions();
+            a.output = f;
+            a.value_index = i;
+            args.push_back(a);
+        }
+    }
+    return args;
+}
+
+}  // namespace Internal
+}  // namespace loom

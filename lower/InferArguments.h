@@ -1,0 +1,33 @@
+// The inputs a pipeline reads (Buffers, ImageParams, scalar Params) and its outputs, in the
+// order the compiled function takes them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dsl/Argument.h"
+#include "lower/FindEnvironment.h"
+
+namespace loom {
+namespace Internal {
+
+struct LoweredArgument {
+    std::string name;
+    Argument::Kind kind;
+    Type type;
+    int dimensions = 0;
+    std::shared_ptr<BufferContents> buffer;     // an input Buffer baked into the pipeline
+    std::shared_ptr<ParameterContents> param;   // an ImageParam or a scalar Param
+    FunctionPtr output;                         // for outputs: the Func
+    int value_index = 0;                        // for outputs: the Tuple element
+};
+
+/** Inputs sorted by name, then one output per Tuple element of each output Func. If
+ * `requested` is non-empty, inputs follow its order and must be exactly the inputs used. */
+std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &outputs,
+                                             const Environment &env,
+                                             const std::vector<Argument> &requested);
+
+}  // namespace Internal
+}  // namespace loom

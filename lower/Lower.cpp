@@ -1,0 +1,73 @@
+#include "lower/Lower.h"
+
+#include <chrono>
+#include <ostream>
+#include <string>
+
+#include "dsl/IRPrinter.h"
+#include "lower/AddImageChecks.h"
+#include "lower/BoundsInference.h"
+#include "lower/FindEnvironment.h"
+#include "lower/ScheduleFunctions.h"
+#include "lower/Simplify.h"
+#include "lower/StorageFlattening.h"
+#include "lower/VerifyIR.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+// Runs each pass, timing it, printing the IR when it changed, and verifying it if asked.
+class LoweringLogger {
+public:
+    LoweringLogger(const CompileOptions &options, std::ostream &log) : options(options), log(log) {}
+
+    template<typename Pass>
+    Stmt run(const char *name, const Stmt &input, Pass pass) {
+        auto start = std::chrono::steady_clock::now();
+        Stmt output = pass(input);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        // Loop bounds are bound only once bounds inference has run.
+        if (options.verify_ir && std::string(name) != "schedule functions") verify_ir(output, name);
+        if (options.log_passes) {
+            log << "-- " << name << " (" << ms << " ms)";
+            if (output.same_as(input)) {
+                log << ": unchanged\n";
+            } else {
+                log << ":\n" << output << "\n";
+            }
+        }
+        return output;
+    }
+
+private:
+    const CompileOptions &options;
+    std::ostream &log;
+};
+
+}  // namespace
+
+LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
+                      const Target &target, const CompileOptions &options,
+                      const std::vector<Argument> &requested_args, std::ostream &log) {
+    (void)target;
+    LoweringLogger logger(options, log);
+    Environment env = find_environment(outputs);
+    LoweredPipeline result;
+    result.name = name;
+    result.args = infer_arguments(outputs, env, requested_args);
+
+    Stmt s;
+    s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env); });
+    // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
+    s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs); });
+    // The checks read the boxes of input calls, which flattening turns into Loads.
+    s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
+    s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
+    s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
+    result.body = s;
+    return result;
+}
+
+}  // namespace Internal
+}  // namespace loom

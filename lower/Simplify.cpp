@@ -1,0 +1,546 @@
+#include "lower/Simplify.h"
+
+#include <cmath>
+#include <map>
+
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "lower/Scope.h"
+#include "lower/Substitute.h"
+
+namespace loom {
+namespace Internal {
+
+Stmt make_no_op() { return Evaluate::make(0); }
+
+bool is_no_op(const Stmt &s) {
+    if (!s.defined()) return true;
+    const Evaluate *e = s.as<Evaluate>();
+    return e && is_const(e->value);
+}
+
+bool equal(const Expr &a, const Expr &b) {
+    if (a.same_as(b)) return true;
+    if (!a.defined() || !b.defined()) return false;
+    if (a.type() != b.type() || a.get()->node_type != b.get()->node_type) return false;
+    return to_string(a) == to_string(b);
+}
+
+namespace {
+
+bool no_overflow_int(Type t) { return t.is_int() && t.bits() >= 32; }
+
+// ---- constant folding with Loom's exact semantics --------------------------------------------
+
+int64_t euclid_div(int64_t a, int64_t b) {
+    if (b == 0) return 0;
+    if (b == -1) return (int64_t)(0 - (uint64_t)a);  // wraps for INT64_MIN
+    int64_t q = a / b, r = a % b;
+    if (r < 0) q = b > 0 ? q - 1 : q + 1;
+    return q;
+}
+
+int64_t euclid_mod(int64_t a, int64_t b) {
+    if (b == 0 || b == -1) return 0;
+    int64_t r = a % b;
+    if (r < 0) r += b > 0 ? b : -b;
+    return r;
+}
+
+// The value of a scalar integer constant as the type's signed or unsigned view.
+bool const_int_value(const Expr &e, int64_t *v) {
+    if (const IntImm *i = e.as<IntImm>()) {
+        *v = i->value;
+        return true;
+    }
+    return false;
+}
+
+bool const_uint_value(const Expr &e, uint64_t *v) {
+    if (const UIntImm *u = e.as<UIntImm>()) {
+        *v = u->value;
+        return true;
+    }
+    return false;
+}
+
+bool const_float_value(const Expr &e, double *v) {
+    if (const FloatImm *f = e.as<FloatImm>()) {
+        *v = f->value;
+        return true;
+    }
+    return false;
+}
+
+// Sign-extends an int constant of a narrow type after wrapping arithmetic.
+Expr int_const(Type t, uint64_t bits) { return make_const(t, (int64_t)bits); }
+
+
+enum class Arith { Add, Sub, Mul, Div, Mod, Min, Max };
+
+Expr fold(Arith op, const Expr &a, const Expr &b) {
+    Type t = a.type();
+    int64_t ia, ib;
+    uint64_t ua, ub;
+    double fa, fb;
+    if (const_int_value(a, &ia) && const_int_value(b, &ib)) {
+        uint64_t x = (uint64_t)ia, y = (uint64_t)ib;
+        switch (op) {
+        case Arith::Add: return int_const(t, x + y);
+        case Arith::Sub: return int_const(t, x - y);
+        case Arith::Mul: return int_const(t, x * y);
+        case Arith::Div:
+            // In a narrow type, INT_MIN / -1 wraps in that type, which int_const does.
+            return int_const(t, (uint64_t)euclid_div(ia, ib));
+        case Arith::Mod: return int_const(t, (uint64_t)euclid_mod(ia, ib));
+        case Arith::Min: return ia < ib ? a : b;
+        case Arith::Max: return ia > ib ? a : b;
+        }
+    }
+    if (const_uint_value(a, &ua) && const_uint_value(b, &ub)) {
+        switch (op) {
+        case Arith::Add: return make_const(t, ua + ub);
+        case Arith::Sub: return make_const(t, ua - ub);
+        case Arith::Mul: return make_const(t, ua * ub);
+        case Arith::Div: return make_const(t, ub == 0 ? (uint64_t)0 : ua / ub);
+        case Arith::Mod: return make_const(t, ub == 0 ? (uint64_t)0 : ua % ub);
+        case Arith::Min: return ua < ub ? a : b;
+        case Arith::Max: return ua > ub ? a : b;
+        }
+    }
+    if (const_float_value(a, &fa) && const_float_value(b, &fb)) {
+        // Double arithmetic rounded to float32 equals float32 arithmetic for + - * / (double
+        // has more than twice float's precision), so folding is exact in either width.
+        switch (op) {
+        case Arith::Add: return make_const(t, fa + fb);
+        case Arith::Sub: return make_const(t, fa - fb);
+        case Arith::Mul: return make_const(t, fa * fb);
+        case Arith::Div: return make_const(t, fa / fb);
+        case Arith::Mod: return Expr();  // a - b * floor(a / b) rounds in steps; leave it
+        case Arith::Min: return fa < fb ? a : b;
+        case Arith::Max: return fa > fb ? a : b;
+        }
+    }
+    return Expr();
+}
+
+enum class Compare { EQ, NE, LT, LE, GT, GE };
+
+Expr fold_compare(Compare op, const Expr &a, const Expr &b) {
+    int64_t ia, ib;
+    uint64_t ua, ub;
+    double fa, fb;
+    int c;  // -1, 0, 1; 2 means unordered (NaN)
+    if (const_int_value(a, &ia) && const_int_value(b, &ib)) {
+        c = ia < ib ? -1 : ia > ib ? 1 : 0;
+    } else if (const_uint_value(a, &ua) && const_uint_value(b, &ub)) {
+        c = ua < ub ? -1 : ua > ub ? 1 : 0;
+    } else if (const_float_value(a, &fa) && const_float_value(b, &fb)) {
+        c = fa < fb ? -1 : fa > fb ? 1 : fa == fb ? 0 : 2;
+    } else {
+        return Expr();
+    }
+    bool r = false;
+    switch (op) {
+    case Compare::EQ: r = c == 0; break;
+    case Compare::NE: r = c != 0; break;
+    case Compare::LT: r = c == -1; break;
+    case Compare::LE: r = c == -1 || c == 0; break;
+    case Compare::GT: r = c == 1; break;
+    case Compare::GE: r = c == 1 || c == 0; break;
+    }
+    return make_bool(r);
+}
+
+// ---- canonical linear form of integer sums ---------------------------------------------------
+
+struct Linear {
+    Type type;
+    std::map<std::string, std::pair<Expr, uint64_t>> terms;  // keyed by printed form
+    uint64_t constant = 0;  // coefficients wrap modulo 2^bits, as the arithmetic does
+
+    void add(const Expr &e, uint64_t scale) {
+        if (const Add *op = e.as<Add>()) {
+            add(op->a, scale);
+            add(op->b, scale);
+        } else if (const Sub *op = e.as<Sub>()) {
+            add(op->a, scale);
+            add(op->b, 0 - scale);
+        } else if (const Mul *op = e.as<Mul>()) {
+            int64_t ci;
+            uint64_t cu;
+            if (const_int_value(op->b, &ci)) {
+                add(op->a, scale * (uint64_t)ci);
+            } else if (const_uint_value(op->b, &cu)) {
+                add(op->a, scale * cu);
+            } else {
+                add_term(e, scale);
+            }
+        } else if (const IntImm *i = e.as<IntImm>()) {
+            constant += scale * (uint64_t)i->value;
+        } else if (const UIntImm *u = e.as<UIntImm>()) {
+            constant += scale * u->value;
+        } else {
+            add_term(e, scale);
+        }
+    }
+
+    void add_term(const Expr &e, uint64_t scale) {
+        auto &slot = terms[to_string(e)];
+        if (!slot.first.defined()) slot.first = e;
+        slot.second += scale;
+    }
+
+    bool is_constant() const {
+        for (const auto &t : terms) {
+            if (wrapped(t.second.second) != 0) return false;
+        }
+        return true;
+    }
+
+    // The coefficient as a signed value of the type's width.
+    int64_t wrapped(uint64_t v) const {
+        int bits = type.bits();
+        if (bits >= 64) return (int64_t)v;
+        uint64_t shift = 64 - bits;
+        return (int64_t)(v << shift) >> shift;
+    }
+
+    Expr rebuild() const {
+        Expr result;
+        std::vector<std::pair<Expr, int64_t>> negatives;
+        for (const auto &t : terms) {
+            int64_t c = wrapped(t.second.second);
+            if (c == 0) continue;
+            if (c < 0 && c != INT64_MIN) {
+                negatives.push_back({t.second.first, -c});
+                continue;
+            }
+            Expr term = c == 1 ? t.second.first : Mul::make(t.second.first, make_const(type, c));
+            result = result.defined() ? Add::make(result, term) : term;
+        }
+        for (const auto &n : negatives) {
+            Expr term = n.second == 1 ? n.first : Mul::make(n.first, make_const(type, n.second));
+            result = result.defined() ? Sub::make(result, term)
+                                      : Sub::make(make_zero(type), term);
+        }
+        int64_t c = wrapped(constant);
+        if (!result.defined()) return make_const(type, c);
+        if (c > 0) return Add::make(result, make_const(type, c));
+        if (c < 0 && c != INT64_MIN) return Sub::make(result, make_const(type, -c));
+        if (c != 0) return Add::make(result, make_const(type, c));
+        return result;
+    }
+};
+
+bool is_linear_type(Type t) { return t.is_int_or_uint() && t.is_scalar() && !t.is_bool(); }
+
+// (a - b) as a canonical constant, if it is one.
+bool constant_difference(const Expr &a, const Expr &b, int64_t *diff) {
+    if (!is_linear_type(a.type())) return false;
+    Linear l;
+    l.type = a.type();
+    l.add(a, 1);
+    l.add(b, (uint64_t)-1);
+    if (!l.is_constant()) return false;
+    *diff = l.wrapped(l.constant);
+    return true;
+}
+
+class Simplify : public IRMutator {
+public:
+    using IRMutator::mutate;
+
+private:
+    // Let-bound names whose values are substituted (constants and plain variables).
+    Scope<Expr> replacements;
+
+    Expr visit(const Variable *op) override {
+        if (const Expr *r = replacements.find(op->name)) {
+            if (r->defined()) return *r;
+        }
+        return op;
+    }
+
+    Expr visit(const Cast *op) override {
+        Expr v = mutate(op->value);
+        Type t = op->type;
+        if (v.type() == t) return v;
+        if (t.is_scalar()) {
+            int64_t i;
+            uint64_t u;
+            double f;
+            if (const_int_value(v, &i)) return t.is_bool() ? make_bool(i != 0) : make_const(t, i);
+            if (const_uint_value(v, &u)) return t.is_bool() ? make_bool(u != 0) : make_const(t, u);
+            if (const_float_value(v, &f)) {
+                if (t.is_float()) return make_const(t, f);
+                // Float to int folds only where the conversion is defined.
+                if (t.is_int() && !t.is_bool() && std::isfinite(f) &&
+                    std::trunc(f) >= (double)t.min_int() && std::trunc(f) <= (double)t.max_int()) {
+                    return make_const(t, (int64_t)std::trunc(f));
+                }
+                if (t.is_uint() && !t.is_bool() && std::isfinite(f) && std::trunc(f) >= 0 &&
+                    std::trunc(f) <= (double)t.max_uint()) {
+                    return make_const(t, (uint64_t)std::trunc(f));
+                }
+            }
+        }
+        return v.same_as(op->value) ? Expr(op) : Cast::make(t, v);
+    }
+
+    Expr linear_or(const Expr &e) {
+        if (!is_linear_type(e.type())) return e;
+        Linear l;
+        l.type = e.type();
+        l.add(e, 1);
+        Expr r = l.rebuild();
+        return r;
+    }
+
+    Expr visit(const Add *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold(Arith::Add, a, b); f.defined()) return f;
+        if (is_linear_type(op->type)) return linear_or(Add::make(a, b));
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Add::make(a, b);
+    }
+
+    Expr visit(const Sub *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold(Arith::Sub, a, b); f.defined()) return f;
+        if (is_linear_type(op->type)) return linear_or(Sub::make(a, b));
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Sub::make(a, b);
+    }
+
+    Expr visit(const Mul *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold(Arith::Mul, a, b); f.defined()) return f;
+        if (op->type.is_int_or_uint()) {
+            if (is_const(a) && !is_const(b)) std::swap(a, b);
+            if (is_const_one(b)) return a;
+            if (is_const_zero(b)) return b;
+            if (is_linear_type(op->type) && is_const(b) &&
+                (a.as<Add>() || a.as<Sub>() || a.as<Mul>())) {
+                return linear_or(Mul::make(a, b));
+            }
+        } else if (op->type.is_float()) {
+            // x * 1.0 is exactly x for every x; nothing else is safe to drop.
+            if (is_const_one(b)) return a;
+        }
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Mul::make(a, b);
+    }
+
+    Expr visit(const Div *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold(Arith::Div, a, b); f.defined()) return f;
+        if (op->type.is_int_or_uint() && is_const_one(b)) return a;
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Div::make(a, b);
+    }
+
+    Expr visit(const Mod *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold(Arith::Mod, a, b); f.defined()) return f;
+        if (op->type.is_int_or_uint() && is_const_one(b)) return make_zero(op->type);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Mod::make(a, b);
+    }
+
+    template<typename T>
+    Expr visit_min_max(const T *op, bool is_min) {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
+        if (op->type.is_int_or_uint() && equal(a, b)) return a;
+        int64_t diff;
+        if (no_overflow_int(op->type) && constant_difference(a, b, &diff)) {
+            return (is_min ? diff <= 0 : diff >= 0) ? a : b;
+        }
+        // min(min(x, c1), c2) -> min(x, min(c1, c2))
+        if (const T *inner = a.as<T>()) {
+            if (is_const(inner->b) && is_const(b) && op->type.is_int_or_uint()) {
+                Expr c = fold(is_min ? Arith::Min : Arith::Max, inner->b, b);
+                return T::make(inner->a, c);
+            }
+        }
+        if (is_const(a) && !is_const(b)) std::swap(a, b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return T::make(a, b);
+    }
+    Expr visit(const Min *op) override { return visit_min_max(op, true); }
+    Expr visit(const Max *op) override { return visit_min_max(op, false); }
+
+    template<typename T>
+    Expr visit_compare(const T *op, Compare c) {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr f = fold_compare(c, a, b); f.defined()) return f;
+        int64_t diff;
+        if (no_overflow_int(a.type()) && a.type().is_scalar() && constant_difference(a, b, &diff)) {
+            return fold_compare(c, make_const(Int(64), diff), make_const(Int(64), 0));
+        }
+        if (a.type().is_int_or_uint() && equal(a, b)) {
+            return make_bool(c == Compare::EQ || c == Compare::LE || c == Compare::GE,
+                             op->type.lanes());
+        }
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return T::make(a, b);
+    }
+    Expr visit(const EQ *op) override { return visit_compare(op, Compare::EQ); }
+    Expr visit(const NE *op) override { return visit_compare(op, Compare::NE); }
+    Expr visit(const LT *op) override { return visit_compare(op, Compare::LT); }
+    Expr visit(const LE *op) override { return visit_compare(op, Compare::LE); }
+    Expr visit(const GT *op) override { return visit_compare(op, Compare::GT); }
+    Expr visit(const GE *op) override { return visit_compare(op, Compare::GE); }
+
+    Expr visit(const And *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (is_const(a)) return is_const_zero(a) ? a : b;
+        if (is_const(b)) return is_const_zero(b) ? b : a;
+        if (equal(a, b)) return a;
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return And::make(a, b);
+    }
+
+    Expr visit(const Or *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (is_const(a)) return is_const_zero(a) ? b : a;
+        if (is_const(b)) return is_const_zero(b) ? a : b;
+        if (equal(a, b)) return a;
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Or::make(a, b);
+    }
+
+    Expr visit(const Not *op) override {
+        Expr a = mutate(op->a);
+        if (is_const(a)) return make_bool(is_const_zero(a), op->type.lanes());
+        if (const Not *n = a.as<Not>()) return n->a;
+        return a.same_as(op->a) ? Expr(op) : Not::make(a);
+    }
+
+    Expr visit(const Select *op) override {
+        Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+        if (is_const(c)) return is_const_zero(c) ? f : t;
+        if (equal(t, f)) return t;
+        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
+            return op;
+        }
+        return Select::make(c, t, f);
+    }
+
+    Expr visit(const Broadcast *op) override {
+        Expr v = mutate(op->value);
+        return v.same_as(op->value) ? Expr(op) : Broadcast::make(v, op->lanes);
+    }
+
+    static bool substitutable(const Expr &value) {
+        return is_const(value) || value.as<Variable>() || value.as<StringImm>();
+    }
+
+    Expr visit(const Let *op) override {
+        Expr value = mutate(op->value);
+        if (substitutable(value)) {
+            ScopedBinding<Expr> bind(replacements, op->name, value);
+            return mutate(op->body);
+        }
+        Expr body;
+        {
+            ScopedBinding<Expr> bind(replacements, op->name, Expr());
+            body = mutate(op->body);
+        }
+        if (!expr_uses_var(body, op->name)) return body;
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return Let::make(op->name, value, body);
+    }
+
+    Stmt visit(const LetStmt *op) override {
+        Expr value = mutate(op->value);
+        if (substitutable(value)) {
+            ScopedBinding<Expr> bind(replacements, op->name, value);
+            return mutate(op->body);
+        }
+        Stmt body;
+        {
+            ScopedBinding<Expr> bind(replacements, op->name, Expr());
+            body = mutate(op->body);
+        }
+        if (!stmt_uses_var(body, op->name)) return body;
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return LetStmt::make(op->name, value, body);
+    }
+
+    Stmt visit(const AssertStmt *op) override {
+        Expr c = mutate(op->condition);
+        if (is_const(c) && !is_const_zero(c)) return make_no_op();
+        Expr m = mutate(op->message);
+        if (c.same_as(op->condition) && m.same_as(op->message)) return op;
+        return AssertStmt::make(c, m);
+    }
+
+    Stmt visit(const ProducerConsumer *op) override {
+        Stmt body = mutate(op->body);
+        if (is_no_op(body)) return body;
+        return body.same_as(op->body) ? Stmt(op) : ProducerConsumer::make(op->name, op->is_producer, body);
+    }
+
+    Stmt visit(const For *op) override {
+        Expr mn = mutate(op->min), ext = mutate(op->extent);
+        if (const int64_t *e = as_const_int(ext)) {
+            if (*e <= 0) return make_no_op();
+        }
+        Stmt body;
+        {
+            ScopedBinding<Expr> bind(replacements, op->name, Expr());
+            body = mutate(op->body);
+        }
+        if (is_no_op(body)) return body;
+        if (is_const_one(ext) && op->for_type == ForType::Serial) {
+            return mutate(LetStmt::make(op->name, mn, body));
+        }
+        if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return op;
+        return For::make(op->name, mn, ext, op->for_type, op->device_api, body);
+    }
+
+    Stmt visit(const Block *op) override {
+        Stmt first = mutate(op->first), rest = mutate(op->rest);
+        if (is_no_op(first)) return rest;
+        if (is_no_op(rest)) return first;
+        if (first.same_as(op->first) && rest.same_as(op->rest)) return op;
+        return Block::make(first, rest);
+    }
+
+    Stmt visit(const IfThenElse *op) override {
+        Expr c = mutate(op->condition);
+        if (is_const(c)) {
+            if (!is_const_zero(c)) return mutate(op->then_case);
+            return op->else_case.defined() ? mutate(op->else_case) : make_no_op();
+        }
+        Stmt t = mutate(op->then_case), e = mutate(op->else_case);
+        if (e.defined() && is_no_op(e)) e = Stmt();
+        if (is_no_op(t) && !e.defined()) return make_no_op();
+        if (c.same_as(op->condition) && t.same_as(op->then_case) && e.same_as(op->else_case)) {
+            return op;
+        }
+        if (is_no_op(t)) return IfThenElse::make(Not::make(c), e);
+        return IfThenElse::make(c, t, e);
+    }
+
+    Stmt visit(const Allocate *op) override {
+        Stmt s = IRMutator::visit(op);
+        return s;
+    }
+};
+
+}  // namespace
+
+Expr simplify(const Expr &e) { return Simplify().mutate(e); }
+Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
+
+bool can_prove(const Expr &e) {
+    Expr s = simplify(e);
+    return is_const(s) && !is_const_zero(s);
+}
+
+}  // namespace Internal
+}  // namespace loom

@@ -1,0 +1,31 @@
+// Algebraic simplification that never changes a result bit.
+//
+// Integer sums are put in a canonical linear form (exact under wrap-around arithmetic);
+// constants fold with Loom's exact semantics (Euclidean division, wrapping, IEEE floats in
+// their own width); lets of constants and variables are substituted. Rules that need "no
+// overflow" (min(x, x + 1) == x, x + 1 > x) apply only to Int(32) and Int(64), whose
+// overflow a pipeline never relies on (index and loop arithmetic); narrower integer types
+// wrap and get none of them. Float rules never reassociate or drop operations (x + 0.0f is
+// not x when x is -0.0f).
+#pragma once
+
+#include "dsl/IR.h"
+
+namespace loom {
+namespace Internal {
+
+Expr simplify(const Expr &e);
+Stmt simplify(const Stmt &s);
+
+/** Whether e is provably true / false after simplification. */
+bool can_prove(const Expr &e);
+
+/** A statement that does nothing (what simplification leaves of a removed statement). */
+Stmt make_no_op();
+bool is_no_op(const Stmt &s);
+
+/** Structural equality of two expressions. */
+bool equal(const Expr &a, const Expr &b);
+
+}  // namespace Internal
+}  // namespace loom

@@ -1,0 +1,98 @@
+#include "lower/StorageFlattening.h"
+
+#include <set>
+
+#include "dsl/Error.h"
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+class StorageFlattening : public IRMutator {
+public:
+    StorageFlattening(const std::vector<LoweredArgument> &args, const Environment &env)
+        : env(env) {
+        for (const LoweredArgument &a : args) {
+            if (a.kind != Argument::InputScalar) external.insert(a.name);
+        }
+    }
+    using IRMutator::mutate;
+
+private:
+    const Environment &env;
+    std::set<std::string> external;
+
+    Expr flat_index(const std::string &buffer, const std::vector<Expr> &args) {
+        Expr index = make_zero(Int(32));
+        for (size_t d = 0; d < args.size(); d++) {
+            std::string ds = std::to_string(d);
+            Expr offset = args[d] - int_var(buffer + ".min." + ds);
+            Expr stride = (d == 0 && external.count(buffer)) ? Expr(1) : int_var(buffer + ".stride." + ds);
+            index = index + offset * stride;
+        }
+        return index;
+    }
+
+    Stmt visit(const Provide *op) override {
+        const FunctionPtr &f = env.functions.at(op->name);
+        std::vector<Expr> args;
+        for (const Expr &a : op->args) args.push_back(mutate(a));
+        std::vector<Stmt> stores;
+        for (size_t i = 0; i < op->values.size(); i++) {
+            std::string buffer = f->buffer_name((int)i);
+            stores.push_back(Store::make(buffer, mutate(op->values[i]), flat_index(buffer, args)));
+        }
+        return Block::make(stores);
+    }
+
+    Expr visit(const Call *op) override {
+        if (op->call_type != Call::Halide && op->call_type != Call::Image) {
+            return IRMutator::visit(op);
+        }
+        std::vector<Expr> args;
+        for (const Expr &a : op->args) args.push_back(mutate(a));
+        std::string buffer = op->call_type == Call::Halide ? op->func->buffer_name(op->value_index)
+                                                           : op->name;
+        return Load::make(op->type, buffer, flat_index(buffer, args));
+    }
+
+    Stmt visit(const Realize *op) override {
+        Stmt body = mutate(op->body);
+        const FunctionPtr &f = env.functions.at(op->name);
+        for (size_t i = 0; i < op->types.size(); i++) {
+            std::string buffer = f->buffer_name((int)i);
+            std::vector<Expr> extents;
+            for (size_t d = 0; d < op->bounds.size(); d++) {
+                extents.push_back(int_var(buffer + ".extent." + std::to_string(d)));
+            }
+            body = Block::make(body, Free::make(buffer));
+            body = Allocate::make(buffer, op->types[i], extents, body);
+            // Dense layout, dimension 0 innermost.
+            for (int d = (int)op->bounds.size() - 1; d >= 0; d--) {
+                std::string ds = std::to_string(d);
+                Expr stride = d == 0 ? Expr(1)
+                                     : int_var(buffer + ".stride." + std::to_string(d - 1)) *
+                                           int_var(buffer + ".extent." + std::to_string(d - 1));
+                body = LetStmt::make(buffer + ".stride." + ds, stride, body);
+            }
+            for (int d = (int)op->bounds.size() - 1; d >= 0; d--) {
+                std::string ds = std::to_string(d);
+                body = LetStmt::make(buffer + ".extent." + ds, op->bounds[d].extent, body);
+                body = LetStmt::make(buffer + ".min." + ds, op->bounds[d].min, body);
+            }
+        }
+        return body;
+    }
+};
+
+}  // namespace
+
+Stmt storage_flattening(const Stmt &s, const std::vector<LoweredArgument> &args,
+                        const Environment &env) {
+    return StorageFlattening(args, env).mutate(s);
+}
+
+}  // namespace Internal
+}  // namespace loom

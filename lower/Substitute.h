@@ -1,0 +1,23 @@
+// Replaces free Variables by Exprs. The replacement is simultaneous: an Expr substituted in
+// is never itself rewritten, so substituting {x: y, y: x} swaps x and y.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "dsl/IR.h"
+
+namespace loom {
+namespace Internal {
+
+Expr substitute(const std::map<std::string, Expr> &replacements, const Expr &e);
+Stmt substitute(const std::map<std::string, Expr> &replacements, const Stmt &s);
+Expr substitute(const std::string &name, const Expr &replacement, const Expr &e);
+Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s);
+
+/** Whether e (or s) reads the Variable `name`. */
+bool expr_uses_var(const Expr &e, const std::string &name);
+bool stmt_uses_var(const Stmt &s, const std::string &name);
+
+}  // namespace Internal
+}  // namespace loom
