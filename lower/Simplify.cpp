@@ -434,8 +434,20 @@ private:
         return v.same_as(op->value) ? Expr(op) : Broadcast::make(v, op->lanes);
     }
 
+    // Small linear expressions (x + 1, a + b - 1) are substituted so that sums across lets
+    // cancel (an extent of max - min + 1 becomes a constant or a single variable); LLVM
+    // hoists what is loop-invariant, so nothing is recomputed at run time.
+    static int linear_size(const Expr &e) {
+        if (is_const(e) || e.as<Variable>()) return 1;
+        if (!e.type().is_int() || !e.type().is_scalar()) return 1000;
+        if (const Add *a = e.as<Add>()) return 1 + linear_size(a->a) + linear_size(a->b);
+        if (const Sub *s = e.as<Sub>()) return 1 + linear_size(s->a) + linear_size(s->b);
+        if (const Mul *m = e.as<Mul>()) return is_const(m->b) ? 1 + linear_size(m->a) : 1000;
+        return 1000;
+    }
+
     static bool substitutable(const Expr &value) {
-        return is_const(value) || value.as<Variable>() || value.as<StringImm>();
+        return value.as<StringImm>() || linear_size(value) <= 7;
     }
 
     Expr visit(const Let *op) override {

@@ -1,0 +1,90 @@
+// Unit tests of interval arithmetic and of the region a statement reads.
+#include <gtest/gtest.h>
+
+#include <loom.h>
+
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "lower/Bounds.h"
+#include "lower/Simplify.h"
+
+using namespace loom;
+using namespace loom::Internal;
+
+namespace {
+
+Expr i32(const char *name) { return Variable::make(Int(32), name); }
+
+void check_interval(const Expr &e, const Scope<Interval> &scope, const Expr &lo, const Expr &hi) {
+    Interval i = bounds_of_expr_in_scope(e, scope);
+    ASSERT_TRUE(i.is_bounded()) << "unbounded: " << e;
+    EXPECT_TRUE(equal(i.min, simplify(lo))) << e << ": min " << i.min << ", expected " << lo;
+    EXPECT_TRUE(equal(i.max, simplify(hi))) << e << ": max " << i.max << ", expected " << hi;
+}
+
+TEST(Bounds, LinearExpressions) {
+    Scope<Interval> s;
+    s.push("x", Interval(Expr(0), Expr(9)));
+    Expr x = i32("x");
+    check_interval(x + 1, s, 1, 10);
+    check_interval(x * 2 - 3, s, -3, 15);
+    check_interval(10 - x, s, 1, 10);
+    check_interval(x * -2, s, -18, 0);
+}
+
+TEST(Bounds, DivModMinMaxSelect) {
+    Scope<Interval> s;
+    s.push("x", Interval(Expr(-5), Expr(9)));
+    Expr x = i32("x");
+    check_interval(x / 2, s, -3, 4);       // Euclidean: -5 / 2 == -3
+    check_interval(x % 4, s, 0, 3);
+    check_interval(min(x, 3), s, -5, 3);
+    check_interval(max(x, 0), s, 0, 9);
+    check_interval(clamp(x * 100, 0, 50), s, 0, 50);
+    check_interval(select(x > 0, x, 0 - x), s, -9, 9);
+}
+
+TEST(Bounds, SymbolicIntervals) {
+    Scope<Interval> s;
+    Expr lo = i32("lo"), hi = i32("hi");
+    s.push("x", Interval(lo, hi));
+    Expr x = i32("x");
+    check_interval(x + 1, s, lo + 1, hi + 1);
+    check_interval(x - 1, s, lo - 1, hi - 1);
+}
+
+TEST(Bounds, NarrowTypesAreBoundedByTheirRange) {
+    Scope<Interval> s;
+    Expr v = Variable::make(UInt(8), "v");
+    check_interval(cast<int>(v + cast<uint8_t>(Expr(1))), s, 0, 255);
+}
+
+TEST(Bounds, UnboundedIndexIsReported) {
+    Scope<Interval> s;
+    Expr f = Variable::make(Float(32), "f");
+    Interval i = bounds_of_expr_in_scope(Variable::make(Int(32), "free") * i32("other"), s);
+    // Free variables are symbols: their product is a point, hence bounded.
+    EXPECT_TRUE(i.is_bounded());
+    Expr call = Call::make(Int(32), "g", {i32("x")}, Call::Halide);
+    Interval j = bounds_of_expr_in_scope(call, s);
+    EXPECT_FALSE(j.is_bounded()) << "a 32-bit value read from a Func has no bound";
+}
+
+TEST(Bounds, BoxesRequiredThroughLoopsAndLets) {
+    // for (y, 0, 4) { let k = y * 2; for (x, 1, 8) { out[x] = in(x - 1, k) + in(x + 1, k) } }
+    Expr x = i32("x"), y = i32("y"), k = i32("k");
+    Expr read = Call::make(UInt(8), "in", {x - 1, k}, Call::Image) +
+                Call::make(UInt(8), "in", {x + 1, k}, Call::Image);
+    Stmt inner = For::make("x", 1, 8, ForType::Serial, DeviceAPI::Host, Store::make("out", read, x));
+    Stmt s = For::make("y", 0, 4, ForType::Serial, DeviceAPI::Host, LetStmt::make("k", y * 2, inner));
+    std::map<std::string, Box> boxes = boxes_required(s);
+    ASSERT_EQ(boxes.count("in"), 1u);
+    const Box &b = boxes["in"];
+    ASSERT_EQ(b.size(), 2u);
+    EXPECT_TRUE(equal(b[0].min, Expr(0))) << b[0].min;
+    EXPECT_TRUE(equal(b[0].max, Expr(9))) << b[0].max;
+    EXPECT_TRUE(equal(b[1].min, Expr(0))) << b[1].min;
+    EXPECT_TRUE(equal(b[1].max, Expr(6))) << b[1].max;
+}
+
+}  // namespace

@@ -1,0 +1,99 @@
+// Unit tests of the simplifier: each builds an Expr or Stmt, simplifies it, and compares with
+// the expected result, printing all three on failure.
+#include <gtest/gtest.h>
+
+#include <loom.h>
+
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "lower/Simplify.h"
+
+using namespace loom;
+using namespace loom::Internal;
+
+namespace {
+
+void check(const Expr &input, const Expr &expected) {
+    Expr output = simplify(input);
+    EXPECT_TRUE(equal(output, expected)) << "input:    " << input << "\n"
+                                         << "expected: " << expected << "\n"
+                                         << "got:      " << output;
+}
+
+Expr i32(const char *name) { return Variable::make(Int(32), name); }
+Expr u8(const char *name) { return Variable::make(UInt(8), name); }
+Expr f32(const char *name) { return Variable::make(Float(32), name); }
+
+TEST(Simplify, FoldsIntegerConstantsWithEuclideanSemantics) {
+    check(Expr(7) / Expr(2), 3);
+    check(Expr(-7) / Expr(2), -4);
+    check(Expr(-7) / Expr(-2), 4);
+    check(Expr(7) % Expr(-2), 1);
+    check(Expr(-7) % Expr(2), 1);
+    check(Expr(5) / Expr(0), 0);
+    check(Expr(5) % Expr(0), 0);
+    check(Expr(INT32_MIN) / Expr(-1), Expr(INT32_MIN));
+}
+
+TEST(Simplify, FoldsNarrowTypesWithWrapAround) {
+    check(cast<uint8_t>(Expr(250)) + cast<uint8_t>(Expr(10)), Expr((uint8_t)4));
+    check(cast<int8_t>(Expr(-128)) / cast<int8_t>(Expr(-1)), Expr((int8_t)-128));
+    check(cast<uint8_t>(Expr(3)) - cast<uint8_t>(Expr(5)), Expr((uint8_t)254));
+}
+
+TEST(Simplify, CancelsLinearIntegerTerms) {
+    Expr x = i32("x"), y = i32("y");
+    check((x + 5) - (x + 2), 3);
+    check((x + y * 2) - (y + x), y);
+    check(x + (y - x) + 1, y + 1);
+    check(((x - 1) + 1) * 3, x * 3);
+}
+
+TEST(Simplify, MinMaxOfConstantDifferenceOnlyForWideInts) {
+    Expr x = i32("x");
+    check(min(x, x + 1), x);
+    check(max(x - 3, x), x);
+    // uint8 wraps, so min(a, a + 1) is not a when a == 255.
+    Expr a = u8("a");
+    Expr e = min(a, a + cast<uint8_t>(Expr(1)));
+    check(e, e);
+}
+
+TEST(Simplify, LeavesFloatIdentitiesThatChangeBits) {
+    Expr f = f32("f");
+    // -0.0f + 0.0f is +0.0f, so x + 0 is not x.
+    Expr add_zero = f + 0.0f;
+    check(add_zero, add_zero);
+    // NaN * 0 is NaN.
+    Expr mul_zero = f * 0.0f;
+    check(mul_zero, mul_zero);
+    // x * 1 is exactly x.
+    check(f * 1.0f, f);
+    // Float constants fold in their own precision.
+    check(Expr(0.1f) + Expr(0.2f), Expr(0.1f + 0.2f));
+}
+
+TEST(Simplify, FoldsComparisonsAndSelects) {
+    Expr x = i32("x");
+    check(x + 1 > x, const_true());
+    check(select(x < x, 1, 2), 2);
+    check(Expr(3) < Expr(4) && (x == x), const_true());
+}
+
+TEST(Simplify, SubstitutesConstantLetsAndDropsUnusedOnes) {
+    Expr x = i32("x");
+    check(Let::make("k", 4, x * Variable::make(Int(32), "k")), x * 4);
+    check(Let::make("unused", x * x, x + 1), x + 1);
+}
+
+TEST(Simplify, RemovesEmptyLoopsAndTrueAssertions) {
+    Expr x = i32("x");
+    Stmt store = Store::make("buf", x, x);
+    Stmt empty_loop = For::make("i", 0, 0, ForType::Serial, DeviceAPI::Host, store);
+    EXPECT_TRUE(is_no_op(simplify(empty_loop))) << simplify(empty_loop);
+    Stmt s = Block::make(AssertStmt::make(Expr(1) < Expr(2), Call::make(Int(32), "loom_error", {Expr("m")}, Call::Extern)),
+                         store);
+    EXPECT_EQ(to_string(simplify(s)), to_string(store));
+}
+
+}  // namespace
