@@ -1,5 +1,6 @@
 #include "dsl/ImageParam.h"
 
+#include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 
 namespace loom {
@@ -39,6 +40,21 @@ void ImageParam::set(const Buffer<> &b) {
 Buffer<> ImageParam::get() const {
     if (!contents) return Buffer<>();
     return Buffer<>::from_contents(contents->buffer);
+}
+
+ImageParam::Dim ImageParam::dim(int i) const {
+    user_assert(contents) << "dim() of an undefined ImageParam";
+    user_assert(i >= 0 && i < contents->dimensions)
+        << "ImageParam " << contents->name << " has " << contents->dimensions
+        << " dimensions; dim(" << i << ") does not exist";
+    return Dim(contents, i);
+}
+
+Expr ImageParam::Dim::max() const { return min() + extent() - 1; }
+
+Expr ImageParam::Dim::field(const char *name) const {
+    // The same names the pipeline binds from the buffer's loom_buffer_t at entry.
+    return Internal::Variable::make(Int(32), param->name + "." + name + "." + std::to_string(d), param);
 }
 
 Expr ImageParam::call(std::vector<Expr> args) const {

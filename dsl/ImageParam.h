@@ -31,6 +31,26 @@ public:
     }
     Expr operator()(const std::vector<Expr> &args) const { return call(args); }
 
+    /** The bound buffer's shape, as Exprs read when the pipeline runs (Halide's
+     * ImageParam::dim(i).min() etc.). */
+    class Dim {
+    public:
+        Dim(std::shared_ptr<Internal::ParameterContents> p, int d) : param(std::move(p)), d(d) {}
+        Expr min() const { return field("min"); }
+        Expr extent() const { return field("extent"); }
+        Expr max() const;
+        Expr stride() const { return field("stride"); }
+
+    private:
+        std::shared_ptr<Internal::ParameterContents> param;
+        int d;
+        Expr field(const char *name) const;
+    };
+    Dim dim(int i) const;
+    Expr width() const { return dim(0).extent(); }
+    Expr height() const { return dim(1).extent(); }
+    Expr channels() const { return dim(2).extent(); }
+
     const std::shared_ptr<Internal::ParameterContents> &parameter() const { return contents; }
 
 private:

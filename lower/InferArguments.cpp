@@ -45,9 +45,17 @@ private:
     void visit(const Variable *op) override {
         if (!op->param) return;
         LoweredArgument a;
-        a.name = op->name;
-        a.kind = Argument::InputScalar;
-        a.type = op->type;
+        if (op->param->is_buffer) {
+            // A shape field (in.extent.0) of an ImageParam: the ImageParam is an input.
+            a.name = op->param->name;
+            a.kind = Argument::InputBuffer;
+            a.type = op->param->type;
+            a.dimensions = op->param->dimensions;
+        } else {
+            a.name = op->name;
+            a.kind = Argument::InputScalar;
+            a.type = op->type;
+        }
         a.param = op->param;
         add(std::move(a), op->param.get());
     }

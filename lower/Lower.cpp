@@ -17,6 +17,12 @@ namespace loom {
 namespace Internal {
 namespace {
 
+#ifdef NDEBUG
+constexpr bool kDebugBuild = false;
+#else
+constexpr bool kDebugBuild = true;
+#endif
+
 // Runs each pass, timing it, printing the IR when it changed, and verifying it if asked.
 class LoweringLogger {
 public:
@@ -28,7 +34,9 @@ public:
         Stmt output = pass(input);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         // Loop bounds are bound only once bounds inference has run.
-        if (options.verify_ir && std::string(name) != "schedule functions") verify_ir(output, name);
+        if ((options.verify_ir || kDebugBuild) && std::string(name) != "schedule functions") {
+            verify_ir(output, name);
+        }
         if (options.log_passes) {
             log << "-- " << name << " (" << ms << " ms)";
             if (output.same_as(input)) {
