@@ -1,6 +1,7 @@
 #include "codegen/CodeGen_LLVM.h"
 
 #include <map>
+#include <set>
 
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
@@ -56,6 +57,55 @@ llvm::Intrinsic::ID exact_math_intrinsic(const std::string &name) {
     if (base == "round") return llvm::Intrinsic::roundeven;  // ties to even
     return llvm::Intrinsic::not_intrinsic;
 }
+
+// The variables and buffers a statement uses but does not bind itself: what the closure of a
+// parallel loop body must carry.
+class FreeNames : public IRVisitor {
+public:
+    std::vector<std::string> vars, buffers;
+
+private:
+    Scope<int> bound_vars, bound_buffers;
+    std::set<std::string> seen_vars, seen_buffers;
+
+    void use_var(const std::string &n) {
+        if (!bound_vars.contains(n) && seen_vars.insert(n).second) vars.push_back(n);
+    }
+    void use_buffer(const std::string &n) {
+        if (!bound_buffers.contains(n) && seen_buffers.insert(n).second) buffers.push_back(n);
+    }
+    void visit(const Variable *op) override { use_var(op->name); }
+    void visit(const Load *op) override {
+        use_buffer(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Store *op) override {
+        use_buffer(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Free *op) override { use_buffer(op->name); }
+    void visit(const Let *op) override {
+        op->value.accept(this);
+        ScopedBinding<int> b(bound_vars, op->name, 0);
+        op->body.accept(this);
+    }
+    void visit(const LetStmt *op) override {
+        op->value.accept(this);
+        ScopedBinding<int> b(bound_vars, op->name, 0);
+        op->body.accept(this);
+    }
+    void visit(const For *op) override {
+        op->min.accept(this);
+        op->extent.accept(this);
+        ScopedBinding<int> b(bound_vars, op->name, 0);
+        op->body.accept(this);
+    }
+    void visit(const Allocate *op) override {
+        for (const Expr &e : op->extents) e.accept(this);
+        ScopedBinding<int> b(bound_buffers, op->name, 0);
+        op->body.accept(this);
+    }
+};
 
 class CodeGen : public IRVisitor {
 public:
@@ -563,7 +613,93 @@ private:
 
     void visit(const ProducerConsumer *op) override { codegen(op->body); }
 
+    // A parallel loop: the body becomes a task function over the loop index; the variables
+    // and buffers it uses travel in a closure struct; the runtime's thread pool runs it.
+    void parallel_for(const For *op) {
+        FreeNames free;
+        Stmt body = op->body;
+        body.accept(&free);
+        std::vector<std::string> var_names;
+        std::vector<llvm::Value *> values;
+        for (const std::string &n : free.vars) {
+            if (n == op->name) continue;
+            const auto *v = symbols.find(n);
+            internal_assert(v) << "Parallel loop " << op->name << " uses unbound " << n;
+            var_names.push_back(n);
+            values.push_back(*v);
+        }
+        std::vector<std::string> buffer_names;
+        for (const std::string &n : free.buffers) {
+            buffer_names.push_back(n);
+            values.push_back(buffer_host(n));
+        }
+        std::vector<llvm::Type *> field_types;
+        for (llvm::Value *v : values) field_types.push_back(v->getType());
+        llvm::StructType *closure_type = llvm::StructType::get(ctx, field_types);
+        llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+
+        llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
+        llvm::Value *closure = create_entry_alloca(closure_type, op->name + ".closure");
+        for (size_t i = 0; i < values.size(); i++) {
+            builder.CreateStore(values[i], builder.CreateStructGEP(closure_type, closure, (unsigned)i));
+        }
+
+        auto *task_type = llvm::FunctionType::get(builder.getInt32Ty(), {ptr, builder.getInt32Ty(), ptr}, false);
+        llvm::Function *task = llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
+                                                      function->getName() + "." + op->name + ".task",
+                                                      module.get());
+        task->addFnAttr(llvm::Attribute::NoUnwind);
+
+        // Generate the task with fresh scopes, then come back.
+        llvm::Function *saved_function = function;
+        llvm::Value *saved_context = user_context;
+        llvm::IRBuilderBase::InsertPoint saved_ip = builder.saveIP();
+        Scope<llvm::Value *> saved_symbols = std::move(symbols), saved_buffers = std::move(buffers);
+        symbols = Scope<llvm::Value *>();
+        buffers = Scope<llvm::Value *>();
+        function = task;
+        user_context = task->getArg(0);
+        builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", task));
+        llvm::Value *task_closure = task->getArg(2);
+        for (size_t i = 0; i < values.size(); i++) {
+            llvm::Value *v = builder.CreateLoad(field_types[i], builder.CreateStructGEP(closure_type, task_closure, (unsigned)i));
+            if (i < var_names.size()) {
+                symbols.push(var_names[i], v);
+            } else {
+                buffers.push(buffer_names[i - var_names.size()], v);
+            }
+        }
+        symbols.push(op->name, task->getArg(1));
+        codegen(body);
+        builder.CreateRet(builder.getInt32(0));
+        function = saved_function;
+        user_context = saved_context;
+        symbols = std::move(saved_symbols);
+        buffers = std::move(saved_buffers);
+        builder.restoreIP(saved_ip);
+
+        llvm::Value *result = builder.CreateCall(
+            runtime_function("loom_do_par_for", builder.getInt32Ty(), {ptr, ptr, builder.getInt32Ty(), builder.getInt32Ty(), ptr}),
+            {user_context, task, mn, ext, closure});
+        llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "par_failed", function);
+        llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "par_ok", function);
+        builder.CreateCondBr(builder.CreateICmpNE(result, builder.getInt32(0)), fail, ok);
+        builder.SetInsertPoint(fail);
+        builder.CreateRet(result);
+        builder.SetInsertPoint(ok);
+    }
+
+    // Allocas go in the entry block so that loops do not grow the stack.
+    llvm::Value *create_entry_alloca(llvm::Type *t, const std::string &name) {
+        llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+        return entry.CreateAlloca(t, nullptr, name);
+    }
+
     void visit(const For *op) override {
+        if (op->for_type == ForType::Parallel) {
+            parallel_for(op);
+            return;
+        }
         internal_assert(op->for_type == ForType::Serial)
             << "Loop " << op->name << " of kind " << for_type_name(op->for_type)
             << " reached the serial codegen";

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "dsl/Error.h"
+#include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Pipeline.h"
@@ -211,6 +212,82 @@ const std::vector<Type> &Func::output_types() const {
 Type Func::output_type() const {
     user_assert(outputs() == 1) << "Func " << name() << " returns a Tuple; use output_types()";
     return output_types()[0];
+}
+
+#define LOOM_FORWARD_TO_STAGE(call)                                                             \
+    {                                                                                           \
+        Stage(func, 0).call;                                                                    \
+        return *this;                                                                           \
+    }
+
+Func &Func::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                  const Expr &factor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(split(old, outer, inner, factor, tail))
+Func &Func::fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused)
+    LOOM_FORWARD_TO_STAGE(fuse(inner, outer, fused))
+Func &Func::reorder(const std::vector<VarOrRVar> &vars) LOOM_FORWARD_TO_STAGE(reorder(vars))
+Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                 const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xfactor,
+                 const Expr &yfactor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(tile(x, y, xo, yo, xi, yi, xfactor, yfactor, tail))
+Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                 const Expr &xfactor, const Expr &yfactor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(tile(x, y, xi, yi, xfactor, yfactor, tail))
+Func &Func::rename(const VarOrRVar &old, const VarOrRVar &new_name)
+    LOOM_FORWARD_TO_STAGE(rename(old, new_name))
+Func &Func::serial(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(serial(var))
+Func &Func::parallel(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(parallel(var))
+Func &Func::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(parallel(var, task_size, tail))
+Func &Func::vectorize(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(vectorize(var))
+Func &Func::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(vectorize(var, factor, tail))
+Func &Func::unroll(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(unroll(var))
+Func &Func::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(unroll(var, factor, tail))
+#undef LOOM_FORWARD_TO_STAGE
+
+Func &Func::compute_at(const Func &consumer, const VarOrRVar &var) {
+    return compute_at(consumer.at(var));
+}
+
+Func &Func::compute_at(const LoopLevel &level) {
+    user_assert(!(level.func() == func->name && !level.is_root() && !level.is_inlined()))
+        << "Func " << func->name << " can't be computed at one of its own loops ("
+        << level.to_string() << "). Pick a loop of one of its consumers.";
+    bool store_follows = func->schedule.store_level == func->schedule.compute_level;
+    func->schedule.compute_level = level;
+    if (store_follows || func->schedule.store_level.is_inlined()) func->schedule.store_level = level;
+    return *this;
+}
+
+Func &Func::store_at(const Func &consumer, const VarOrRVar &var) { return store_at(consumer.at(var)); }
+
+Func &Func::store_at(const LoopLevel &level) {
+    func->schedule.store_level = level;
+    return *this;
+}
+
+Func &Func::store_root() { return store_at(LoopLevel::root()); }
+
+Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
+    user_assert(defined()) << "Func " << name() << " must be defined before bound()";
+    bool found = false;
+    for (const std::string &a : func->args) found |= a == var.name();
+    user_assert(found) << "Can't bound " << var.name() << " of Func " << name()
+                       << ": it is not one of its pure Vars";
+    user_assert(min.defined() && extent.defined() && min.type().is_int_or_uint() &&
+                extent.type().is_int_or_uint())
+        << "bound() of Func " << name() << " needs integer min and extent";
+    for (Bound &b : func->schedule.bounds) {
+        if (b.var == var.name()) {
+            b.min = cast(Int(32), min);
+            b.extent = cast(Int(32), extent);
+            return *this;
+        }
+    }
+    func->schedule.bounds.push_back(Bound{var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    return *this;
 }
 
 Func &Func::compute_root() {

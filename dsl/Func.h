@@ -11,6 +11,7 @@
 #include "dsl/Argument.h"
 #include "dsl/Function.h"
 #include "dsl/Realization.h"
+#include "dsl/Stage.h"
 #include "dsl/Target.h"
 #include "dsl/Tuple.h"
 #include "dsl/Var.h"
@@ -74,11 +75,47 @@ public:
     const std::vector<Type> &output_types() const;
     Type output_type() const;
 
-    // Scheduling. Each returns *this so that directives chain.
+    // Scheduling. Each returns *this so that directives chain. See Stage for the loop ones.
+    Func &split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused);
+    Func &reorder(const std::vector<VarOrRVar> &vars);
+    template<typename... Args>
+    Func &reorder(const VarOrRVar &first, const Args &...rest) {
+        return reorder(std::vector<VarOrRVar>{first, VarOrRVar(rest)...});
+    }
+    Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+               const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xfactor, const Expr &yfactor,
+               TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+               const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
+    Func &rename(const VarOrRVar &old, const VarOrRVar &new_name);
+    Func &serial(const VarOrRVar &var);
+    Func &parallel(const VarOrRVar &var);
+    Func &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);
+    Func &vectorize(const VarOrRVar &var);
+    Func &vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    Func &unroll(const VarOrRVar &var);
+    Func &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+
     /** Computes the whole required region before any consumer runs, into its own buffer. */
     Func &compute_root();
     /** Fuses the definition into every use (the default for every Func but the outputs). */
     Func &compute_inline();
+    /** Computes the region needed by one iteration of loop `var` of `consumer`, inside it. */
+    Func &compute_at(const Func &consumer, const VarOrRVar &var);
+    Func &compute_at(const LoopLevel &level);
+    /** Places the storage at a loop level (outside or at the compute level). */
+    Func &store_at(const Func &consumer, const VarOrRVar &var);
+    Func &store_at(const LoopLevel &level);
+    Func &store_root();
+    /** Promises (and checks) that the Func is computed over exactly [min, min + extent). */
+    Func &bound(const Var &var, const Expr &min, const Expr &extent);
+
+    /** The stage of the pure definition. */
+    Stage stage() const { return Stage(func, 0); }
+    /** The loop level at loop `var` of this Func's pure definition. */
+    LoopLevel at(const VarOrRVar &var) const { return stage().at(var); }
 
     /** Runs the pipeline over [0, sizes[i]) in each dimension and returns the output. */
     Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());

@@ -263,27 +263,81 @@ private:
 
 class BoxesRequired : public IRVisitor {
 public:
-    explicit BoxesRequired(const Scope<Interval> &outer) : scope(outer) {}
+    BoxesRequired(const Scope<Interval> &outer, bool provided) : scope(outer), provided(provided) {}
     std::map<std::string, Box> boxes;
 
 private:
     // The caller's bindings plus the loops and lets entered so far. Every interval in it is
     // already expressed in variables bound outside the statement being walked.
     Scope<Interval> scope;
+    bool provided;  // collect the boxes Provides write instead of the boxes Calls read
 
     Interval bounds(const Expr &e) { return bounds_of_expr_in_scope(e, scope); }
 
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        if (op->call_type != Call::Halide && op->call_type != Call::Image) return;
-        Box box(op->args.size());
-        for (size_t i = 0; i < op->args.size(); i++) box[i] = bounds(op->args[i]);
-        auto it = boxes.find(op->name);
+    void add(const std::string &name, const std::vector<Expr> &args) {
+        Box box(args.size());
+        for (size_t i = 0; i < args.size(); i++) box[i] = bounds(args[i]);
+        auto it = boxes.find(name);
         if (it == boxes.end()) {
-            boxes[op->name] = box;
+            boxes[name] = box;
         } else {
             it->second = box_union(it->second, box);
         }
+    }
+
+    void visit(const Provide *op) override {
+        IRVisitor::visit(op);
+        if (provided) add(op->name, op->args);
+    }
+
+    // Inside `if (v <= e)` (a split's guard), v is known to be at most e.
+    void visit(const IfThenElse *op) override {
+        op->condition.accept(this);
+        std::vector<std::pair<std::string, Interval>> refined;
+        std::vector<Expr> pending{op->condition};
+        while (!pending.empty()) {
+            Expr c = pending.back();
+            pending.pop_back();
+            if (const Call *l = c.as<Call>(); l && l->is_intrinsic(Call::likely)) c = l->args[0];
+            if (const And *a = c.as<And>()) {
+                pending.push_back(a->a);
+                pending.push_back(a->b);
+            } else if (const LE *le = c.as<LE>()) {
+                refine(le->a, le->b, true, refined);
+            } else if (const LT *lt = c.as<LT>()) {
+                refine(lt->a, lt->b - make_one(lt->b.type()), true, refined);
+            } else if (const GE *ge = c.as<GE>()) {
+                refine(ge->a, ge->b, false, refined);
+            } else if (const GT *gt = c.as<GT>()) {
+                refine(gt->a, gt->b + make_one(gt->b.type()), false, refined);
+            }
+        }
+        for (auto &r : refined) scope.push(r.first, r.second);
+        op->then_case.accept(this);
+        for (auto &r : refined) scope.pop(r.first);
+        if (op->else_case.defined()) op->else_case.accept(this);
+    }
+
+    void refine(const Expr &lhs, const Expr &bound, bool upper,
+                std::vector<std::pair<std::string, Interval>> &refined) {
+        const Variable *v = lhs.as<Variable>();
+        if (!v || !v->type.is_int() || v->type.bits() < 32) return;
+        Interval current = bounds(lhs);
+        Interval b = bounds(bound);
+        if (upper && b.max.defined()) {
+            current.max = current.max.defined() ? simplify(Min::make(current.max, b.max)) : b.max;
+        } else if (!upper && b.min.defined()) {
+            current.min = current.min.defined() ? simplify(Max::make(current.min, b.min)) : b.min;
+        } else {
+            return;
+        }
+        refined.push_back({v->name, current});
+    }
+
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (provided || (op->call_type != Call::Halide && op->call_type != Call::Image)) return;
+        add(op->name, op->args);
     }
 
     void visit(const Let *op) override {
@@ -321,7 +375,13 @@ Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope) {
 }
 
 std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope) {
-    BoxesRequired b(scope);
+    BoxesRequired b(scope, false);
+    s.accept(&b);
+    return b.boxes;
+}
+
+std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope) {
+    BoxesRequired b(scope, true);
     s.accept(&b);
     return b.boxes;
 }

@@ -40,5 +40,8 @@ Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope);
  * Keyed by the called name. */
 std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope = {});
 
+/** For each Func that s writes (through Provides), the box of coordinates it writes. */
+std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope = {});
+
 }  // namespace Internal
 }  // namespace loom

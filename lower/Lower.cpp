@@ -11,6 +11,8 @@
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/StorageFlattening.h"
+#include "lower/UnrollLoops.h"
+#include "lower/VectorizeLoops.h"
 #include "lower/VerifyIR.h"
 
 namespace loom {
@@ -72,6 +74,10 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // The checks read the boxes of input calls, which flattening turns into Loads.
     s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
+    s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
+    s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });
+    // After simplification, so that dense indices are recognizable ramps.
+    s = logger.run("vectorize loops", s, [&](const Stmt &in) { return vectorize_loops(in); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     result.body = s;
     return result;

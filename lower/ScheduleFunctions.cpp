@@ -5,6 +5,7 @@
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
 #include "lower/Substitute.h"
 
 namespace loom {
@@ -50,28 +51,198 @@ private:
     }
 };
 
-std::string loop_var(const FunctionPtr &f, const std::string &var) {
-    return f->name + ".s0." + var;
+bool is_output(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs) {
+    for (const FunctionPtr &o : outputs) {
+        if (o == f) return true;
+    }
+    return false;
 }
 
+// The tail strategy a split actually uses. Auto is Halide's default for pure definitions.
+TailStrategy effective_tail(TailStrategy t) {
+    return t == TailStrategy::Auto ? TailStrategy::ShiftInwards : t;
+}
+
+// The loop nest of a Func's pure definition. Loops run over
+// [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined before the
+// outermost loop from the region bounds inference chose (<prefix><var>.min / .max) and the
+// splits. Inside the innermost loop, lets recover each split or fused variable from the
+// loops, and a GuardWithIf split guards the Provide.
 Stmt build_produce(const FunctionPtr &f, const std::vector<Expr> &values) {
+    const std::string prefix = f->name + ".s0.";
+    const StageSchedule &sched = f->init.schedule;
+    auto var = [&](const std::string &n) { return int_var(prefix + n); };
+
     std::map<std::string, Expr> rename;
     std::vector<Expr> args;
     for (const std::string &a : f->args) {
-        Expr v = int_var(loop_var(f, a));
-        rename[a] = v;
-        args.push_back(v);
+        rename[a] = var(a);
+        args.push_back(var(a));
     }
     std::vector<Expr> renamed;
     for (const Expr &v : values) renamed.push_back(substitute(rename, v));
     Stmt body = Provide::make(f->name, renamed, args);
-    // dims are innermost first, so wrapping in order puts the last one outermost.
-    for (const Dim &d : f->init.schedule.dims) {
-        std::string name = loop_var(f, d.var);
-        Expr mn = int_var(name + ".min"), mx = int_var(name + ".max");
-        body = For::make(name, mn, mx - mn + 1, d.for_type, d.device_api, body);
+
+    // Recover split variables from the loop variables, innermost let first.
+    std::vector<Expr> guards;
+    for (const Split &s : sched.splits) {
+        switch (s.kind) {
+        case Split::SplitVar: {
+            Expr base = var(s.outer) * s.factor;
+            Expr old_min = var(s.old_var + ".loop_min");
+            TailStrategy tail = effective_tail(s.tail);
+            if (tail == TailStrategy::ShiftInwards) {
+                // The last iteration shifts back so that it ends at the last point.
+                base = min(base, var(s.old_var + ".loop_extent") - s.factor);
+            } else if (tail == TailStrategy::GuardWithIf) {
+                guards.push_back(likely(var(s.old_var) <= var(s.old_var + ".loop_max")));
+            }
+            body = LetStmt::make(prefix + s.old_var, base + var(s.inner) + old_min, body);
+            break;
+        }
+        case Split::FuseVars: {
+            Expr inner_extent = var(s.inner + ".loop_extent");
+            body = LetStmt::make(prefix + s.inner,
+                                 var(s.old_var) % inner_extent + var(s.inner + ".loop_min"), body);
+            body = LetStmt::make(prefix + s.outer,
+                                 var(s.old_var) / inner_extent + var(s.outer + ".loop_min"), body);
+            break;
+        }
+        case Split::RenameVar:
+            body = LetStmt::make(prefix + s.old_var, var(s.outer), body);
+            break;
+        }
     }
+    // Guards go innermost, inside the lets that define the variables they test. Rebuild:
+    // lets (outermost first) around if (guards) Provide.
+    if (!guards.empty()) {
+        std::vector<const LetStmt *> lets;
+        Stmt s = body;
+        while (const LetStmt *l = s.as<LetStmt>()) {
+            lets.push_back(l);
+            s = l->body;
+        }
+        Expr cond = guards[0];
+        for (size_t i = 1; i < guards.size(); i++) cond = cond && guards[i];
+        Stmt inner = IfThenElse::make(cond, s);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) inner = LetStmt::make((*it)->name, (*it)->value, inner);
+        body = inner;
+    }
+
+    // Loops, innermost first.
+    for (const Dim &d : sched.dims) {
+        std::string name = prefix + d.var;
+        body = For::make(name, var(d.var + ".loop_min"), var(d.var + ".loop_extent"), d.for_type,
+                         d.device_api, body);
+    }
+
+    // Loop bounds, defined outermost-first: pure variables, then each split in order.
+    std::vector<std::pair<std::string, Expr>> bounds;
+    auto define = [&](const std::string &n, const Expr &mn, const Expr &extent) {
+        bounds.push_back({prefix + n + ".loop_min", mn});
+        bounds.push_back({prefix + n + ".loop_extent", extent});
+        bounds.push_back({prefix + n + ".loop_max", var(n + ".loop_min") + var(n + ".loop_extent") - 1});
+    };
+    for (const std::string &a : f->args) {
+        define(a, var(a + ".min"), var(a + ".max") - var(a + ".min") + 1);
+    }
+    for (const Split &s : sched.splits) {
+        switch (s.kind) {
+        case Split::SplitVar:
+            define(s.inner, 0, s.factor);
+            define(s.outer, 0, (var(s.old_var + ".loop_extent") + s.factor - 1) / s.factor);
+            break;
+        case Split::FuseVars:
+            define(s.old_var, 0, var(s.inner + ".loop_extent") * var(s.outer + ".loop_extent"));
+            break;
+        case Split::RenameVar:
+            define(s.outer, var(s.old_var + ".loop_min"), var(s.old_var + ".loop_extent"));
+            break;
+        }
+    }
+    for (auto it = bounds.rbegin(); it != bounds.rend(); ++it) body = LetStmt::make(it->first, it->second, body);
     return body;
+}
+
+// Places a Func's storage and computation at its loop levels inside an existing loop nest.
+class InjectRealization : public IRMutator {
+public:
+    InjectRealization(const FunctionPtr &f, Stmt produce, LoopLevel store)
+        : f(f), produce(std::move(produce)), store(std::move(store)) {}
+    using IRMutator::mutate;
+    bool found_store = false, found_compute = false;
+
+    Stmt inject_root(const Stmt &s) {
+        const LoopLevel &compute = f->schedule.compute_level;
+        Stmt body = s;
+        if (compute.is_root()) {
+            body = Block::make(ProducerConsumer::make(f->name, true, produce),
+                               ProducerConsumer::make(f->name, false, body));
+            found_compute = true;
+        } else {
+            body = mutate(body);
+        }
+        if (store.is_root()) {
+            body = realize(body);
+            found_store = true;
+        }
+        return body;
+    }
+
+private:
+    const FunctionPtr &f;
+    Stmt produce;
+    LoopLevel store;
+
+    Stmt realize(const Stmt &body) {
+        Region bounds;
+        for (const std::string &a : f->args) {
+            std::string p = f->name + ".s0." + a;
+            Expr mn = int_var(p + ".min"), mx = int_var(p + ".max");
+            bounds.emplace_back(mn, mx - mn + 1);
+        }
+        return Realize::make(f->name, f->output_types, bounds, body);
+    }
+
+    static std::string level_loop(const LoopLevel &l) {
+        return l.func() + ".s" + std::to_string(l.stage_index() < 0 ? 0 : l.stage_index()) + "." + l.var();
+    }
+
+    Stmt visit(const For *op) override {
+        const LoopLevel &compute = f->schedule.compute_level;
+        bool is_store = !store.is_root() && op->name == level_loop(store);
+        bool is_compute = !compute.is_root() && op->name == level_loop(compute);
+        Stmt body = mutate(op->body);
+        if (is_compute) {
+            body = Block::make(ProducerConsumer::make(f->name, true, produce),
+                               ProducerConsumer::make(f->name, false, body));
+            found_compute = true;
+        }
+        if (is_store) {
+            user_assert(found_compute)
+                << "Func " << f->name << " is stored at " << store.to_string()
+                << " but computed at " << compute.to_string()
+                << ", which is not inside it. The store level must be at or outside the compute level.";
+            body = realize(body);
+            found_store = true;
+        }
+        if (body.same_as(op->body)) return op;
+        return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
+    }
+};
+
+// The loops of a Func's consumers, outermost first, for error messages.
+std::string legal_levels(const FunctionPtr &f, const Environment &env) {
+    std::string s = "root";
+    for (const auto &entry : env.functions) {
+        const FunctionPtr &g = entry.second;
+        bool calls = false;
+        for (const Expr &v : g->init.values) calls |= to_string(v).find(f->name + "(") != std::string::npos;
+        if (!calls || g == f) continue;
+        const std::vector<Dim> &dims = g->init.schedule.dims;
+        for (auto it = dims.rbegin(); it != dims.rend(); ++it) s += ", " + g->name + "." + it->var;
+    }
+    return s;
 }
 
 }  // namespace
@@ -80,13 +251,6 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     std::map<std::string, std::vector<Expr>> inlined_values;
     InlineCalls inliner(outputs, inlined_values);
 
-    for (const auto &entry : env.functions) {
-        const FunctionPtr &f = entry.second;
-        const LoopLevel &level = f->schedule.compute_level;
-        internal_assert(level.is_inlined() || level.is_root())
-            << "Func " << f->name << " has a compute level this version cannot lower";
-    }
-
     std::vector<Stmt> produce_outputs;
     for (const FunctionPtr &out : outputs) {
         produce_outputs.push_back(
@@ -94,19 +258,23 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     }
     Stmt s = Block::make(produce_outputs);
 
+    // Consumers come after producers in env.order, so walking it backwards injects every
+    // consumer's loops before the producers that may be computed inside them.
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
-        bool is_output = false;
-        for (const FunctionPtr &o : outputs) is_output |= (o == f);
-        if (is_output || is_inlined(f, outputs)) continue;
-        Stmt produce = ProducerConsumer::make(f->name, true, build_produce(f, inliner.values_of(f)));
-        Stmt consume = ProducerConsumer::make(f->name, false, s);
-        Region bounds;
-        for (const std::string &a : f->args) {
-            Expr mn = int_var(loop_var(f, a) + ".min"), mx = int_var(loop_var(f, a) + ".max");
-            bounds.emplace_back(mn, mx - mn + 1);
-        }
-        s = Realize::make(f->name, f->output_types, bounds, Block::make(produce, consume));
+        if (is_output(f, outputs) || is_inlined(f, outputs)) continue;
+        const LoopLevel &compute = f->schedule.compute_level;
+        LoopLevel store = f->schedule.store_level.is_inlined() ? compute : f->schedule.store_level;
+        InjectRealization inject(f, build_produce(f, inliner.values_of(f)), store);
+        s = inject.inject_root(s);
+        user_assert(inject.found_compute)
+            << "Func " << f->name << " is computed at " << compute.to_string()
+            << ", which is not a loop around any use of it. Legal locations are: "
+            << legal_levels(f, env) << ".";
+        user_assert(inject.found_store)
+            << "Func " << f->name << " is stored at " << store.to_string()
+            << ", which is not a loop around its computation. Legal locations are: "
+            << legal_levels(f, env) << ".";
     }
     return s;
 }

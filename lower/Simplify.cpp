@@ -298,8 +298,45 @@ private:
         return r;
     }
 
+    // Ramps and broadcasts combine lane-wise into ramps and broadcasts (exact for integers,
+    // whose arithmetic wraps; floats are left alone).
+    Expr vector_rule(char op, const Expr &a, const Expr &b) {
+        if (!a.type().is_vector() || !a.type().is_int_or_uint()) return Expr();
+        const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
+        const Broadcast *ba = a.as<Broadcast>(), *bb = b.as<Broadcast>();
+        int lanes = a.type().lanes();
+        switch (op) {
+        case '+':
+            if (ra && bb) return mutate(Ramp::make(ra->base + bb->value, ra->stride, lanes));
+            if (ba && rb) return mutate(Ramp::make(ba->value + rb->base, rb->stride, lanes));
+            if (ra && rb) return mutate(Ramp::make(ra->base + rb->base, ra->stride + rb->stride, lanes));
+            if (ba && bb) return mutate(Broadcast::make(ba->value + bb->value, lanes));
+            break;
+        case '-':
+            if (ra && bb) return mutate(Ramp::make(ra->base - bb->value, ra->stride, lanes));
+            if (ba && rb) return mutate(Ramp::make(ba->value - rb->base, make_zero(rb->stride.type()) - rb->stride, lanes));
+            if (ra && rb) return mutate(Ramp::make(ra->base - rb->base, ra->stride - rb->stride, lanes));
+            if (ba && bb) return mutate(Broadcast::make(ba->value - bb->value, lanes));
+            break;
+        case '*':
+            if (ra && bb) return mutate(Ramp::make(ra->base * bb->value, ra->stride * bb->value, lanes));
+            if (ba && rb) return mutate(Ramp::make(ba->value * rb->base, ba->value * rb->stride, lanes));
+            if (ba && bb) return mutate(Broadcast::make(ba->value * bb->value, lanes));
+            break;
+        }
+        return Expr();
+    }
+
+    Expr visit(const Ramp *op) override {
+        Expr base = mutate(op->base), stride = mutate(op->stride);
+        if (is_const_zero(stride)) return Broadcast::make(base, op->lanes);
+        if (base.same_as(op->base) && stride.same_as(op->stride)) return op;
+        return Ramp::make(base, stride, op->lanes);
+    }
+
     Expr visit(const Add *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr v = vector_rule('+', a, b); v.defined()) return v;
         if (Expr f = fold(Arith::Add, a, b); f.defined()) return f;
         if (is_linear_type(op->type)) return linear_or(Add::make(a, b));
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
@@ -308,6 +345,7 @@ private:
 
     Expr visit(const Sub *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr v = vector_rule('-', a, b); v.defined()) return v;
         if (Expr f = fold(Arith::Sub, a, b); f.defined()) return f;
         if (is_linear_type(op->type)) return linear_or(Sub::make(a, b));
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
@@ -316,6 +354,7 @@ private:
 
     Expr visit(const Mul *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
+        if (Expr v = vector_rule('*', a, b); v.defined()) return v;
         if (Expr f = fold(Arith::Mul, a, b); f.defined()) return f;
         if (op->type.is_int_or_uint()) {
             if (is_const(a) && !is_const(b)) std::swap(a, b);

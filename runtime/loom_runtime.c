@@ -44,6 +44,20 @@ int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_n
     return loom_code_out_of_bounds;
 }
 
+int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
+                                    int32_t dimension, int32_t min_written, int32_t max_written,
+                                    int32_t min_valid, int32_t max_valid) {
+    char message[512];
+    snprintf(message, sizeof message,
+             "Output buffer %s covers [%d, %d] in dimension %d, but the schedule writes [%d, %d] "
+             "there: a split with TailStrategy RoundUp needs an extent that is a multiple of its "
+             "factor, and ShiftInwards an extent of at least the factor. Realize a region of such "
+             "a size, or split with TailStrategy::GuardWithIf.",
+             buffer_name, min_valid, max_valid, dimension, min_written, max_written);
+    current_handler(user_context, message);
+    return loom_code_buffer_too_small;
+}
+
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes) {
     char message[256];
     snprintf(message, sizeof message,

@@ -62,11 +62,24 @@ int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_n
                                         int32_t dimension, int32_t min_touched,
                                         int32_t max_touched, int32_t min_valid,
                                         int32_t max_valid);
+int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
+                                    int32_t dimension, int32_t min_written, int32_t max_written,
+                                    int32_t min_valid, int32_t max_valid);
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes);
 
 /* Heap used for intermediate Funcs. Aligned to 64 bytes so vector loads never split lines. */
 void *loom_malloc(void *user_context, int64_t bytes);
 void loom_free(void *user_context, void *ptr);
+
+/* Parallel loops: the body of iteration i, returning 0 or an error code. */
+typedef int32_t (*loom_task_fn)(void *user_context, int32_t i, void *closure);
+
+/* Runs f for every i in [min, min + extent) on the thread pool and returns the first nonzero
+ * result (0 if none). May be called from inside a task (nested parallel loops). The pool has
+ * LOOM_NUM_THREADS threads (default: the number of cores), or the count set below. */
+int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t extent,
+                        void *closure);
+void loom_set_num_threads(int n);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,220 @@
+#include "dsl/Stage.h"
+
+#include <algorithm>
+
+#include "dsl/Error.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+
+namespace loom {
+
+using namespace Internal;
+
+Definition &Stage::definition() const {
+    user_assert(func->defined()) << "Func " << func->name
+                                 << " must be defined before it is scheduled";
+    internal_assert(index == 0) << "Update stages are not recorded yet";
+    return func->init;
+}
+
+std::string Stage::stage_name() const {
+    return index == 0 ? func->name : func->name + ".update(" + std::to_string(index - 1) + ")";
+}
+
+namespace {
+
+// Loop names are qualified by the loops they were split from ("x.xo.xi"); the user names a
+// loop by its last component, so "xi" matches "x.xi".
+bool loop_name_matches(const std::string &loop, const std::string &name) {
+    if (loop == name) return true;
+    return loop.size() > name.size() && loop.compare(loop.size() - name.size(), name.size(), name) == 0 &&
+           loop[loop.size() - name.size() - 1] == '.';
+}
+
+}  // namespace
+
+size_t Stage::find_dim(const std::string &var, const char *directive) const {
+    const std::vector<Dim> &dims = schedule().dims;
+    size_t found = dims.size();
+    for (size_t i = 0; i < dims.size(); i++) {
+        if (dims[i].var == var) return i;
+        if (loop_name_matches(dims[i].var, var)) {
+            user_assert(found == dims.size())
+                << "In " << directive << " of " << stage_name() << ": " << var
+                << " is ambiguous; it could be " << dims[found].var << " or " << dims[i].var;
+            found = i;
+        }
+    }
+    if (found != dims.size()) return found;
+    std::string legal;
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) legal += (legal.empty() ? "" : ", ") + it->var;
+    user_error << "In " << directive << " of " << stage_name() << ": " << var
+               << " is not a loop of this stage. Its loops, outermost first, are: " << legal << ".";
+    return 0;
+}
+
+namespace {
+
+void check_factor(const Expr &factor, const std::string &stage, const std::string &var,
+                  const char *directive) {
+    user_assert(factor.defined()) << "In " << directive << " of " << stage << " (" << var
+                                  << "): the factor is undefined";
+    user_assert(factor.type().is_int_or_uint() && factor.type().is_scalar())
+        << "In " << directive << " of " << stage << " (" << var
+        << "): the factor must be an integer, not " << factor;
+    if (const int64_t *c = as_const_int(factor)) {
+        user_assert(*c > 0) << "Can't " << directive << " " << var << " of " << stage << " by "
+                            << *c << ". Split factors must be strictly positive.";
+    }
+}
+
+}  // namespace
+
+Stage &Stage::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                    const Expr &factor, TailStrategy tail) {
+    check_factor(factor, stage_name(), old.name(), "split");
+    std::vector<Dim> &dims = schedule().dims;
+    size_t i = find_dim(old.name(), "split");
+    user_assert(outer.name() != inner.name())
+        << "In split of " << stage_name() << ": outer and inner loops must have distinct names";
+    std::string old_name = dims[i].var;
+    std::string outer_name = old_name + "." + outer.name(), inner_name = old_name + "." + inner.name();
+    Split s;
+    s.kind = Split::SplitVar;
+    s.old_var = old_name;
+    s.outer = outer_name;
+    s.inner = inner_name;
+    s.factor = factor.type() == Int(32) ? factor : cast(Int(32), factor);
+    s.tail = tail;
+    schedule().splits.push_back(s);
+    Dim inner_dim = dims[i], outer_dim = dims[i];
+    inner_dim.var = inner_name;
+    outer_dim.var = outer_name;
+    inner_dim.for_type = outer_dim.for_type = ForType::Serial;
+    dims[i] = inner_dim;
+    dims.insert(dims.begin() + i + 1, outer_dim);
+    return *this;
+}
+
+Stage &Stage::fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused) {
+    std::vector<Dim> &dims = schedule().dims;
+    size_t i = find_dim(inner.name(), "fuse");
+    size_t o = find_dim(outer.name(), "fuse");
+    user_assert(o == i + 1) << "In fuse of " << stage_name() << ": " << outer.name()
+                            << " must be the loop directly outside " << inner.name()
+                            << ". Reorder them first.";
+    Split s;
+    s.kind = Split::FuseVars;
+    s.old_var = dims[i].var + "." + fused.name();
+    s.outer = dims[o].var;
+    s.inner = dims[i].var;
+    schedule().splits.push_back(s);
+    dims[i].var = s.old_var;
+    dims.erase(dims.begin() + o);
+    return *this;
+}
+
+Stage &Stage::reorder(const std::vector<VarOrRVar> &vars) {
+    std::vector<Dim> &dims = schedule().dims;
+    std::vector<size_t> positions;
+    for (const VarOrRVar &v : vars) {
+        size_t p = find_dim(v.name(), "reorder");
+        for (size_t q : positions) {
+            user_assert(q != p) << "In reorder of " << stage_name() << ": " << v.name()
+                                << " is listed twice";
+        }
+        positions.push_back(p);
+    }
+    // The listed loops take the positions they occupied, in sorted order, innermost first.
+    std::vector<size_t> sorted = positions;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<Dim> picked;
+    for (size_t p : positions) picked.push_back(dims[p]);
+    for (size_t k = 0; k < sorted.size(); k++) dims[sorted[k]] = picked[k];
+    return *this;
+}
+
+Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo,
+                   const VarOrRVar &yo, const VarOrRVar &xi, const VarOrRVar &yi,
+                   const Expr &xfactor, const Expr &yfactor, TailStrategy tail) {
+    split(x, xo, xi, xfactor, tail);
+    split(y, yo, yi, yfactor, tail);
+    return reorder(xi, yi, xo, yo);
+}
+
+Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi,
+                   const VarOrRVar &yi, const Expr &xfactor, const Expr &yfactor,
+                   TailStrategy tail) {
+    split(x, x, xi, xfactor, tail);
+    split(y, y, yi, yfactor, tail);
+    return reorder(xi, yi, x, y);
+}
+
+Stage &Stage::rename(const VarOrRVar &old, const VarOrRVar &new_name) {
+    size_t i = find_dim(old.name(), "rename");
+    Split s;
+    s.kind = Split::RenameVar;
+    s.old_var = schedule().dims[i].var;
+    s.outer = s.old_var + "." + new_name.name();
+    schedule().splits.push_back(s);
+    schedule().dims[i].var = s.outer;
+    return *this;
+}
+
+void Stage::set_loop_type(const VarOrRVar &var, ForType t, const char *directive) {
+    size_t i = find_dim(var.name(), directive);
+    schedule().dims[i].for_type = t;
+}
+
+Stage &Stage::serial(const VarOrRVar &var) {
+    set_loop_type(var, ForType::Serial, "serial");
+    return *this;
+}
+
+Stage &Stage::parallel(const VarOrRVar &var) {
+    set_loop_type(var, ForType::Parallel, "parallel");
+    return *this;
+}
+
+Stage &Stage::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail) {
+    split(var, var, std::string("par_inner"), task_size, tail);
+    return parallel(var);
+}
+
+Stage &Stage::vectorize(const VarOrRVar &var) {
+    set_loop_type(var, ForType::Vectorized, "vectorize");
+    return *this;
+}
+
+Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
+    std::string name = schedule().dims[find_dim(var.name(), "vectorize")].var;
+    split(var, var, std::string("vec"), factor, tail);
+    return vectorize(name + ".vec");
+}
+
+Stage &Stage::unroll(const VarOrRVar &var) {
+    set_loop_type(var, ForType::Unrolled, "unroll");
+    return *this;
+}
+
+Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
+    std::string name = schedule().dims[find_dim(var.name(), "unroll")].var;
+    split(var, var, std::string("unroll"), factor, tail);
+    return unroll(name + ".unroll");
+}
+
+LoopLevel Stage::at(const VarOrRVar &var) const {
+    size_t i = find_dim(var.name(), "compute_at");
+    return LoopLevel(func->name, schedule().dims[i].var, index);
+}
+
+std::string Stage::dump_loops() const {
+    std::string s;
+    const std::vector<Dim> &dims = schedule().dims;
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+        s += std::string(for_type_name(it->for_type)) + " " + it->var + "\n";
+    }
+    return s;
+}
+
+}  // namespace loom

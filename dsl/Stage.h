@@ -1,0 +1,74 @@
+// Stage: one definition of a Func (the pure one, or an update) and the directives that shape
+// its loop nest. Func forwards these for its pure definition; Func::update(i) gives an update's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dsl/Function.h"
+#include "dsl/Schedule.h"
+#include "dsl/Var.h"
+
+namespace loom {
+
+/** A loop variable of a stage: a pure Var (reduction variables come with RDom). */
+class VarOrRVar {
+public:
+    VarOrRVar(const Var &v) : var_name(v.name()) {}
+    VarOrRVar(const std::string &name) : var_name(name) {}
+    const std::string &name() const { return var_name; }
+
+private:
+    std::string var_name;
+};
+
+class Stage {
+public:
+    Stage(Internal::FunctionPtr func, int stage_index) : func(std::move(func)), index(stage_index) {}
+
+    /** old -> outer * factor + inner. The tail (extent not a multiple of factor) is handled
+     * by `tail`; Auto picks ShiftInwards for pure definitions (Halide's default). */
+    Stage &split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                 const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** Joins two adjacent loops (inner directly inside outer) into one. */
+    Stage &fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused);
+    /** Reorders the named loops, innermost first; the others keep their places. */
+    Stage &reorder(const std::vector<VarOrRVar> &vars);
+    template<typename... Args>
+    Stage &reorder(const VarOrRVar &first, const Args &...rest) {
+        return reorder(std::vector<VarOrRVar>{first, VarOrRVar(rest)...});
+    }
+    Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xfactor, const Expr &yfactor,
+                TailStrategy tail = TailStrategy::Auto);
+    Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
+    Stage &rename(const VarOrRVar &old, const VarOrRVar &new_name);
+
+    Stage &serial(const VarOrRVar &var);
+    Stage &parallel(const VarOrRVar &var);
+    Stage &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);
+    /** The loop becomes SIMD lanes; its extent must be a constant after splitting. */
+    Stage &vectorize(const VarOrRVar &var);
+    Stage &vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** The loop is replicated; its extent must be a constant after splitting. */
+    Stage &unroll(const VarOrRVar &var);
+    Stage &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+
+    /** The loop level at loop `var` of this stage, for compute_at / store_at. */
+    LoopLevel at(const VarOrRVar &var) const;
+    const std::string &name() const { return func->name; }
+    std::string dump_loops() const;
+
+private:
+    Internal::FunctionPtr func;
+    int index;
+    Internal::Definition &definition() const;
+    Internal::StageSchedule &schedule() const { return definition().schedule; }
+    /** The position of var in the dims list; throws naming the legal choices if absent. */
+    size_t find_dim(const std::string &var, const char *directive) const;
+    void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
+    std::string stage_name() const;
+};
+
+}  // namespace loom

@@ -1,0 +1,40 @@
+#include "lower/UnrollLoops.h"
+
+#include "dsl/Error.h"
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "lower/Simplify.h"
+#include "lower/Substitute.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+class UnrollLoops : public IRMutator {
+public:
+    using IRMutator::mutate;
+
+private:
+    Stmt visit(const For *op) override {
+        if (op->for_type != ForType::Unrolled) return IRMutator::visit(op);
+        Expr extent = simplify(op->extent);
+        const int64_t *n = as_const_int(extent);
+        user_assert(n) << "Can't unroll loop " << op->name << ": its extent " << extent
+                       << " is not a constant. Split it by a constant factor and unroll the inner "
+                          "loop (unroll(x, 4)).";
+        Stmt body = mutate(op->body);
+        std::vector<Stmt> copies;
+        for (int64_t i = 0; i < *n; i++) {
+            copies.push_back(LetStmt::make(op->name, simplify(op->min + (int)i), body));
+        }
+        return copies.empty() ? make_no_op() : Block::make(copies);
+    }
+};
+
+}  // namespace
+
+Stmt unroll_loops(const Stmt &s) { return UnrollLoops().mutate(s); }
+
+}  // namespace Internal
+}  // namespace loom

@@ -1,0 +1,257 @@
+#include "lower/VectorizeLoops.h"
+
+#include <algorithm>
+
+#include "dsl/Error.h"
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+#include "lower/Scope.h"
+#include "lower/Simplify.h"
+#include "lower/Substitute.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+Expr widen(const Expr &e, int lanes) {
+    if (e.type().lanes() == lanes) return e;
+    internal_assert(e.type().is_scalar()) << "Can't widen " << e << " to " << lanes << " lanes";
+    return Broadcast::make(e, lanes);
+}
+
+// Rewrites the body of one vectorized loop. Variables in `vector_vars` hold vectors.
+class Vectorize : public IRMutator {
+public:
+    Vectorize(const std::string &var, Expr ramp, int lanes) : lanes(lanes) {
+        vector_vars.push(var, ramp);
+    }
+    using IRMutator::mutate;
+    bool needs_scalar_fallback = false;
+
+private:
+    int lanes;
+    Scope<Expr> vector_vars;  // name -> replacement (a Ramp, or a Variable of vector type)
+
+    Expr visit(const Variable *op) override {
+        if (const Expr *r = vector_vars.find(op->name)) return *r;
+        return op;
+    }
+
+    // Binary nodes: widen both sides if either is a vector, keeping ramps where the
+    // arithmetic allows (ramp + scalar, ramp * scalar), so that indices stay dense.
+    template<typename T>
+    Expr binary(const T *op) {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        if (a.type().lanes() == b.type().lanes()) return T::make(a, b);
+        return T::make(widen(a, lanes), widen(b, lanes));
+    }
+
+    Expr visit(const Add *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
+        if (ra && b.type().is_scalar()) return Ramp::make(simplify(ra->base + b), ra->stride, ra->lanes);
+        if (rb && a.type().is_scalar()) return Ramp::make(simplify(a + rb->base), rb->stride, rb->lanes);
+        if (ra && rb) return Ramp::make(simplify(ra->base + rb->base), simplify(ra->stride + rb->stride), lanes);
+        return Add::make(widen(a, lanes), widen(b, lanes));
+    }
+    Expr visit(const Sub *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
+        if (ra && b.type().is_scalar()) return Ramp::make(simplify(ra->base - b), ra->stride, ra->lanes);
+        if (rb && a.type().is_scalar()) return Ramp::make(simplify(a - rb->base), simplify(0 - rb->stride), rb->lanes);
+        if (ra && rb) return Ramp::make(simplify(ra->base - rb->base), simplify(ra->stride - rb->stride), lanes);
+        return Sub::make(widen(a, lanes), widen(b, lanes));
+    }
+    Expr visit(const Mul *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
+        if (ra && b.type().is_scalar()) return Ramp::make(simplify(ra->base * b), simplify(ra->stride * b), ra->lanes);
+        if (rb && a.type().is_scalar()) return Ramp::make(simplify(a * rb->base), simplify(a * rb->stride), rb->lanes);
+        return Mul::make(widen(a, lanes), widen(b, lanes));
+    }
+    Expr visit(const Div *op) override { return binary(op); }
+    Expr visit(const Mod *op) override { return binary(op); }
+    Expr visit(const Min *op) override { return binary(op); }
+    Expr visit(const Max *op) override { return binary(op); }
+    Expr visit(const EQ *op) override { return binary(op); }
+    Expr visit(const NE *op) override { return binary(op); }
+    Expr visit(const LT *op) override { return binary(op); }
+    Expr visit(const LE *op) override { return binary(op); }
+    Expr visit(const GT *op) override { return binary(op); }
+    Expr visit(const GE *op) override { return binary(op); }
+    Expr visit(const And *op) override { return binary(op); }
+    Expr visit(const Or *op) override { return binary(op); }
+
+    Expr visit(const Not *op) override {
+        Expr a = mutate(op->a);
+        return a.same_as(op->a) ? Expr(op) : Not::make(a);
+    }
+
+    Expr visit(const Cast *op) override {
+        Expr v = mutate(op->value);
+        if (v.same_as(op->value)) return op;
+        return Cast::make(op->type.with_lanes(v.type().lanes()), v);
+    }
+
+    Expr visit(const Reinterpret *op) override {
+        Expr v = mutate(op->value);
+        if (v.same_as(op->value)) return op;
+        return Reinterpret::make(op->type.with_lanes(v.type().lanes()), v);
+    }
+
+    Expr visit(const Select *op) override {
+        Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return op;
+        int n = std::max({c.type().lanes(), t.type().lanes(), f.type().lanes()});
+        if (n == 1) return Select::make(c, t, f);
+        // A scalar condition may pick between vectors.
+        return Select::make(c.type().is_scalar() ? c : widen(c, n), widen(t, n), widen(f, n));
+    }
+
+    Expr visit(const Load *op) override {
+        Expr index = mutate(op->index);
+        if (index.same_as(op->index)) return op;
+        return Load::make(op->type.with_lanes(index.type().lanes()), op->name, index);
+    }
+
+    Expr visit(const Call *op) override {
+        std::vector<Expr> args;
+        bool changed = false, vector = false;
+        for (const Expr &a : op->args) {
+            args.push_back(mutate(a));
+            changed |= !args.back().same_as(a);
+            vector |= args.back().type().is_vector();
+        }
+        if (!changed) return op;
+        if (!vector) return Call::with_args(op, args);
+        internal_assert(op->call_type != Call::Extern)
+            << "Extern call " << op->name << " inside a vectorized loop";
+        for (Expr &a : args) {
+            if (a.type().is_scalar() && !a.type().is_handle()) a = widen(a, lanes);
+        }
+        Expr e = Call::make(op->type.with_lanes(lanes), op->name, args, op->call_type, op->func,
+                            op->value_index, op->buffer, op->param);
+        const_cast<Call *>(e.as<Call>())->op = op->op;  // set before the node is shared
+        return e;
+    }
+
+    Expr visit(const Let *op) override {
+        Expr value = mutate(op->value);
+        if (value.type().is_vector()) {
+            // Bind a vector: uses see a Variable of the vector type.
+            Expr v = Variable::make(value.type(), op->name);
+            ScopedBinding<Expr> bind(vector_vars, op->name, v);
+            Expr body = mutate(op->body);
+            return Let::make(op->name, value, body);
+        }
+        Expr body = mutate(op->body);
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return Let::make(op->name, value, body);
+    }
+
+    Stmt visit(const LetStmt *op) override {
+        Expr value = mutate(op->value);
+        if (value.as<Ramp>() || value.as<Broadcast>()) {
+            // Substitute ramps so that index arithmetic on them stays a ramp (a dense access).
+            ScopedBinding<Expr> bind(vector_vars, op->name, value);
+            return mutate(op->body);
+        }
+        if (value.type().is_vector()) {
+            Expr v = Variable::make(value.type(), op->name);
+            ScopedBinding<Expr> bind(vector_vars, op->name, v);
+            Stmt body = mutate(op->body);
+            return LetStmt::make(op->name, value, body);
+        }
+        Stmt body = mutate(op->body);
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return LetStmt::make(op->name, value, body);
+    }
+
+    Stmt visit(const Store *op) override {
+        Expr value = mutate(op->value), index = mutate(op->index);
+        if (value.same_as(op->value) && index.same_as(op->index)) return op;
+        int n = std::max(value.type().lanes(), index.type().lanes());
+        if (n == 1) return Store::make(op->name, value, index);
+        // A store of a value that does not vary to an address that does not vary: every lane
+        // writes the same place; write once.
+        if (index.type().is_scalar()) {
+            needs_scalar_fallback = true;
+            return op;
+        }
+        return Store::make(op->name, widen(value, n), index);
+    }
+
+    Stmt visit(const IfThenElse *op) override {
+        Expr c = mutate(op->condition);
+        if (c.type().is_vector()) {
+            // Control flow that differs per lane: run this loop's lanes one at a time.
+            needs_scalar_fallback = true;
+            return op;
+        }
+        return IRMutator::visit(op);
+    }
+
+    Stmt visit(const For *op) override {
+        Expr mn = mutate(op->min), ext = mutate(op->extent);
+        if (mn.type().is_vector() || ext.type().is_vector()) {
+            needs_scalar_fallback = true;
+            return op;
+        }
+        return IRMutator::visit(op);
+    }
+
+    Stmt visit(const Allocate *op) override {
+        needs_scalar_fallback = true;  // storage inside a vector loop: keep it scalar
+        return op;
+    }
+
+    Stmt visit(const AssertStmt *op) override {
+        needs_scalar_fallback = true;
+        return op;
+    }
+};
+
+class VectorizeLoops : public IRMutator {
+public:
+    using IRMutator::mutate;
+
+private:
+    Stmt visit(const For *op) override {
+        Stmt body = mutate(op->body);  // inner vectorized loops first
+        if (op->for_type != ForType::Vectorized) {
+            if (body.same_as(op->body)) return op;
+            return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
+        }
+        Expr extent = simplify(op->extent);
+        const int64_t *n = as_const_int(extent);
+        user_assert(n) << "Can't vectorize loop " << op->name << ": its extent " << extent
+                       << " is not a constant. Split it by a constant factor and vectorize the "
+                          "inner loop (vectorize(x, 8)).";
+        if (*n <= 1) return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+        user_assert(*n <= 256) << "Can't vectorize loop " << op->name << " of extent " << *n
+                               << ": at most 256 lanes";
+        int lanes = (int)*n;
+        // The min is evaluated once, as a let, so the ramp's base is a plain variable.
+        std::string base_name = op->name + ".base";
+        Expr base = Variable::make(Int(32), base_name);
+        Vectorize v(op->name, Ramp::make(base, 1, lanes), lanes);
+        Stmt vector_body = v.mutate(body);
+        if (v.needs_scalar_fallback) {
+            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+        }
+        return LetStmt::make(base_name, op->min, vector_body);
+    }
+};
+
+}  // namespace
+
+Stmt vectorize_loops(const Stmt &s) { return VectorizeLoops().mutate(s); }
+
+}  // namespace Internal
+}  // namespace loom
