@@ -8,6 +8,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Pipeline.h"
+#include "dsl/RDom.h"
 
 namespace loom {
 
@@ -18,12 +19,21 @@ namespace {
 // Collects the Vars (Variables that are not Params) an expression uses.
 class FreeVars : public IRVisitor {
 public:
-    std::set<std::string> names;
+    std::set<std::string> names;  // pure Vars
+    std::set<std::string> rvars;
+    std::vector<std::shared_ptr<ReductionDomainContents>> rdoms;
     std::set<std::string> bound;  // names bound by Lets inside the expression
 
 private:
     void visit(const Variable *op) override {
-        if (!op->param && !bound.count(op->name)) names.insert(op->name);
+        if (op->rdom) {
+            rvars.insert(op->name);
+            bool known = false;
+            for (const auto &d : rdoms) known |= d == op->rdom;
+            if (!known) rdoms.push_back(op->rdom);
+        } else if (!op->param && !bound.count(op->name)) {
+            names.insert(op->name);
+        }
     }
     void visit(const Let *op) override {
         op->value.accept(this);
@@ -77,16 +87,19 @@ FuncRef &FuncRef::operator=(const FuncRef &other) {
 
 void FuncRef::define(std::vector<Expr> values) {
     const std::string &name = func->name;
-    user_assert(!func->defined())
-        << "Func " << name << " already has a pure definition. Loom does not support update "
-        << "definitions yet; define it once, or give the new definition its own Func.";
+    if (func->defined()) {
+        define_update(std::move(values));
+        return;
+    }
     user_assert(!values.empty()) << "Func " << name << " is defined with an empty Tuple";
     std::vector<std::string> arg_names;
     for (size_t i = 0; i < args.size(); i++) {
         const Variable *v = args[i].as<Variable>();
-        user_assert(v && !v->param)
-            << "Argument " << i << " on the left of the definition of Func " << name << " is "
-            << args[i] << ", but the arguments of a pure definition must be Vars.";
+        user_assert(v && !v->param && !v->rdom)
+            << "Argument " << i << " on the left of the pure definition of Func " << name << " is "
+            << args[i] << ", but the arguments of a pure definition must be Vars. To write at "
+            << "computed coordinates, give " << name << " a pure definition first (e.g. "
+            << name << "(x) = 0) and then an update definition.";
         for (const std::string &prev : arg_names) {
             user_assert(prev != v->name) << "Var " << v->name << " appears twice on the left of "
                                          << "the definition of Func " << name
@@ -104,15 +117,19 @@ void FuncRef::define(std::vector<Expr> values) {
             << " has type " << v.type();
         FreeVars free;
         v.accept(&free);
+        std::string listed;
+        for (const std::string &a : arg_names) listed += (listed.empty() ? "" : ", ") + a;
         for (const std::string &var : free.names) {
             bool found = false;
             for (const std::string &a : arg_names) found |= (a == var);
-            std::string listed;
-            for (const std::string &a : arg_names) listed += (listed.empty() ? "" : ", ") + a;
             user_assert(found) << "Undefined variable " << var << " in the definition of Func "
                                << name << ". Its left-hand side has the Vars (" << listed
                                << "); every Var used on the right must appear there too.";
         }
+        user_assert(free.rvars.empty())
+            << "The pure definition of Func " << name << " uses the RVar " << *free.rvars.begin()
+            << ". RVars belong in update definitions: define " << name
+            << " first, then update it (e.g. " << name << "(x) += ...).";
         types.push_back(v.type());
     }
     func->args = arg_names;
@@ -123,6 +140,94 @@ void FuncRef::define(std::vector<Expr> values) {
     func->init.schedule.dims.clear();
     for (const std::string &a : arg_names) func->init.schedule.dims.push_back(Dim{a});
 }
+
+void FuncRef::define_update(std::vector<Expr> values) {
+    const std::string &name = func->name;
+    std::string where = "the update definition " + std::to_string(func->updates.size()) + " of Func " + name;
+    user_assert((int)args.size() == func->dimensions())
+        << "In " << where << ": it has " << args.size() << " arguments, but " << name << " has "
+        << func->dimensions() << " dimensions.";
+    user_assert(values.size() == func->output_types.size())
+        << "In " << where << ": it gives " << values.size() << " values, but " << name
+        << " has " << func->output_types.size() << ".";
+    Definition d;
+    std::vector<std::string> pure_vars;
+    for (size_t i = 0; i < args.size(); i++) {
+        Expr a = args[i];
+        user_assert(a.type().is_int_or_uint() && a.type().is_scalar())
+            << "In " << where << ": argument " << i << " (" << a << ") must be an integer";
+        if (a.type() != Int(32)) a = Cast::make(Int(32), a);
+        if (const Variable *v = a.as<Variable>(); v && !v->param && !v->rdom) {
+            for (const std::string &p : pure_vars) {
+                user_assert(p != v->name) << "In " << where << ": Var " << v->name
+                                          << " appears twice on the left";
+            }
+            pure_vars.push_back(v->name);
+        }
+        d.args.push_back(a);
+    }
+    FreeVars free;
+    for (const Expr &a : d.args) a.accept(&free);
+    for (size_t i = 0; i < values.size(); i++) {
+        user_assert(values[i].defined()) << "In " << where << ": value " << i << " is undefined";
+        user_assert(values[i].type() == func->output_types[i])
+            << "In " << where << ": value " << i << " has type " << values[i].type() << ", but "
+            << name << " has type " << func->output_types[i] << ". Cast the value (e.g. cast<"
+            << type_to_string(func->output_types[i]) << ">(...)).";
+        values[i].accept(&free);
+    }
+    for (const std::string &var : free.names) {
+        bool found = false;
+        for (const std::string &p : pure_vars) found |= p == var;
+        user_assert(found) << "In " << where << ": Var " << var << " is used but is not one of "
+                           << "the arguments on the left. A Var in an update must appear there "
+                           << "as a bare argument.";
+    }
+    user_assert(free.rdoms.size() <= 1)
+        << "In " << where << ": RVars of " << free.rdoms.size()
+        << " different RDoms are used; an update iterates one RDom.";
+    if (!free.rdoms.empty()) {
+        d.rdom = free.rdoms[0];
+        d.predicate = d.rdom->predicate;
+    }
+    d.values = std::move(values);
+    // Default loop order: the RVars innermost (x inside y), then the pure Vars.
+    if (d.rdom) {
+        for (const ReductionVariable &rv : d.rdom->domain) {
+            Dim dim{rv.var};
+            dim.is_rvar = true;
+            d.schedule.dims.push_back(dim);
+        }
+    }
+    for (const std::string &p : pure_vars) d.schedule.dims.push_back(Dim{p});
+    func->updates.push_back(std::move(d));
+}
+
+FuncRef &FuncRef::update_with(const Expr &e, char op) {
+    user_assert(e.defined()) << "Update of Func " << func->name << " with an undefined Expr";
+    if (!func->defined()) {
+        // The implicit pure definition: the identity of the operator, of e's type.
+        std::vector<Expr> vars;
+        for (size_t i = 0; i < args.size(); i++) vars.push_back(Var("_" + std::to_string(i)));
+        Expr identity = (op == '+' || op == '-') ? make_zero(e.type()) : make_one(e.type());
+        FuncRef(func, vars).define({identity});
+    }
+    Expr current = Expr(*this);
+    Expr updated;
+    switch (op) {
+    case '+': updated = current + e; break;
+    case '-': updated = current - e; break;
+    case '*': updated = current * e; break;
+    default: updated = current / e; break;
+    }
+    define_update({updated});
+    return *this;
+}
+
+FuncRef &FuncRef::operator+=(const Expr &e) { return update_with(e, '+'); }
+FuncRef &FuncRef::operator-=(const Expr &e) { return update_with(e, '-'); }
+FuncRef &FuncRef::operator*=(const Expr &e) { return update_with(e, '*'); }
+FuncRef &FuncRef::operator/=(const Expr &e) { return update_with(e, '/'); }
 
 namespace {
 
@@ -301,6 +406,15 @@ Func &Func::compute_inline() {
     func->schedule.store_level = LoopLevel::inlined();
     return *this;
 }
+
+Stage Func::update(int i) const {
+    user_assert(i >= 0 && i < (int)func->updates.size())
+        << "Func " << name() << " has " << func->updates.size() << " update definitions; update("
+        << i << ") does not exist";
+    return Stage(func, i + 1);
+}
+
+int Func::num_update_definitions() const { return (int)func->updates.size(); }
 
 Pipeline Func::pipeline() {
     if (!cached_pipeline) cached_pipeline = std::make_shared<Pipeline>(*this);

@@ -27,9 +27,18 @@ public:
     FuncRef(Internal::FunctionPtr func, std::vector<Expr> args);
 
     /** Gives the Func its pure definition: every argument must be a distinct Var. */
+    /** The first definition of a Func is its pure definition: every argument must be a
+     * distinct Var. Each later one is an update definition: arguments may be any integer
+     * Exprs of pure Vars and RVars, and the value may read the Func itself. */
     FuncRef &operator=(const Expr &value);
     FuncRef &operator=(const Tuple &values);
     FuncRef &operator=(const FuncRef &other);
+    /** Update definitions f(args) = f(args) op e. An undefined Func first gets the pure
+     * definition 0 (for + and -) or 1 (for * and /) of e's type. */
+    FuncRef &operator+=(const Expr &e);
+    FuncRef &operator-=(const Expr &e);
+    FuncRef &operator*=(const Expr &e);
+    FuncRef &operator/=(const Expr &e);
 
     /** The value at these coordinates. The Func must be defined and single-valued. */
     operator Expr() const;
@@ -44,6 +53,8 @@ private:
     Internal::FunctionPtr func;
     std::vector<Expr> args;
     void define(std::vector<Expr> values);
+    void define_update(std::vector<Expr> values);
+    FuncRef &update_with(const Expr &e, char op);
 };
 
 /** How compile_to_lowered_stmt writes the loop nest. */
@@ -114,6 +125,9 @@ public:
 
     /** The stage of the pure definition. */
     Stage stage() const { return Stage(func, 0); }
+    /** The stage of update definition i, to schedule it. */
+    Stage update(int i = 0) const;
+    int num_update_definitions() const;
     /** The loop level at loop `var` of this Func's pure definition. */
     LoopLevel at(const VarOrRVar &var) const { return stage().at(var); }
 

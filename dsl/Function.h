@@ -17,6 +17,10 @@ struct Definition {
     std::vector<Expr> args;    // the left-hand side: pure Vars for the pure definition
     std::vector<Expr> values;  // one per Tuple element
     StageSchedule schedule;
+    /** Updates only: the RDom the definition iterates (null for an update without RVars)
+     * and the where() conditions that restrict it. */
+    std::shared_ptr<ReductionDomainContents> rdom;
+    Expr predicate;
     bool defined() const { return !values.empty(); }
 };
 
@@ -25,9 +29,14 @@ struct FunctionContents {
     std::vector<std::string> args;  // names of the pure Vars, in order
     std::vector<Type> output_types;
     Definition init;
+    std::vector<Definition> updates;  // applied in order after init
     FuncSchedule schedule;
 
     bool defined() const { return init.defined(); }
+    bool has_updates() const { return !updates.empty(); }
+    /** Stage 0 is the pure definition; stage k > 0 is updates[k - 1]. */
+    const Definition &stage(int k) const { return k == 0 ? init : updates.at(k - 1); }
+    int stages() const { return 1 + (int)updates.size(); }
     int dimensions() const { return (int)args.size(); }
     int outputs() const { return (int)output_types.size(); }
     /** The buffer that holds Tuple element i: "f" for a single value, "f.0", "f.1"... */

@@ -80,11 +80,13 @@ Expr Reinterpret::make(Type t, Expr v) {
     return n;
 }
 
-Expr Variable::make(Type t, const std::string &name, std::shared_ptr<ParameterContents> param) {
+Expr Variable::make(Type t, const std::string &name, std::shared_ptr<ParameterContents> param,
+                    std::shared_ptr<ReductionDomainContents> rdom) {
     internal_assert(!name.empty()) << "Variable with an empty name";
     auto *n = new Variable(t);
     n->name = name;
     n->param = std::move(param);
+    n->rdom = std::move(rdom);
     return n;
 }
 

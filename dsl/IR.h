@@ -25,6 +25,7 @@ namespace Internal {
 struct FunctionContents;
 struct BufferContents;
 struct ParameterContents;
+struct ReductionDomainContents;
 
 #define LOOM_DECLARE_NODE(T) static const IRNodeType static_type = IRNodeType::T;
 
@@ -78,13 +79,16 @@ struct Reinterpret : ExprNode<Reinterpret> {
 };
 
 /** A named value: a loop variable, a let binding, a buffer field (name.min.0, name.stride.1,
- * name.extent.2) or a scalar Param (then `param` is set). */
+ * name.extent.2), a scalar Param (then `param` is set) or a reduction variable of an RDom
+ * (then `rdom` is set). */
 struct Variable : ExprNode<Variable> {
     LOOM_DECLARE_NODE(Variable)
     std::string name;
     std::shared_ptr<ParameterContents> param;
+    std::shared_ptr<ReductionDomainContents> rdom;
     static Expr make(Type t, const std::string &name,
-                     std::shared_ptr<ParameterContents> param = nullptr);
+                     std::shared_ptr<ParameterContents> param = nullptr,
+                     std::shared_ptr<ReductionDomainContents> rdom = nullptr);
     using ExprNode::ExprNode;
 };
 

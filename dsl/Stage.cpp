@@ -6,6 +6,8 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 
+#include <cctype>
+
 namespace loom {
 
 using namespace Internal;
@@ -13,8 +15,9 @@ using namespace Internal;
 Definition &Stage::definition() const {
     user_assert(func->defined()) << "Func " << func->name
                                  << " must be defined before it is scheduled";
-    internal_assert(index == 0) << "Update stages are not recorded yet";
-    return func->init;
+    if (index == 0) return func->init;
+    internal_assert(index - 1 < (int)func->updates.size()) << "No update " << index - 1;
+    return func->updates[index - 1];
 }
 
 std::string Stage::stage_name() const {
@@ -79,6 +82,18 @@ Stage &Stage::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVa
         << "In split of " << stage_name() << ": outer and inner loops must have distinct names";
     std::string old_name = dims[i].var;
     std::string outer_name = old_name + "." + outer.name(), inner_name = old_name + "." + inner.name();
+    if (index > 0) {
+        user_assert(tail != TailStrategy::ShiftInwards)
+            << "Can't split " << old.name() << " of " << stage_name()
+            << " with TailStrategy::ShiftInwards: it recomputes some points, and an update "
+               "applied twice changes the result. Use GuardWithIf (the default) or RoundUp.";
+        user_assert(!(dims[i].is_rvar && tail == TailStrategy::RoundUp))
+            << "Can't split RVar " << old.name() << " of " << stage_name()
+            << " with TailStrategy::RoundUp: it would iterate outside the RDom and change the "
+               "result. Use GuardWithIf (the default).";
+    }
+    // Auto: ShiftInwards for pure definitions (Halide's default), GuardWithIf for updates.
+    if (tail == TailStrategy::Auto) tail = index == 0 ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
     Split s;
     s.kind = Split::SplitVar;
     s.old_var = old_name;
@@ -163,7 +178,45 @@ Stage &Stage::rename(const VarOrRVar &old, const VarOrRVar &new_name) {
 
 void Stage::set_loop_type(const VarOrRVar &var, ForType t, const char *directive) {
     size_t i = find_dim(var.name(), directive);
-    schedule().dims[i].for_type = t;
+    Dim &dim = schedule().dims[i];
+    if (dim.is_rvar && (t == ForType::Parallel || t == ForType::Vectorized)) {
+        check_no_race(dim.var, directive);
+    }
+    dim.for_type = t;
+}
+
+// Iterations of an RVar loop may run at once only if each writes its own element and reads
+// the Func only there: the RVar (the one this loop was split from) is a bare argument on the
+// left, and every read of the Func itself is at exactly the left-hand side's coordinates.
+void Stage::check_no_race(const std::string &loop, const char *directive) const {
+    std::string root = loop;
+    const std::vector<Split> &splits = schedule().splits;
+    for (auto it = splits.rbegin(); it != splits.rend(); ++it) {
+        if (it->kind == Split::SplitVar && (it->outer == root || it->inner == root)) root = it->old_var;
+        if (it->kind == Split::RenameVar && it->outer == root) root = it->old_var;
+    }
+    const Definition &d = definition();
+    bool bare = false;
+    for (const Expr &a : d.args) {
+        const Variable *v = a.as<Variable>();
+        bare |= v && v->name == root;
+    }
+    std::string lhs = to_string(Call::make(func->output_types[0], func->name, d.args, Call::Halide));
+    bool reads_elsewhere = false;
+    for (const Expr &v : d.values) {
+        std::string text = to_string(v);
+        for (size_t pos = text.find(func->name + "("); pos != std::string::npos;
+             pos = text.find(func->name + "(", pos + 1)) {
+            if (pos > 0 && (std::isalnum((unsigned char)text[pos - 1]) || text[pos - 1] == '_' || text[pos - 1] == '.')) continue;
+            reads_elsewhere |= text.compare(pos, lhs.size(), lhs) != 0;
+        }
+    }
+    user_assert(bare && !reads_elsewhere)
+        << "Can't " << directive << " RVar " << loop << " of " << stage_name()
+        << ": different iterations may write or read the same element of " << func->name
+        << ", so running them at once would race. Only an RVar that is a bare argument on the "
+           "left, with the Func read only at the left-hand side's coordinates, may be "
+        << directive << "d. Use rfactor, or keep this loop serial.";
 }
 
 Stage &Stage::serial(const VarOrRVar &var) {

@@ -69,6 +69,7 @@ private:
     size_t find_dim(const std::string &var, const char *directive) const;
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
     std::string stage_name() const;
+    void check_no_race(const std::string &loop, const char *directive) const;
 };
 
 }  // namespace loom

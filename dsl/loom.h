@@ -12,6 +12,8 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/ImageParam.h"
+#include "dsl/InlineReductions.h"
+#include "dsl/RDom.h"
 #include "dsl/Param.h"
 #include "dsl/Pipeline.h"
 #include "dsl/Realization.h"

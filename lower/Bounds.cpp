@@ -3,6 +3,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "lower/Simplify.h"
+#include "lower/Substitute.h"
 
 namespace loom {
 namespace Internal {
@@ -267,12 +268,35 @@ public:
     std::map<std::string, Box> boxes;
 
 private:
-    // The caller's bindings plus the loops and lets entered so far. Every interval in it is
-    // already expressed in variables bound outside the statement being walked.
+    // The caller's bindings plus the loops entered so far. Every interval in it is already
+    // expressed in variables bound outside the statement being walked.
     Scope<Interval> scope;
+    // Lets entered so far, as expressions in loop variables and outer symbols. Substituting
+    // them (instead of taking each let's interval on its own) keeps correlated terms together:
+    // a loop over [m, m + (M - m + 1) - 1] has the bounds of [m, M], not twice that.
+    std::map<std::string, Expr> let_values;
     bool provided;  // collect the boxes Provides write instead of the boxes Calls read
 
-    Interval bounds(const Expr &e) { return bounds_of_expr_in_scope(e, scope); }
+    Interval bounds(const Expr &e) {
+        return bounds_of_expr_in_scope(simplify(substitute(let_values, e)), scope);
+    }
+
+    void enter_let(const std::string &name, const Expr &value) {
+        Expr v = simplify(substitute(let_values, value));
+        auto it = let_values.find(name);
+        saved.push_back({name, it == let_values.end() ? Expr() : it->second});
+        let_values[name] = v;
+    }
+    void leave_let() {
+        auto [name, previous] = saved.back();
+        saved.pop_back();
+        if (previous.defined()) {
+            let_values[name] = previous;
+        } else {
+            let_values.erase(name);
+        }
+    }
+    std::vector<std::pair<std::string, Expr>> saved;
 
     void add(const std::string &name, const std::vector<Expr> &args) {
         Box box(args.size());
@@ -312,9 +336,19 @@ private:
                 refine(gt->a, gt->b + make_one(gt->b.type()), false, refined);
             }
         }
-        for (auto &r : refined) scope.push(r.first, r.second);
+        // A refined variable is looked up in the scope, not substituted by its let value.
+        std::vector<std::pair<std::string, Expr>> hidden;
+        for (auto &r : refined) {
+            auto it = let_values.find(r.first);
+            hidden.push_back({r.first, it == let_values.end() ? Expr() : it->second});
+            if (it != let_values.end()) let_values.erase(it);
+            scope.push(r.first, r.second);
+        }
         op->then_case.accept(this);
         for (auto &r : refined) scope.pop(r.first);
+        for (auto &h : hidden) {
+            if (h.second.defined()) let_values[h.first] = h.second;
+        }
         if (op->else_case.defined()) op->else_case.accept(this);
     }
 
@@ -342,16 +376,16 @@ private:
 
     void visit(const Let *op) override {
         op->value.accept(this);
-        Interval v = bounds(op->value);
-        ScopedBinding<Interval> bind(scope, op->name, v);
+        enter_let(op->name, op->value);
         op->body.accept(this);
+        leave_let();
     }
 
     void visit(const LetStmt *op) override {
         op->value.accept(this);
-        Interval v = bounds(op->value);
-        ScopedBinding<Interval> bind(scope, op->name, v);
+        enter_let(op->name, op->value);
         op->body.accept(this);
+        leave_let();
     }
 
     void visit(const For *op) override {

@@ -4,6 +4,7 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/RDom.h"
 #include "lower/Bounds.h"
 #include "lower/Simplify.h"
 
@@ -11,49 +12,122 @@ namespace loom {
 namespace Internal {
 namespace {
 
-class BoundsInference : public IRMutator {
+// The body with the production of one Func removed: what its consumers do.
+class RemoveProduce : public IRMutator {
 public:
+    explicit RemoveProduce(const std::string &name) : name(name) {}
     using IRMutator::mutate;
 
 private:
+    const std::string &name;
+    Stmt visit(const ProducerConsumer *op) override {
+        if (op->is_producer && op->name == name) return make_no_op();
+        return IRMutator::visit(op);
+    }
+};
+
+// The pure Vars of update stage k and the argument position each appears at.
+std::vector<std::pair<std::string, int>> stage_pure_vars(const FunctionPtr &f, int k) {
+    std::vector<std::pair<std::string, int>> vars;
+    const Definition &d = f->stage(k);
+    for (size_t i = 0; i < d.args.size(); i++) {
+        if (k == 0) {
+            vars.push_back({f->args[i], (int)i});
+        } else if (const Variable *v = d.args[i].as<Variable>(); v && !v->param && !v->rdom) {
+            vars.push_back({v->name, (int)i});
+        }
+    }
+    return vars;
+}
+
+std::string stage_var(const FunctionPtr &f, int k, const std::string &var) {
+    return f->name + ".s" + std::to_string(k) + "." + var;
+}
+
+// What the update stages of f read and write of f itself, given each stage's pure variables
+// range over their (symbolic) bounds.
+Box update_footprint(const FunctionPtr &f) {
+    Box box;
+    for (int k = 1; k < f->stages(); k++) {
+        const Definition &d = f->stage(k);
+        Scope<Interval> scope;
+        for (const auto &v : stage_pure_vars(f, k)) {
+            scope.push(v.first, Interval(int_var(stage_var(f, k, v.first) + ".min"),
+                                         int_var(stage_var(f, k, v.first) + ".max")));
+        }
+        if (d.rdom) {
+            for (const ReductionVariable &rv : d.rdom->domain) {
+                scope.push(rv.var, Interval(rv.min, simplify(rv.min + rv.extent - 1)));
+            }
+        }
+        Box written(d.args.size());
+        for (size_t i = 0; i < d.args.size(); i++) written[i] = bounds_of_expr_in_scope(d.args[i], scope);
+        box = box_union(box, written);
+        Stmt reads;
+        for (const Expr &v : d.values) reads = Block::make(reads, Evaluate::make(v));
+        auto read_boxes = boxes_required(reads, scope);
+        auto it = read_boxes.find(f->name);
+        if (it != read_boxes.end()) box = box_union(box, it->second);
+    }
+    return box;
+}
+
+void check_bounded(const Box &box, const std::string &func, const char *what) {
+    for (size_t d = 0; d < box.size(); d++) {
+        user_assert(box[d].is_bounded())
+            << "Can't infer the region of Func " << func << " that " << what << " in dimension "
+            << d << ": an index expression has no " << (box[d].has_lower_bound() ? "upper" : "lower")
+            << " bound. Clamp the index (clamp(e, lo, hi)) or wrap the input with a "
+               "BoundaryConditions function.";
+    }
+}
+
+class BoundsInference : public IRMutator {
+public:
+    explicit BoundsInference(const Environment &env) : env(env) {}
+    using IRMutator::mutate;
+
+private:
+    const Environment &env;
+
     Stmt visit(const Realize *op) override {
         // Inner Realizes first: their bound lets must exist for this Func's box to be
         // expressed in terms of variables outside it.
         Stmt body = mutate(op->body);
-        std::map<std::string, Box> boxes = boxes_required(body);
-        Box box;
-        auto it = boxes.find(op->name);
-        if (it != boxes.end()) box = it->second;
-        // Storage covers what the produce writes, which a RoundUp or ShiftInwards split may
-        // make larger than what the consumers read.
+        const FunctionPtr &f = env.functions.at(op->name);
+        Stmt consumers = RemoveProduce(op->name).mutate(body);
+        Box consumed = boxes_required(consumers)[op->name];
+        check_bounded(consumed, op->name, "its consumers read");
+        int dims = f->dimensions();
+        if (consumed.empty()) {
+            // Nobody reads it: compute nothing.
+            consumed = Box(dims, Interval(make_zero(Int(32)), make_const(Int(32), -1)));
+        }
+        Box pure = box_union(consumed, update_footprint(f));
+        check_bounded(pure, op->name, "its update definitions read or write");
+
+        // Storage covers what the produce writes, which a RoundUp or ShiftInwards split or an
+        // update may make larger than what the consumers read.
         Box written = boxes_provided(body)[op->name];
         Region bounds = op->bounds;
-        for (size_t d = 0; d < bounds.size() && d < written.size(); d++) {
-            internal_assert(written[d].is_bounded()) << "Unbounded region written to " << op->name;
-            bounds[d] = Range(written[d].min, simplify(written[d].max - written[d].min + 1));
+        for (int d = 0; d < dims && d < (int)written.size(); d++) {
+            Interval w = interval_union(written[d], pure[d]);
+            internal_assert(w.is_bounded()) << "Unbounded region written to " << op->name;
+            bounds[d] = Range(w.min, simplify(w.max - w.min + 1));
         }
         Stmt result = Realize::make(op->name, op->types, bounds, body);
-        for (int d = (int)op->bounds.size() - 1; d >= 0; d--) {
-            const Variable *mn = op->bounds[d].min.as<Variable>();
-            internal_assert(mn) << "Realize " << op->name << " bound is not a variable";
-            std::string prefix = mn->name.substr(0, mn->name.size() - 4);  // strip ".min"
-            Expr lo, hi;
-            if (box.empty()) {
-                // Nobody reads it: compute nothing.
-                lo = make_zero(Int(32));
-                hi = make_const(Int(32), -1);
-            } else {
-                user_assert(box[d].is_bounded())
-                    << "Can't infer the region of Func " << op->name
-                    << " that its consumers read in dimension " << d
-                    << ": an index expression has no " << (box[d].has_lower_bound() ? "upper" : "lower")
-                    << " bound. Clamp the index (clamp(e, lo, hi)) or wrap the input with a "
-                       "BoundaryConditions function.";
-                lo = box[d].min;
-                hi = box[d].max;
+        // The pure stage's lets refer to the update stages' lets, so those go outside.
+        for (int d = dims - 1; d >= 0; d--) {
+            std::string p = stage_var(f, 0, f->args[d]);
+            result = LetStmt::make(p + ".max", pure[d].max, result);
+            result = LetStmt::make(p + ".min", pure[d].min, result);
+        }
+        for (int k = f->stages() - 1; k >= 1; k--) {
+            for (const auto &v : stage_pure_vars(f, k)) {
+                std::string p = stage_var(f, k, v.first);
+                result = LetStmt::make(p + ".max", consumed[v.second].max, result);
+                result = LetStmt::make(p + ".min", consumed[v.second].min, result);
             }
-            result = LetStmt::make(prefix + ".max", hi, result);
-            result = LetStmt::make(prefix + ".min", lo, result);
         }
         return result;
     }
@@ -61,17 +135,19 @@ private:
 
 }  // namespace
 
-Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs) {
-    Stmt result = BoundsInference().mutate(s);
-    // A split that rounds up or shifts inwards may write outside the output buffer; check
-    // what each output's loops write against its buffer before running them.
+Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, const Environment &env) {
+    Stmt result = BoundsInference(env).mutate(s);
+    // A split that rounds up or shifts inwards, or an update, may write outside the output
+    // buffer, and an update may read its own output outside it; check what each output's
+    // stages touch against its buffer before running them.
     std::map<std::string, Box> written = boxes_provided(result);
+    std::map<std::string, Box> read = boxes_required(result);
     std::vector<Stmt> checks;
     for (const FunctionPtr &f : outputs) {
-        const Box &box = written[f->name];
+        Box box = written[f->name];
+        if (read.count(f->name)) box = box_union(box, read[f->name]);
+        check_bounded(box, f->name, "its definitions write or read");
         for (int d = 0; d < (int)box.size(); d++) {
-            std::string prefix = f->name + ".s0." + f->args[d];
-            Scope<Interval> scope;
             std::string ds = std::to_string(d);
             for (int i = 0; i < f->outputs(); i++) {
                 std::string buffer = f->buffer_name(i);
@@ -87,16 +163,20 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs) {
     }
     checks.push_back(result);
     result = Block::make(checks);
-    // Outputs cover their output buffers (all Tuple elements share the first one's region).
+    // Every stage of an output covers its output buffer (all Tuple elements share the first
+    // one's region).
     for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) {
         const FunctionPtr &f = *it;
         std::string buffer = f->buffer_name(0);
-        for (int d = f->dimensions() - 1; d >= 0; d--) {
-            std::string prefix = f->name + ".s0." + f->args[d];
-            Expr mn = int_var(buffer + ".min." + std::to_string(d));
-            Expr extent = int_var(buffer + ".extent." + std::to_string(d));
-            result = LetStmt::make(prefix + ".max", mn + extent - 1, result);
-            result = LetStmt::make(prefix + ".min", mn, result);
+        for (int k = f->stages() - 1; k >= 0; k--) {
+            for (const auto &v : stage_pure_vars(f, k)) {
+                std::string ds = std::to_string(v.second);
+                std::string p = stage_var(f, k, v.first);
+                Expr mn = int_var(buffer + ".min." + ds);
+                Expr extent = int_var(buffer + ".extent." + ds);
+                result = LetStmt::make(p + ".max", mn + extent - 1, result);
+                result = LetStmt::make(p + ".min", mn, result);
+            }
         }
     }
     return result;

@@ -22,9 +22,17 @@ private:
 
 std::vector<FunctionPtr> direct_callees(const FunctionPtr &f) {
     FindCalls finder;
-    for (const Expr &v : f->init.values) v.accept(&finder);
-    for (const Expr &a : f->init.args) a.accept(&finder);
-    return finder.callees;
+    for (int k = 0; k < f->stages(); k++) {
+        const Definition &d = f->stage(k);
+        for (const Expr &v : d.values) v.accept(&finder);
+        for (const Expr &a : d.args) a.accept(&finder);
+    }
+    // An update reading the Func itself is not a dependency on another stage.
+    std::vector<FunctionPtr> others;
+    for (const FunctionPtr &c : finder.callees) {
+        if (c != f) others.push_back(c);
+    }
+    return others;
 }
 
 class Collector {

@@ -7,6 +7,7 @@
 #include "dsl/Error.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Parameter.h"
+#include "dsl/RDom.h"
 
 namespace loom {
 namespace Internal {
@@ -69,7 +70,18 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
     FindInputs finder;
     for (const std::string &name : env.order) {
         const FunctionPtr &f = env.functions.at(name);
-        for (const Expr &v : f->init.values) v.accept(&finder);
+        for (int k = 0; k < f->stages(); k++) {
+            const Definition &d = f->stage(k);
+            for (const Expr &v : d.values) v.accept(&finder);
+            for (const Expr &a : d.args) a.accept(&finder);
+            if (d.predicate.defined()) d.predicate.accept(&finder);
+            if (d.rdom) {
+                for (const ReductionVariable &rv : d.rdom->domain) {
+                    rv.min.accept(&finder);
+                    rv.extent.accept(&finder);
+                }
+            }
+        }
     }
     std::vector<LoweredArgument> args;
     if (requested.empty()) {

@@ -70,7 +70,7 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     Stmt s;
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env); });
     // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
-    s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs); });
+    s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs, env); });
     // The checks read the boxes of input calls, which flattening turns into Loads.
     s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });

@@ -6,6 +6,8 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+#include "dsl/RDom.h"
 #include "lower/Substitute.h"
 
 namespace loom {
@@ -15,7 +17,8 @@ bool is_inlined(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs) {
     for (const FunctionPtr &o : outputs) {
         if (o == f) return false;
     }
-    return f->schedule.compute_level.is_inlined();
+    // A Func with updates is never substituted into its callers (see innermost_use).
+    return f->schedule.compute_level.is_inlined() && !f->has_updates();
 }
 
 namespace {
@@ -63,25 +66,39 @@ TailStrategy effective_tail(TailStrategy t) {
     return t == TailStrategy::Auto ? TailStrategy::ShiftInwards : t;
 }
 
-// The loop nest of a Func's pure definition. Loops run over
-// [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined before the
-// outermost loop from the region bounds inference chose (<prefix><var>.min / .max) and the
-// splits. Inside the innermost loop, lets recover each split or fused variable from the
-// loops, and a GuardWithIf split guards the Provide.
-Stmt build_produce(const FunctionPtr &f, const std::vector<Expr> &values) {
-    const std::string prefix = f->name + ".s0.";
-    const StageSchedule &sched = f->init.schedule;
+// The loop nest of stage k of a Func (0: the pure definition, k > 0: update k - 1). Loops
+// run over [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined
+// before the outermost loop from the region bounds inference chose for the stage
+// (<prefix><var>.min / .max), the RDom's bounds, and the splits. Inside the innermost loop,
+// lets recover each split or fused variable from the loops, and GuardWithIf splits and the
+// RDom's where() conditions guard the Provide.
+Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
+    const Definition &def = f->stage(k);
+    const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
+    const StageSchedule &sched = def.schedule;
     auto var = [&](const std::string &n) { return int_var(prefix + n); };
 
-    std::map<std::string, Expr> rename;
-    std::vector<Expr> args;
-    for (const std::string &a : f->args) {
-        rename[a] = var(a);
-        args.push_back(var(a));
+    std::vector<std::string> pure_vars;
+    if (k == 0) {
+        pure_vars = f->args;
+    } else {
+        for (const Expr &a : def.args) {
+            if (const Variable *v = a.as<Variable>(); v && !v->param && !v->rdom) pure_vars.push_back(v->name);
+        }
     }
-    std::vector<Expr> renamed;
-    for (const Expr &v : values) renamed.push_back(substitute(rename, v));
-    Stmt body = Provide::make(f->name, renamed, args);
+    std::map<std::string, Expr> rename;
+    for (const std::string &a : pure_vars) rename[a] = var(a);
+    if (def.rdom) {
+        for (const ReductionVariable &rv : def.rdom->domain) rename[rv.var] = var(rv.var);
+    }
+    std::vector<Expr> values, args;
+    const std::vector<Expr> &source_values = k == 0 ? inliner.values_of(f) : def.values;
+    for (const Expr &v : source_values) values.push_back(substitute(rename, k == 0 ? v : inliner.mutate(v)));
+    for (const Expr &a : def.args) args.push_back(substitute(rename, inliner.mutate(a)));
+    Stmt body = Provide::make(f->name, values, args);
+    if (def.predicate.defined()) {
+        body = IfThenElse::make(likely(substitute(rename, inliner.mutate(def.predicate))), body);
+    }
 
     // Recover split variables from the loop variables, innermost let first.
     std::vector<Expr> guards;
@@ -113,8 +130,7 @@ Stmt build_produce(const FunctionPtr &f, const std::vector<Expr> &values) {
             break;
         }
     }
-    // Guards go innermost, inside the lets that define the variables they test. Rebuild:
-    // lets (outermost first) around if (guards) Provide.
+    // Guards go innermost, inside the lets that define the variables they test.
     if (!guards.empty()) {
         std::vector<const LetStmt *> lets;
         Stmt s = body;
@@ -131,20 +147,20 @@ Stmt build_produce(const FunctionPtr &f, const std::vector<Expr> &values) {
 
     // Loops, innermost first.
     for (const Dim &d : sched.dims) {
-        std::string name = prefix + d.var;
-        body = For::make(name, var(d.var + ".loop_min"), var(d.var + ".loop_extent"), d.for_type,
-                         d.device_api, body);
+        body = For::make(prefix + d.var, var(d.var + ".loop_min"), var(d.var + ".loop_extent"),
+                         d.for_type, d.device_api, body);
     }
 
-    // Loop bounds, defined outermost-first: pure variables, then each split in order.
+    // Loop bounds, defined outermost-first: pure variables and RVars, then each split in order.
     std::vector<std::pair<std::string, Expr>> bounds;
     auto define = [&](const std::string &n, const Expr &mn, const Expr &extent) {
         bounds.push_back({prefix + n + ".loop_min", mn});
         bounds.push_back({prefix + n + ".loop_extent", extent});
         bounds.push_back({prefix + n + ".loop_max", var(n + ".loop_min") + var(n + ".loop_extent") - 1});
     };
-    for (const std::string &a : f->args) {
-        define(a, var(a + ".min"), var(a + ".max") - var(a + ".min") + 1);
+    for (const std::string &a : pure_vars) define(a, var(a + ".min"), var(a + ".max") - var(a + ".min") + 1);
+    if (def.rdom) {
+        for (const ReductionVariable &rv : def.rdom->domain) define(rv.var, rv.min, rv.extent);
     }
     for (const Split &s : sched.splits) {
         switch (s.kind) {
@@ -164,16 +180,22 @@ Stmt build_produce(const FunctionPtr &f, const std::vector<Expr> &values) {
     return body;
 }
 
+// All stages of a Func, in order.
+Stmt build_produce(const FunctionPtr &f, InlineCalls &inliner) {
+    std::vector<Stmt> stages;
+    for (int k = 0; k < f->stages(); k++) stages.push_back(build_stage(f, k, inliner));
+    return Block::make(stages);
+}
+
 // Places a Func's storage and computation at its loop levels inside an existing loop nest.
 class InjectRealization : public IRMutator {
 public:
-    InjectRealization(const FunctionPtr &f, Stmt produce, LoopLevel store)
-        : f(f), produce(std::move(produce)), store(std::move(store)) {}
+    InjectRealization(const FunctionPtr &f, Stmt produce, LoopLevel compute, LoopLevel store)
+        : f(f), produce(std::move(produce)), compute(std::move(compute)), store(std::move(store)) {}
     using IRMutator::mutate;
     bool found_store = false, found_compute = false;
 
     Stmt inject_root(const Stmt &s) {
-        const LoopLevel &compute = f->schedule.compute_level;
         Stmt body = s;
         if (compute.is_root()) {
             body = Block::make(ProducerConsumer::make(f->name, true, produce),
@@ -192,7 +214,7 @@ public:
 private:
     const FunctionPtr &f;
     Stmt produce;
-    LoopLevel store;
+    LoopLevel compute, store;
 
     Stmt realize(const Stmt &body) {
         Region bounds;
@@ -209,7 +231,6 @@ private:
     }
 
     Stmt visit(const For *op) override {
-        const LoopLevel &compute = f->schedule.compute_level;
         bool is_store = !store.is_root() && op->name == level_loop(store);
         bool is_compute = !compute.is_root() && op->name == level_loop(compute);
         Stmt body = mutate(op->body);
@@ -245,6 +266,47 @@ std::string legal_levels(const FunctionPtr &f, const Environment &env) {
     return s;
 }
 
+class CallsFunc : public IRVisitor {
+public:
+    explicit CallsFunc(const std::string &name) : name(name) {}
+    bool found = false;
+
+private:
+    const std::string &name;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        found |= op->call_type == Call::Halide && op->name == name;
+    }
+};
+
+// The innermost loop of the one computed Func whose (inlined) definition reads f.
+LoopLevel innermost_use(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs,
+                        const Environment &env, InlineCalls &inliner) {
+    std::vector<LoopLevel> uses;
+    for (const auto &entry : env.functions) {
+        const FunctionPtr &g = entry.second;
+        if (g == f || is_inlined(g, outputs)) continue;
+        for (int k = 0; k < g->stages(); k++) {
+            CallsFunc finder(f->name);
+            const Definition &d = g->stage(k);
+            for (const Expr &v : d.values) inliner.mutate(v).accept(&finder);
+            for (const Expr &a : d.args) inliner.mutate(a).accept(&finder);
+            if (!finder.found) continue;
+            const std::vector<Dim> &dims = d.schedule.dims;
+            user_assert(!dims.empty())
+                << "Func " << f->name << " has update definitions and is used by the "
+                << "zero-dimensional Func " << g->name << "; schedule " << f->name
+                << " with compute_root().";
+            uses.push_back(LoopLevel(g->name, dims[0].var, k));
+        }
+    }
+    user_assert(uses.size() == 1)
+        << "Func " << f->name << " has update definitions, so it can't be inlined, and it is "
+        << "used in " << uses.size() << " places. Schedule it with compute_root() or "
+        << "compute_at(...).";
+    return uses[0];
+}
+
 }  // namespace
 
 Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environment &env) {
@@ -254,7 +316,7 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     std::vector<Stmt> produce_outputs;
     for (const FunctionPtr &out : outputs) {
         produce_outputs.push_back(
-            ProducerConsumer::make(out->name, true, build_produce(out, inliner.values_of(out))));
+            ProducerConsumer::make(out->name, true, build_produce(out, inliner)));
     }
     Stmt s = Block::make(produce_outputs);
 
@@ -262,10 +324,16 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     // consumer's loops before the producers that may be computed inside them.
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
-        if (is_output(f, outputs) || is_inlined(f, outputs)) continue;
-        const LoopLevel &compute = f->schedule.compute_level;
+        if (is_output(f, outputs)) continue;
+        LoopLevel compute = f->schedule.compute_level;
         LoopLevel store = f->schedule.store_level.is_inlined() ? compute : f->schedule.store_level;
-        InjectRealization inject(f, build_produce(f, inliner.values_of(f)), store);
+        if (is_inlined(f, outputs)) continue;
+        if (compute.is_inlined()) {
+            // A Func with updates can't be substituted into its callers; like Halide, compute
+            // it at the innermost loop of its one caller.
+            compute = store = innermost_use(f, outputs, env, inliner);
+        }
+        InjectRealization inject(f, build_produce(f, inliner), compute, store);
         s = inject.inject_root(s);
         user_assert(inject.found_compute)
             << "Func " << f->name << " is computed at " << compute.to_string()

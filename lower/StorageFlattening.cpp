@@ -39,12 +39,23 @@ private:
         const FunctionPtr &f = env.functions.at(op->name);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
+        if (op->values.size() == 1) {
+            std::string buffer = f->buffer_name(0);
+            return Store::make(buffer, mutate(op->values[0]), flat_index(buffer, args));
+        }
+        // Every value of a Tuple is computed before any is stored: an update may read the
+        // elements it is about to overwrite.
         std::vector<Stmt> stores;
         for (size_t i = 0; i < op->values.size(); i++) {
             std::string buffer = f->buffer_name((int)i);
-            stores.push_back(Store::make(buffer, mutate(op->values[i]), flat_index(buffer, args)));
+            Expr value = Variable::make(op->values[i].type(), op->name + ".value." + std::to_string(i));
+            stores.push_back(Store::make(buffer, value, flat_index(buffer, args)));
         }
-        return Block::make(stores);
+        Stmt s = Block::make(stores);
+        for (size_t i = op->values.size(); i-- > 0;) {
+            s = LetStmt::make(op->name + ".value." + std::to_string(i), mutate(op->values[i]), s);
+        }
+        return s;
     }
 
     Expr visit(const Call *op) override {

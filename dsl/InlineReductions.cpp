@@ -1,0 +1,102 @@
+#include "dsl/InlineReductions.h"
+
+#include "dsl/Error.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+
+namespace loom {
+
+using namespace Internal;
+
+namespace {
+
+// The free pure Vars of e, in order of first use, and the RDom of its RVars.
+class FindVarsAndRDom : public IRVisitor {
+public:
+    std::vector<std::string> vars;
+    std::shared_ptr<ReductionDomainContents> rdom;
+    int rdoms = 0;
+
+private:
+    void visit(const Variable *op) override {
+        if (op->rdom) {
+            if (rdom != op->rdom) {
+                rdoms++;
+                rdom = op->rdom;
+            }
+        } else if (!op->param) {
+            for (const std::string &v : vars) {
+                if (v == op->name) return;
+            }
+            vars.push_back(op->name);
+        }
+    }
+};
+
+struct Reduction {
+    Func f;
+    std::vector<Expr> args;
+    std::shared_ptr<ReductionDomainContents> rdom;
+};
+
+Reduction start(const Expr &e, const std::string &name) {
+    user_assert(e.defined()) << name << " of an undefined Expr";
+    FindVarsAndRDom finder;
+    e.accept(&finder);
+    user_assert(finder.rdom) << name << "(" << e << ") has no RVar to reduce over. Use an RDom's "
+                             << "variables in the expression.";
+    user_assert(finder.rdoms == 1) << name << "(" << e << ") uses RVars of more than one RDom";
+    Reduction r{Func(name + "_" + unique_user_name('f')), {}, finder.rdom};
+    for (const std::string &v : finder.vars) r.args.push_back(Var(v));
+    return r;
+}
+
+Expr reduce(const Expr &e, const std::string &name, const Expr &init,
+            Expr (*combine)(const Expr &, const Expr &)) {
+    Reduction r = start(e, name);
+    r.f(r.args) = init;
+    r.f(r.args) = combine(Expr(r.f(r.args)), e);
+    return r.f(r.args);
+}
+
+Tuple arg_reduce(const Expr &e, const std::string &name, bool is_max) {
+    Reduction r = start(e, name);
+    int dims = (int)r.rdom->domain.size();
+    std::vector<Expr> init, update;
+    for (int i = 0; i < dims; i++) init.push_back(make_zero(Int(32)));
+    init.push_back(is_max ? type_min(e.type()) : type_max(e.type()));
+    r.f(r.args) = Tuple(init);
+    FuncRef current = r.f(r.args);
+    // Strictly better only, so the first extreme point wins ties.
+    Expr better = is_max ? e > current[dims] : e < current[dims];
+    for (int i = 0; i < dims; i++) {
+        update.push_back(select(better, Expr(RVar(r.rdom, i)), current[i]));
+    }
+    update.push_back(select(better, e, current[dims]));
+    r.f(r.args) = Tuple(update);
+    return Tuple(r.f(r.args));
+}
+
+}  // namespace
+
+Expr sum(const Expr &e, const std::string &name) {
+    return reduce(e, name, make_zero(e.type()), [](const Expr &a, const Expr &b) { return a + b; });
+}
+
+Expr product(const Expr &e, const std::string &name) {
+    return reduce(e, name, make_one(e.type()), [](const Expr &a, const Expr &b) { return a * b; });
+}
+
+Expr maximum(const Expr &e, const std::string &name) {
+    return reduce(e, name, type_min(e.type()), [](const Expr &a, const Expr &b) { return max(a, b); });
+}
+
+Expr minimum(const Expr &e, const std::string &name) {
+    return reduce(e, name, type_max(e.type()), [](const Expr &a, const Expr &b) { return min(a, b); });
+}
+
+Tuple argmax(const Expr &e, const std::string &name) { return arg_reduce(e, name, true); }
+Tuple argmin(const Expr &e, const std::string &name) { return arg_reduce(e, name, false); }
+
+}  // namespace loom

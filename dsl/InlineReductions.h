@@ -1,0 +1,22 @@
+// Reductions written inline in an expression: sum(f(x, r)) over the RDom of its RVars. Each
+// creates an anonymous Func over the expression's free Vars with an initial value and one
+// update, and returns a call to it at those Vars.
+#pragma once
+
+#include <string>
+
+#include "dsl/Func.h"
+#include "dsl/RDom.h"
+
+namespace loom {
+
+Expr sum(const Expr &e, const std::string &name = "sum");
+Expr product(const Expr &e, const std::string &name = "product");
+Expr maximum(const Expr &e, const std::string &name = "maximum");
+Expr minimum(const Expr &e, const std::string &name = "minimum");
+/** The coordinates (one per RDom dimension) of the first point where e is largest, and that
+ * value, as a Tuple. */
+Tuple argmax(const Expr &e, const std::string &name = "argmax");
+Tuple argmin(const Expr &e, const std::string &name = "argmin");
+
+}  // namespace loom

@@ -1,0 +1,120 @@
+#include "dsl/RDom.h"
+
+#include "dsl/Error.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+
+namespace loom {
+
+using namespace Internal;
+
+const std::string &RVar::name() const {
+    user_assert(dom) << "Use of an undefined RVar";
+    return dom->domain.at(index).var;
+}
+
+Expr RVar::min() const { return dom->domain.at(index).min; }
+Expr RVar::extent() const { return dom->domain.at(index).extent; }
+
+RVar::operator Expr() const { return Variable::make(Int(32), name(), nullptr, dom); }
+
+RDom::RDom(const Region &region, const std::string &name) {
+    user_assert(!region.empty() && region.size() <= 4)
+        << "An RDom has between 1 and 4 dimensions, not " << region.size();
+    dom = std::make_shared<ReductionDomainContents>();
+    dom->name = name.empty() ? unique_user_name('r') : name;
+    static const char *suffix[] = {"x", "y", "z", "w"};
+    for (size_t i = 0; i < region.size(); i++) {
+        user_assert(region[i].min.defined() && region[i].extent.defined())
+            << "RDom " << dom->name << " has an undefined bound in dimension " << i;
+        for (const Expr *e : {&region[i].min, &region[i].extent}) {
+            user_assert(e->type().is_int_or_uint() && e->type().is_scalar())
+                << "The bounds of RDom " << dom->name << " must be integers, not " << *e;
+        }
+        dom->domain.push_back(ReductionVariable{dom->name + "$" + suffix[i], cast(Int(32), region[i].min),
+                                                cast(Int(32), region[i].extent)});
+    }
+    RVar *vars[] = {&x, &y, &z, &w};
+    for (size_t i = 0; i < region.size(); i++) *vars[i] = RVar(dom, (int)i);
+}
+
+RDom::RDom(const Expr &min, const Expr &extent, const std::string &name)
+    : RDom(Region{{min, extent}}, name) {}
+RDom::RDom(const Expr &min0, const Expr &extent0, const Expr &min1, const Expr &extent1,
+           const std::string &name)
+    : RDom(Region{{min0, extent0}, {min1, extent1}}, name) {}
+RDom::RDom(const Expr &min0, const Expr &extent0, const Expr &min1, const Expr &extent1,
+           const Expr &min2, const Expr &extent2, const std::string &name)
+    : RDom(Region{{min0, extent0}, {min1, extent1}, {min2, extent2}}, name) {}
+RDom::RDom(const Expr &min0, const Expr &extent0, const Expr &min1, const Expr &extent1,
+           const Expr &min2, const Expr &extent2, const Expr &min3, const Expr &extent3,
+           const std::string &name)
+    : RDom(Region{{min0, extent0}, {min1, extent1}, {min2, extent2}, {min3, extent3}}, name) {}
+
+namespace {
+
+// The RDoms an expression's RVars come from.
+class FindRDoms : public IRVisitor {
+public:
+    std::vector<std::shared_ptr<ReductionDomainContents>> found;
+    std::vector<std::string> plain_vars;
+
+private:
+    void visit(const Variable *op) override {
+        if (op->rdom) {
+            for (const auto &d : found) {
+                if (d == op->rdom) return;
+            }
+            found.push_back(op->rdom);
+        } else if (!op->param) {
+            plain_vars.push_back(op->name);
+        }
+    }
+};
+
+}  // namespace
+
+void RDom::where(Expr condition) {
+    user_assert(dom) << "where() on an undefined RDom";
+    user_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+        << "The condition of RDom " << dom->name << "'s where() must be a scalar bool, not "
+        << condition;
+    FindRDoms f;
+    condition.accept(&f);
+    for (const auto &d : f.found) {
+        user_assert(d == dom) << "The where() condition of RDom " << dom->name
+                              << " uses an RVar of another RDom, " << d->name;
+    }
+    user_assert(f.plain_vars.empty())
+        << "The where() condition of RDom " << dom->name << " uses the Var " << f.plain_vars[0]
+        << "; it may use only this RDom's RVars and Params.";
+    dom->predicate = dom->predicate.defined() ? (dom->predicate && condition) : condition;
+}
+
+int RDom::dimensions() const { return dom ? (int)dom->domain.size() : 0; }
+
+RVar RDom::operator[](int i) const {
+    user_assert(dom && i >= 0 && i < dimensions())
+        << "RDom " << name() << " has " << dimensions() << " dimensions; [" << i << "] does not exist";
+    return RVar(dom, i);
+}
+
+const std::string &RDom::name() const {
+    user_assert(dom) << "Use of an undefined RDom";
+    return dom->name;
+}
+
+RDom::operator Expr() const {
+    user_assert(dimensions() == 1) << "Only a one-dimensional RDom converts to an Expr; RDom "
+                                   << name() << " has " << dimensions() << ". Use its .x, .y, ...";
+    return Expr(RVar(dom, 0));
+}
+
+RDom::operator RVar() const {
+    user_assert(dimensions() == 1) << "Only a one-dimensional RDom converts to an RVar; RDom "
+                                   << name() << " has " << dimensions();
+    return RVar(dom, 0);
+}
+
+}  // namespace loom
