@@ -565,8 +565,8 @@ private:
             Type at = op->args[0].type();
             llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]);
             if (at.is_float()) {
-                value = builder.CreateSelect(builder.CreateFCmpOLT(a, b), builder.CreateFSub(b, a),
-                                             builder.CreateFSub(a, b));
+                // |a - b|: absd(-0.0, 0.0) is +0.0.
+                value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, builder.CreateFSub(a, b));
             } else {
                 // The difference in the same width, read as unsigned, is exact.
                 llvm::Value *lt = at.is_int() ? builder.CreateICmpSLT(a, b) : builder.CreateICmpULT(a, b);

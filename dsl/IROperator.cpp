@@ -241,7 +241,8 @@ LOOM_DEFINE_ARITH(>=, GE)
 
 Expr operator-(Expr a) {
     check_defined(a, "unary minus");
-    return Sub::make(make_zero(a.type()), std::move(a));
+    Expr zero = make_zero(a.type());  // before a is moved from
+    return Sub::make(std::move(zero), std::move(a));
 }
 
 Expr &operator+=(Expr &a, Expr b) { return a = a + cast(a.type(), std::move(b)); }
@@ -543,17 +544,35 @@ LOOM_UNARY_MATH(round)
 LOOM_UNARY_MATH(trunc)
 #undef LOOM_UNARY_MATH
 
+namespace {
+
+// x^n by squaring: x^n = (x^(n/2))^2, times x when n is odd; 1 / x^-n for negative n. Each
+// multiplication rounds, so this is the exact order of operations, not just the value.
+Expr integer_power(const Expr &x, int64_t n) {
+    if (n == 0) return make_one(x.type());
+    if (n == 1) return x;
+    if (n < 0) return make_one(x.type()) / integer_power(x, -n);
+    Expr half = integer_power(x, n / 2);
+    Expr square = half * half;
+    return n % 2 ? square * x : square;
+}
+
+}  // namespace
+
 Expr pow(Expr x, Expr y) {
     x = float_arg(std::move(x), "pow");
     user_assert(y.defined()) << "Argument of pow is an undefined Expr";
+    // An integer constant exponent is repeated multiplication (as in Halide), exact to the
+    // last bit where the C library's pow may not be.
+    if (const int64_t *n = as_const_int(y)) return integer_power(x, *n);
     y = cast(x.type(), std::move(y));
     return math_call("pow", {std::move(x), std::move(y)});
 }
 
 Expr atan2(Expr y, Expr x) {
     y = float_arg(std::move(y), "atan2");
-    x = float_arg(std::move(x), "atan2");
-    match_types(y, x);
+    // The result has the type of y (Halide's rule); x is converted to it.
+    x = cast(y.type(), std::move(x));
     return math_call("atan2", {std::move(y), std::move(x)});
 }
 

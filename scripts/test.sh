@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds everything (Release, in build/), runs the test suite with
+# ctest, runs the demo (which checks its output against plain C++), then installs Loom into a
+# temporary prefix and builds and runs test/install/, a separate project that uses it through
+# find_package(Loom). Exits nonzero if any of these fails; prints a summary at the end.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+banner() { printf '\n==== %s ====\n' "$*"; }
+
+banner "dependencies"
+bash scripts/setup-deps.sh
+
+banner "configure and build (Release, build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLOOM_BUILD_TESTS=ON -DLOOM_BUILD_APPS=ON
+cmake --build build -j2
+
+results=()
+failed=0
+record() {  # record NAME STATUS
+    if [[ $2 -eq 0 ]]; then
+        results+=("PASSED  $1")
+    else
+        results+=("FAILED  $1 (exit status $2)")
+        failed=1
+    fi
+}
+
+banner "test suite (ctest)"
+status=0
+ctest --test-dir build --output-on-failure --no-tests=error --timeout 900 -j2 || status=$?
+record "test suite (ctest)" $status
+
+banner "demo"
+status=0
+./build/apps/demo/loom_demo || status=$?
+record "demo (loom_demo, fused and unfused against C++)" $status
+
+banner "install + consumer check (test/install)"
+work=$(mktemp -d "${TMPDIR:-/tmp}/loom-install-check.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+status=0
+{
+    cmake --install build --prefix "$work/prefix" &&
+    cmake -S test/install -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$work/prefix" &&
+    cmake --build "$work/build" -j2 &&
+    "$work/build/loom_install_check"
+} || status=$?
+record "install + consumer check (find_package(Loom) from $work/prefix)" $status
+
+banner "summary"
+printf '%s\n' "${results[@]}"
+if [[ $failed -ne 0 ]]; then
+    echo "test.sh: FAILED"
+    exit 1
+fi
+echo "test.sh: all passed"
