@@ -5,10 +5,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "codegen/JIT.h"
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+#include "dsl/RDom.h"
+#include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
 #include "runtime/loom_runtime.h"
 
@@ -19,8 +23,11 @@ namespace Internal {
 struct PipelineContents {
     std::vector<FunctionPtr> outputs;
     CompileOptions options;
-    // The last compilation, reused while the lowered code and the target are unchanged.
+    // The last compilation, reused while the algorithm, the schedule, the inputs' identities
+    // and the target are unchanged (fingerprint), or, failing that, while the lowered code is.
+    std::string fingerprint;
     std::string cache_key;
+    LoweredPipeline lowered;
     std::shared_ptr<JITModule> module;
     double last_compile_seconds = 0;
 };
@@ -61,6 +68,66 @@ std::string cache_key(const LoweredPipeline &l, const Target &target) {
     return key + to_string(l.body);
 }
 
+// Everything the compiled code depends on, as text: each Func's definitions and schedule,
+// and the identity of every Buffer and Param it reads (a new Buffer of the same name is a
+// different input). Much cheaper than lowering, so a repeated realize() skips lowering.
+class Fingerprint : public IRVisitor {
+public:
+    std::ostringstream out;
+
+    void add(const FunctionPtr &f) {
+        out << "func " << f->name << "(";
+        for (const std::string &a : f->args) out << a << ",";
+        out << ") " << f->schedule.compute_level.to_string() << " " << f->schedule.store_level.to_string() << "\n";
+        for (const Bound &b : f->schedule.bounds) out << " bound " << b.var << " " << b.min << " " << b.extent << "\n";
+        for (int k = 0; k < f->stages(); k++) {
+            const Definition &d = f->stage(k);
+            out << " stage " << k << ":";
+            for (const Expr &a : d.args) expr(a);
+            out << " =";
+            for (const Expr &v : d.values) expr(v);
+            if (d.predicate.defined()) expr(d.predicate);
+            if (d.rdom) {
+                for (const ReductionVariable &rv : d.rdom->domain) {
+                    out << " " << rv.var;
+                    expr(rv.min);
+                    expr(rv.extent);
+                }
+            }
+            for (const Split &sp : d.schedule.splits) {
+                out << " split" << (int)sp.kind << " " << sp.old_var << " " << sp.outer << " " << sp.inner << " "
+                    << (int)sp.tail;
+                if (sp.factor.defined()) expr(sp.factor);
+            }
+            for (const Dim &dim : d.schedule.dims) out << " " << dim.var << ":" << (int)dim.for_type;
+            out << "\n";
+        }
+    }
+
+private:
+    void expr(const Expr &e) {
+        out << " " << e;
+        e.accept(this);
+    }
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->buffer) out << " @" << op->buffer.get();
+        if (op->param) out << " @" << op->param.get();
+    }
+    void visit(const Variable *op) override {
+        if (op->param) out << " @" << op->param.get();
+    }
+};
+
+std::string fingerprint(const PipelineContents &p, const Target &target) {
+    Environment env = find_environment(p.outputs);
+    Fingerprint f;
+    f.out << target.to_string() << " " << p.options.log_passes << p.options.verify_ir << "\n";
+    for (const FunctionPtr &o : p.outputs) f.out << "output " << o->name << " " << o.get() << "\n";
+    for (const std::string &name : env.order) f.add(env.functions.at(name));
+    return f.out.str();
+}
+
 void write_file(const std::string &filename, const std::string &text) {
     std::ofstream out(filename);
     user_assert(out.good()) << "Can't open " << filename << " for writing";
@@ -86,6 +153,7 @@ std::vector<Func> Pipeline::outputs() const {
 void Pipeline::set_options(const CompileOptions &options) {
     contents->options = options;
     contents->cache_key.clear();
+    contents->fingerprint.clear();
 }
 
 const CompileOptions &Pipeline::options() const { return contents->options; }
@@ -95,9 +163,14 @@ double Pipeline::last_compile_seconds() const { return contents->last_compile_se
 namespace {
 
 // Compiles (or reuses) the pipeline and returns the lowering whose arguments the call binds.
-LoweredPipeline prepare(PipelineContents &p, const Target &target) {
+const LoweredPipeline &prepare(PipelineContents &p, const Target &target) {
     user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
     auto start = std::chrono::steady_clock::now();
+    std::string print = fingerprint(p, target);
+    if (p.module && print == p.fingerprint) {
+        p.last_compile_seconds = 0;
+        return p.lowered;
+    }
     LoweredPipeline lowered = lower_pipeline(p, target);
     std::string key = cache_key(lowered, target);
     if (key != p.cache_key || !p.module) {
@@ -108,7 +181,9 @@ LoweredPipeline prepare(PipelineContents &p, const Target &target) {
     } else {
         p.last_compile_seconds = 0;
     }
-    return lowered;
+    p.fingerprint = print;
+    p.lowered = std::move(lowered);
+    return p.lowered;
 }
 
 loom_buffer_t *bind_input(const LoweredArgument &a) {
@@ -136,7 +211,7 @@ void Pipeline::compile_jit(const Target &target) { prepare(*contents, target); }
 void Pipeline::realize(RealizationArg outputs, const Target &target) {
     static const bool handler_installed = (loom_set_error_handler(collect_error), true);
     (void)handler_installed;
-    LoweredPipeline lowered = prepare(*contents, target);
+    const LoweredPipeline &lowered = prepare(*contents, target);
 
     std::vector<void *> args;
     size_t next_output = 0;
