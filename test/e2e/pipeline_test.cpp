@@ -1,0 +1,339 @@
+// Whole pipelines: Funcs calling Funcs (inlined and compute_root), a separable blur, inputs
+// through Buffers, ImageParams and Params, Tuples, output buffers with non-zero mins, Funcs of
+// zero to four dimensions, and reuse of compiled code across realizations.
+#include <gtest/gtest.h>
+
+#include "E2ETestUtil.h"
+
+namespace {
+
+using namespace loom;
+using namespace loom_test;
+
+using Pos = std::vector<int>;
+
+// ---------------------------------------------------------------------------------------------
+// Funcs calling Funcs.
+
+int producer_ref(int x, int y) { return x * 10 + y; }
+int consumer_ref(int x, int y) { return producer_ref(x + 1, y) * 2 + producer_ref(x, y + 2); }
+
+TEST(FuncsCallingFuncs, InlinedByDefault) {
+    Var x("x"), y("y");
+    Func producer("producer"), consumer("consumer");
+    producer(x, y) = x * 10 + y;
+    consumer(x, y) = producer(x + 1, y) * 2 + producer(x, y + 2);
+    Buffer<int32_t> out = consumer.realize({6, 5});
+    expect_buffer<int32_t>(out, [](const Pos &p) { return consumer_ref(p[0], p[1]); });
+}
+
+TEST(FuncsCallingFuncs, ComputeRoot) {
+    Var x("x"), y("y");
+    Func producer("producer"), consumer("consumer");
+    producer(x, y) = x * 10 + y;
+    consumer(x, y) = producer(x + 1, y) * 2 + producer(x, y + 2);
+    producer.compute_root();
+    Buffer<int32_t> out = consumer.realize({6, 5});
+    expect_buffer<int32_t>(out, [](const Pos &p) { return consumer_ref(p[0], p[1]); });
+}
+
+TEST(FuncsCallingFuncs, ChainMixingRootAndInline) {
+    // a is computed at root over the region b needs; b is inlined into c.
+    Var x("x");
+    Func a("a"), b("b"), c("c");
+    a(x) = x * x;
+    b(x) = a(x - 1) + a(x + 1);
+    c(x) = b(x) - b(2 * x) + a(x);
+    a.compute_root();
+    Buffer<int32_t> out = c.realize({9});
+    auto a_ref = [](int v) { return v * v; };
+    auto b_ref = [&](int v) { return a_ref(v - 1) + a_ref(v + 1); };
+    expect_1d<int32_t>(out, [&](int i) { return b_ref(i) - b_ref(2 * i) + a_ref(i); });
+}
+
+TEST(FuncsCallingFuncs, ProducerOfAnotherType) {
+    Var x("x");
+    Func half("half"), total("total");
+    half(x) = cast<float>(x) * 0.5f;
+    total(x) = cast<int16_t>(half(x) * 4.0f) + cast<int16_t>(x);
+    half.compute_root();
+    Buffer<int16_t> out = total.realize({5});
+    expect_1d<int16_t>(out, [](int i) { return (int16_t)(3 * i); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A two-stage separable 3x3 box blur on uint16, from an input Buffer. The sums wrap at 2^16.
+
+class Blur : public ::testing::TestWithParam<bool> {};
+
+TEST_P(Blur, Separable3x3OnUint16) {
+    const bool blur_x_at_root = GetParam();
+    const int W = 37, H = 19;
+    std::vector<uint16_t> values = random_values<uint16_t>((W + 2) * (H + 2), 21);
+    Buffer<uint16_t> input(std::vector<int>{W + 2, H + 2}, "input");
+    for (int y = 0; y < H + 2; y++) {
+        for (int x = 0; x < W + 2; x++) input(x, y) = values[y * (W + 2) + x];
+    }
+
+    Var x("x"), y("y");
+    Func blur_x("blur_x"), blur_y("blur_y");
+    blur_x(x, y) = (input(x, y) + input(x + 1, y) + input(x + 2, y)) / 3;
+    blur_y(x, y) = (blur_x(x, y) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3;
+    if (blur_x_at_root) blur_x.compute_root();
+    Buffer<uint16_t> out = blur_y.realize({W, H});
+
+    auto bx = [&](int x, int y) {
+        return (uint16_t)((uint16_t)(input(x, y) + input(x + 1, y) + input(x + 2, y)) / 3);
+    };
+    expect_buffer<uint16_t>(out, [&](const Pos &p) {
+        int x = p[0], y = p[1];
+        return (uint16_t)((uint16_t)(bx(x, y) + bx(x, y + 1) + bx(x, y + 2)) / 3);
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(BlurXInlineOrRoot, Blur, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                             return info.param ? "BlurXComputeRoot" : "BlurXInline";
+                         });
+
+// ---------------------------------------------------------------------------------------------
+// Inputs bound at run time.
+
+TEST(ImageParamInput, SetThenRebindToAnotherBuffer) {
+    ImageParam in(UInt(8), 2, "img");
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = cast<uint16_t>(in(x, y)) * 3 + cast<uint16_t>(in(x + 1, y));
+
+    Buffer<uint8_t> first(std::vector<int>{9, 4}, "first");
+    first.for_each_position([&](const Pos &p) { first(p) = (uint8_t)(p[0] * 20 + p[1]); });
+    in.set(first);
+    Buffer<uint16_t> out1 = f.realize({8, 4});
+    expect_buffer<uint16_t>(out1, [&](const Pos &p) {
+        return (uint16_t)(first(p[0], p[1]) * 3 + first(p[0] + 1, p[1]));
+    });
+
+    // Another buffer of other sizes and values: same Func, no redefinition.
+    Buffer<uint8_t> second(std::vector<int>{6, 2}, "second");
+    second.for_each_position([&](const Pos &p) { second(p) = (uint8_t)(255 - p[0] - 7 * p[1]); });
+    in.set(second);
+    Buffer<uint16_t> out2 = f.realize({5, 2});
+    expect_buffer<uint16_t>(out2, [&](const Pos &p) {
+        return (uint16_t)(second(p[0], p[1]) * 3 + second(p[0] + 1, p[1]));
+    });
+}
+
+TEST(ParamInput, ChangedBetweenRunsWithoutRedefining) {
+    Param<int32_t> offset("offset");
+    Param<float> scale("scale");
+    Var x("x");
+    Func f("f");
+    f(x) = cast<float>(x + offset) * scale;
+
+    offset.set(3);
+    scale.set(0.5f);
+    Buffer<float> out1 = f.realize({5});
+    expect_1d<float>(out1, [](int i) { return (float)(i + 3) * 0.5f; });
+
+    offset.set(-7);
+    scale.set(2.0f);
+    Buffer<float> out2 = f.realize({5});
+    expect_1d<float>(out2, [](int i) { return (float)(i - 7) * 2.0f; });
+    // The first result is its own buffer, untouched by the second run.
+    expect_1d<float>(out1, [](int i) { return (float)(i + 3) * 0.5f; });
+}
+
+TEST(ParamInput, NarrowAndWideScalarTypes) {
+    Param<uint8_t> p8("p8");
+    Param<int16_t> p16("p16");
+    Param<double> pd("pd");
+    Param<uint64_t> p64("p64");
+    Buffer<uint8_t> in = buffer_of<uint8_t>({0, 100, 200, 255}, "in");
+    Var x("x");
+    Func f("f");
+    f(x) = Tuple(in(x) + p8, cast<int16_t>(in(x)) * p16, cast<double>(in(x)) * pd,
+                 cast<uint64_t>(in(x)) + p64);
+    p8.set(100);
+    p16.set(-300);
+    pd.set(0.1);
+    p64.set(UINT64_MAX - 100);
+    Realization r = f.realize({4});
+    const std::vector<uint8_t> v = {0, 100, 200, 255};
+    expect_1d<uint8_t>(r[0], [&](int i) { return (uint8_t)(v[i] + 100); });
+    expect_1d<int16_t>(r[1], [&](int i) { return (int16_t)(v[i] * -300); });
+    expect_1d<double>(r[2], [&](int i) { return (double)v[i] * 0.1; });
+    expect_1d<uint64_t>(r[3], [&](int i) { return (uint64_t)v[i] + (UINT64_MAX - 100); });
+}
+
+TEST(CompiledCode, RealizingTwiceReusesItAndSeesTheNewParamValue) {
+    Param<int32_t> k("k");
+    Var x("x");
+    Func f("f");
+    f(x) = x * k;
+
+    k.set(2);
+    Buffer<int32_t> out1 = f.realize({4});
+    k.set(5);
+    Buffer<int32_t> out2 = f.realize({4});
+    EXPECT_EQ(f.pipeline().last_compile_seconds(), 0.0)
+        << "the second realize of the same Func must reuse the compiled code";
+    Buffer<int32_t> out3 = f.realize({7});
+    EXPECT_EQ(f.pipeline().last_compile_seconds(), 0.0)
+        << "new output sizes must not recompile either";
+
+    expect_1d<int32_t>(out1, [](int i) { return 2 * i; });
+    expect_1d<int32_t>(out2, [](int i) { return 5 * i; });
+    expect_1d<int32_t>(out3, [](int i) { return 5 * i; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tuples.
+
+TEST(TupleFunc, RealizesIntoARealizationOfTwoBuffers) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = Tuple(x + y, cast<float>(x) * 0.5f);
+    Realization r = f.realize({4, 3});
+    ASSERT_EQ(r.size(), 2u);
+    ASSERT_EQ(r[0].type(), Int(32));
+    ASSERT_EQ(r[1].type(), Float(32));
+    Buffer<int32_t> sum = r[0];
+    Buffer<float> half = r[1];
+    expect_buffer<int32_t>(sum, [](const Pos &p) { return p[0] + p[1]; });
+    expect_buffer<float>(half, [](const Pos &p) { return (float)p[0] * 0.5f; });
+}
+
+TEST(TupleFunc, ConsumerReadsItsElements) {
+    for (bool root : {false, true}) {
+        SCOPED_TRACE(root ? "producer compute_root" : "producer inlined");
+        Var x("x"), y("y");
+        Func f("f"), g("g");
+        f(x, y) = Tuple(x - y, cast<float>(y) * 1.5f);
+        g(x, y) = f(x, y)[0] * 10 + cast<int32_t>(f(x + 1, y)[1] * 2.0f);
+        if (root) f.compute_root();
+        Buffer<int32_t> out = g.realize({5, 4});
+        expect_buffer<int32_t>(out, [](const Pos &p) {
+            return (p[0] - p[1]) * 10 + (int32_t)((float)p[1] * 1.5f * 2.0f);
+        });
+    }
+}
+
+TEST(TupleFunc, RealizesIntoGivenBuffersWithMins) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = Tuple(x * y, cast<uint8_t>(x + y));
+    Buffer<int32_t> product(std::vector<int>{3, 2}, "product");
+    Buffer<uint8_t> sum(std::vector<int>{3, 2}, "sum");
+    product.set_min(1, 4);
+    sum.set_min(1, 4);
+    f.realize(Realization(product, sum));
+    expect_buffer<int32_t>(product, [](const Pos &p) { return p[0] * p[1]; });
+    expect_buffer<uint8_t>(sum, [](const Pos &p) { return (uint8_t)(p[0] + p[1]); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output and input coordinates.
+
+TEST(RealizeIntoBuffer, NonZeroMinsGiveTheBuffersCoordinates) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = x * 100 + y;
+    Buffer<int32_t> out(std::vector<int>{5, 4}, "out");
+    out.set_min(10, -3);
+    f.realize(out);
+    EXPECT_EQ(out(10, -3), 997);
+    EXPECT_EQ(out(14, 0), 1400);
+    expect_buffer<int32_t>(out, [](const Pos &p) { return p[0] * 100 + p[1]; });
+}
+
+TEST(RealizeIntoBuffer, InputWithNonZeroMinIsReadAtItsCoordinates) {
+    Buffer<int16_t> in(std::vector<int>{10}, "shifted");
+    in.set_min(-5);
+    for (int i = -5; i < 5; i++) in(i) = (int16_t)(i * 3);
+    Var x("x");
+    Func f("f");
+    f(x) = in(x) * 2 + in(x + 1);
+    Buffer<int16_t> out(std::vector<int>{6}, "out");
+    out.set_min(-4);
+    f.realize(out);
+    expect_1d<int16_t>(out, [](int i) { return (int16_t)(i * 3 * 2 + (i + 1) * 3); });
+}
+
+TEST(RealizeIntoBuffer, SameFuncIntoBuffersOfDifferentPlacement) {
+    Var x("x");
+    Func f("f");
+    f(x) = x * x - 3;
+    Buffer<int32_t> a(std::vector<int>{4}, "a"), b(std::vector<int>{7}, "b");
+    b.set_min(-100);
+    f.realize(a);
+    f.realize(b);
+    expect_1d<int32_t>(a, [](int i) { return i * i - 3; });
+    expect_1d<int32_t>(b, [](int i) { return i * i - 3; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dimensions.
+
+TEST(Dimensions, OneD) {
+    Var x("x");
+    Func f("f");
+    f(x) = x * 3 - 1;
+    Buffer<int32_t> out = f.realize({7});
+    ASSERT_EQ(out.dimensions(), 1);
+    EXPECT_EQ(out.width(), 7);
+    expect_1d<int32_t>(out, [](int i) { return i * 3 - 1; });
+}
+
+TEST(Dimensions, TwoD) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = x - 2 * y;
+    Buffer<int32_t> out = f.realize({5, 3});
+    ASSERT_EQ(out.dimensions(), 2);
+    EXPECT_EQ(out.width(), 5);
+    EXPECT_EQ(out.height(), 3);
+    expect_buffer<int32_t>(out, [](const Pos &p) { return p[0] - 2 * p[1]; });
+}
+
+TEST(Dimensions, ThreeD) {
+    Var x("x"), y("y"), c("c");
+    Func f("f");
+    f(x, y, c) = cast<uint16_t>(x + 10 * y + 100 * c);
+    Buffer<uint16_t> out = f.realize({4, 3, 2});
+    ASSERT_EQ(out.dimensions(), 3);
+    EXPECT_EQ(out.channels(), 2);
+    expect_buffer<uint16_t>(out, [](const Pos &p) { return (uint16_t)(p[0] + 10 * p[1] + 100 * p[2]); });
+}
+
+TEST(Dimensions, FourD) {
+    Var x("x"), y("y"), z("z"), w("w");
+    Func f("f");
+    f(x, y, z, w) = x + 10 * y + 100 * z + 1000 * w;
+    Buffer<int32_t> out = f.realize({3, 2, 2, 3});
+    ASSERT_EQ(out.dimensions(), 4);
+    EXPECT_EQ(out.dim(3).extent(), 3);
+    expect_buffer<int32_t>(out, [](const Pos &p) { return p[0] + 10 * p[1] + 100 * p[2] + 1000 * p[3]; });
+}
+
+TEST(Dimensions, ZeroD) {
+    Func f("f");
+    f() = 42;
+    Buffer<int32_t> out = f.realize();
+    ASSERT_EQ(out.dimensions(), 0);
+    EXPECT_EQ(out(), 42);
+}
+
+TEST(Dimensions, ZeroDFromAParamAndFuncOfExpr) {
+    Param<float> p("p");
+    Func f("f");
+    f() = p * 1.5f;
+    p.set(4.0f);
+    Buffer<float> out = f.realize();
+    EXPECT_EQ(out(), 6.0f);
+
+    Func g(Expr(7) * 6);  // Halide's Func(Expr): a zero-dimensional Func of that value
+    Buffer<int32_t> out_g = g.realize();
+    EXPECT_EQ(out_g(), 42);
+}
+
+}  // namespace

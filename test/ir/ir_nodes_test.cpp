@@ -1,0 +1,209 @@
+// IR nodes: make() builds a node of the right kind and type, as<T>() downcasts to exactly that
+// kind, constants are stored wrapped to their type, and make() rejects operands that disagree.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "dsl/Error.h"
+#include "dsl/IR.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+using ::testing::HasSubstr;
+
+Expr var(const std::string &name, Type t = Int(32)) { return Variable::make(t, name); }
+
+TEST(IRNodes, AddMakeAndDowncast) {
+    Expr x = var("x");
+    Expr one = IntImm::make(Int(32), 1);
+    Expr sum = Add::make(x, one);
+
+    EXPECT_EQ(sum.type(), Int(32));
+    EXPECT_EQ(sum.get()->node_type, IRNodeType::Add);
+    const Add *add = sum.as<Add>();
+    ASSERT_NE(add, nullptr);
+    EXPECT_TRUE(add->a.same_as(x));
+    EXPECT_TRUE(add->b.same_as(one));
+    // Downcasting to any other kind gives nullptr.
+    EXPECT_EQ(sum.as<Sub>(), nullptr);
+    EXPECT_EQ(sum.as<Variable>(), nullptr);
+    EXPECT_EQ(Expr().as<Add>(), nullptr);
+}
+
+TEST(IRNodes, EveryBinaryArithmeticNodeKeepsItsOperandType) {
+    Expr a = var("a", UInt(16)), b = var("b", UInt(16));
+    EXPECT_NE(Sub::make(a, b).as<Sub>(), nullptr);
+    EXPECT_NE(Mul::make(a, b).as<Mul>(), nullptr);
+    EXPECT_NE(Div::make(a, b).as<Div>(), nullptr);
+    EXPECT_NE(Mod::make(a, b).as<Mod>(), nullptr);
+    EXPECT_NE(Min::make(a, b).as<Min>(), nullptr);
+    EXPECT_NE(Max::make(a, b).as<Max>(), nullptr);
+    EXPECT_EQ(Mul::make(a, b).type(), UInt(16));
+    EXPECT_EQ(Max::make(a, b).type(), UInt(16));
+}
+
+TEST(IRNodes, ComparisonsGiveBoolWithTheOperandsLanes) {
+    Expr a = var("a", Float(32)), b = var("b", Float(32));
+    EXPECT_EQ(LT::make(a, b).type(), Bool());
+    EXPECT_NE(LT::make(a, b).as<LT>(), nullptr);
+    EXPECT_NE(GE::make(a, b).as<GE>(), nullptr);
+    EXPECT_NE(NE::make(a, b).as<NE>(), nullptr);
+
+    Expr v = Ramp::make(var("x"), IntImm::make(Int(32), 1), 4);
+    Expr w = Broadcast::make(var("y"), 4);
+    EXPECT_EQ(EQ::make(v, w).type(), Bool(4));
+    EXPECT_EQ(And::make(EQ::make(v, w), LT::make(v, w)).type(), Bool(4));
+    EXPECT_EQ(Not::make(EQ::make(v, w)).type(), Bool(4));
+}
+
+TEST(IRNodes, IntImmIsStoredWrappedToItsWidth) {
+    // 300 does not fit in int8: it wraps to 300 - 256 = 44, and 200 wraps to -56.
+    EXPECT_EQ(IntImm::make(Int(8), 300).as<IntImm>()->value, 44);
+    EXPECT_EQ(IntImm::make(Int(8), 200).as<IntImm>()->value, -56);
+    EXPECT_EQ(IntImm::make(Int(16), -32769).as<IntImm>()->value, 32767);
+    EXPECT_EQ(IntImm::make(Int(64), INT64_MIN).as<IntImm>()->value, INT64_MIN);
+    EXPECT_EQ(IntImm::make(Int(8), 5).type(), Int(8));
+}
+
+TEST(IRNodes, UIntImmIsStoredZeroExtended) {
+    EXPECT_EQ(UIntImm::make(UInt(8), 263).as<UIntImm>()->value, 7u);
+    EXPECT_EQ(UIntImm::make(UInt(16), uint64_t(-1)).as<UIntImm>()->value, 65535u);
+    EXPECT_EQ(UIntImm::make(Bool(), 1).type(), Bool());
+    EXPECT_EQ(UIntImm::make(UInt(64), UINT64_MAX).as<UIntImm>()->value, UINT64_MAX);
+}
+
+TEST(IRNodes, FloatImmIsRoundedToItsPrecision) {
+    EXPECT_EQ(FloatImm::make(Float(32), 0.1).as<FloatImm>()->value, (double)0.1f);
+    EXPECT_EQ(FloatImm::make(Float(64), 0.1).as<FloatImm>()->value, 0.1);
+}
+
+TEST(IRNodes, ExprConstructorsPickTheCppType) {
+    EXPECT_EQ(Expr(int8_t(-3)).type(), Int(8));
+    EXPECT_EQ(Expr(int16_t(-3)).type(), Int(16));
+    EXPECT_EQ(Expr(7).type(), Int(32));
+    EXPECT_EQ(Expr(int64_t(7)).type(), Int(64));
+    EXPECT_EQ(Expr(uint8_t(7)).type(), UInt(8));
+    EXPECT_EQ(Expr(uint16_t(7)).type(), UInt(16));
+    EXPECT_EQ(Expr(uint32_t(7)).type(), UInt(32));
+    EXPECT_EQ(Expr(uint64_t(7)).type(), UInt(64));
+    EXPECT_EQ(Expr(2.5f).type(), Float(32));
+    EXPECT_EQ(Expr(2.5).type(), Float(64));
+    EXPECT_NE(Expr(int8_t(-3)).as<IntImm>(), nullptr);
+    EXPECT_NE(Expr(uint8_t(3)).as<UIntImm>(), nullptr);
+    EXPECT_NE(Expr(2.5f).as<FloatImm>(), nullptr);
+    EXPECT_NE(Expr(std::string("hi")).as<StringImm>(), nullptr);
+}
+
+TEST(IRNodes, CastSelectLetLoadRampBroadcast) {
+    Expr x = var("x");
+    Expr c = Cast::make(UInt(8), x);
+    EXPECT_EQ(c.type(), UInt(8));
+    EXPECT_TRUE(c.as<Cast>()->value.same_as(x));
+
+    Expr s = Select::make(LT::make(x, IntImm::make(Int(32), 0)), IntImm::make(Int(32), 0), x);
+    EXPECT_EQ(s.type(), Int(32));
+    ASSERT_NE(s.as<Select>(), nullptr);
+    EXPECT_TRUE(s.as<Select>()->false_value.same_as(x));
+
+    Expr l = Let::make("t", Cast::make(Float(32), x), Mul::make(var("t", Float(32)), var("t", Float(32))));
+    EXPECT_EQ(l.type(), Float(32));
+    EXPECT_EQ(l.as<Let>()->name, "t");
+
+    Expr ld = Load::make(Float(32), "buf", x);
+    EXPECT_EQ(ld.type(), Float(32));
+    EXPECT_EQ(ld.as<Load>()->name, "buf");
+
+    Expr r = Ramp::make(x, IntImm::make(Int(32), 2), 8);
+    EXPECT_EQ(r.type(), Int(32, 8));
+    EXPECT_EQ(r.as<Ramp>()->lanes, 8);
+
+    Expr b = Broadcast::make(FloatImm::make(Float(32), 1.0), 4);
+    EXPECT_EQ(b.type(), Float(32, 4));
+    EXPECT_EQ(Load::make(Float(32, 8), "buf", r).type(), Float(32, 8));
+}
+
+TEST(IRNodes, IntrinsicCallsRememberTheirOp) {
+    Expr x = var("x");
+    Expr e = Call::make_intrinsic(Int(32), Call::bitwise_and, {x, IntImm::make(Int(32), 3)});
+    const Call *call = e.as<Call>();
+    ASSERT_NE(call, nullptr);
+    EXPECT_TRUE(call->is_intrinsic(Call::bitwise_and));
+    EXPECT_FALSE(call->is_intrinsic(Call::bitwise_or));
+    EXPECT_EQ(call->name, "bitwise_and");
+    EXPECT_EQ(call->args.size(), 2u);
+    EXPECT_TRUE(call->is_pure());
+
+    // with_args keeps the op and everything but the arguments.
+    Expr rebuilt = Call::with_args(call, {var("y"), IntImm::make(Int(32), 3)});
+    EXPECT_TRUE(rebuilt.as<Call>()->is_intrinsic(Call::bitwise_and));
+    EXPECT_EQ(rebuilt.as<Call>()->args[0].as<Variable>()->name, "y");
+}
+
+TEST(IRNodes, StmtMakeAndDowncast) {
+    Expr x = var("x");
+    Stmt store = Store::make("f", Mul::make(x, IntImm::make(Int(32), 2)), x);
+    Stmt loop = For::make("x", IntImm::make(Int(32), 0), IntImm::make(Int(32), 10), ForType::Serial,
+                          DeviceAPI::Host, store);
+    const For *f = loop.as<For>();
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->name, "x");
+    EXPECT_EQ(f->for_type, ForType::Serial);
+    EXPECT_TRUE(f->body.same_as(store));
+    EXPECT_EQ(loop.as<Store>(), nullptr);
+    EXPECT_NE(store.as<Store>(), nullptr);
+}
+
+TEST(IRNodes, BlockSkipsUndefinedStatements) {
+    Stmt a = Evaluate::make(var("a"));
+    Stmt b = Evaluate::make(var("b"));
+    EXPECT_TRUE(Block::make(Stmt(), a).same_as(a));
+    EXPECT_TRUE(Block::make(a, Stmt()).same_as(a));
+
+    Stmt chain = Block::make(std::vector<Stmt>{a, Stmt(), b});
+    const Block *block = chain.as<Block>();
+    ASSERT_NE(block, nullptr);
+    EXPECT_TRUE(block->first.same_as(a));
+    EXPECT_TRUE(block->rest.same_as(b));
+}
+
+TEST(IRNodes, CopiesShareTheNode) {
+    Expr a = Add::make(var("x"), var("y"));
+    Expr b = a;
+    EXPECT_TRUE(a.same_as(b));
+    EXPECT_FALSE(a.same_as(Add::make(var("x"), var("y"))));
+}
+
+TEST(IRNodes, MakeRejectsMismatchedOperandTypes) {
+    // Binary nodes require identical operand types; the front end inserts the casts.
+    try {
+        Add::make(var("x"), FloatImm::make(Float(32), 1.0));
+        ADD_FAILURE() << "Add::make(int32, float32) did not throw";
+    } catch (const loom::InternalError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("int32"));
+        EXPECT_THAT(e.what(), HasSubstr("float32"));
+    }
+    EXPECT_THROW(Select::make(var("x"), var("x"), var("x")), loom::InternalError);  // condition not bool
+    EXPECT_THROW(Not::make(var("x")), loom::InternalError);
+}
+
+TEST(IRNodes, ConstantHelpers) {
+    EXPECT_EQ(*as_const_int(make_const(Int(8), 200)), -56);
+    EXPECT_EQ(*as_const_uint(make_const(UInt(8), 300)), 44u);
+    EXPECT_EQ(*as_const_float(make_const(Float(32), 0.5)), 0.5);
+    Expr v = make_const(UInt(8, 4), 3);
+    EXPECT_EQ(v.type(), UInt(8, 4));
+    EXPECT_NE(v.as<Broadcast>(), nullptr);
+    EXPECT_TRUE(is_const(v, 3));
+    EXPECT_TRUE(is_const_one(make_one(Float(64))));
+    EXPECT_TRUE(is_const_zero(make_zero(Int(16))));
+    EXPECT_FALSE(is_const(var("x")));
+    EXPECT_EQ(as_const_int(var("x")), nullptr);
+    EXPECT_EQ(make_bool(true).type(), Bool());
+}
+
+}  // namespace
+}  // namespace Internal
+}  // namespace loom
