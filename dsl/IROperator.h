@@ -184,7 +184,9 @@ Expr select(Expr c0, Expr v0, Expr c1, Expr v1, Rest &&...rest) {
 Expr lerp(Expr zero_val, Expr one_val, Expr weight);
 
 // Float math. An argument that is not a float is cast to Float(32); the result has the
-// argument's float type. Results are those of the C library's functions of that width.
+// argument's float type. Results are those of the C library's functions of that width (sqrt,
+// floor, ceil, round, trunc are exact). This is a deliberate difference from Halide 14, whose
+// float32 exp, log and pow are its own polynomial approximations, a few ulps away.
 Expr sqrt(Expr x);
 Expr exp(Expr x);
 Expr log(Expr x);

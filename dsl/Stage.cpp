@@ -215,8 +215,8 @@ void Stage::check_no_race(const std::string &loop, const char *directive) const 
         << "Can't " << directive << " RVar " << loop << " of " << stage_name()
         << ": different iterations may write or read the same element of " << func->name
         << ", so running them at once would race. Only an RVar that is a bare argument on the "
-           "left, with the Func read only at the left-hand side's coordinates, may be "
-        << directive << "d. Use rfactor, or keep this loop serial.";
+           "left, with the Func read only at the left-hand side's coordinates, may run its "
+           "iterations at once. Use rfactor, or keep this loop serial.";
 }
 
 Stage &Stage::serial(const VarOrRVar &var) {

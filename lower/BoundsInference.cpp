@@ -12,20 +12,6 @@ namespace loom {
 namespace Internal {
 namespace {
 
-// The body with the production of one Func removed: what its consumers do.
-class RemoveProduce : public IRMutator {
-public:
-    explicit RemoveProduce(const std::string &name) : name(name) {}
-    using IRMutator::mutate;
-
-private:
-    const std::string &name;
-    Stmt visit(const ProducerConsumer *op) override {
-        if (op->is_producer && op->name == name) return make_no_op();
-        return IRMutator::visit(op);
-    }
-};
-
 // The pure Vars of update stage k and the argument position each appears at.
 std::vector<std::pair<std::string, int>> stage_pure_vars(const FunctionPtr &f, int k) {
     std::vector<std::pair<std::string, int>> vars;
@@ -90,33 +76,30 @@ public:
 private:
     const Environment &env;
 
-    Stmt visit(const Realize *op) override {
-        // Inner Realizes first: their bound lets must exist for this Func's box to be
-        // expressed in terms of variables outside it.
-        Stmt body = mutate(op->body);
-        const FunctionPtr &f = env.functions.at(op->name);
-        Stmt consumers = RemoveProduce(op->name).mutate(body);
-        Box consumed = boxes_required(consumers)[op->name];
-        check_bounded(consumed, op->name, "its consumers read");
+    // The production of a Func sits in a Block beside its consumption, at its compute level.
+    // Its loop bounds are what the consumption reads there: one iteration of the loop it is
+    // computed at, however far outside that its storage is.
+    Stmt visit(const Block *op) override {
+        Stmt first = mutate(op->first), rest = mutate(op->rest);
+        const ProducerConsumer *produce = first.as<ProducerConsumer>();
+        const ProducerConsumer *consume = rest.as<ProducerConsumer>();
+        Stmt block = Block::make(first, rest);
+        if (!produce || !consume || !produce->is_producer || consume->is_producer ||
+            produce->name != consume->name || !env.functions.count(produce->name)) {
+            return block;
+        }
+        const FunctionPtr &f = env.functions.at(produce->name);
+        Box consumed = boxes_required(rest)[f->name];
+        check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
         if (consumed.empty()) {
             // Nobody reads it: compute nothing.
             consumed = Box(dims, Interval(make_zero(Int(32)), make_const(Int(32), -1)));
         }
         Box pure = box_union(consumed, update_footprint(f));
-        check_bounded(pure, op->name, "its update definitions read or write");
-
-        // Storage covers what the produce writes, which a RoundUp or ShiftInwards split or an
-        // update may make larger than what the consumers read.
-        Box written = boxes_provided(body)[op->name];
-        Region bounds = op->bounds;
-        for (int d = 0; d < dims && d < (int)written.size(); d++) {
-            Interval w = interval_union(written[d], pure[d]);
-            internal_assert(w.is_bounded()) << "Unbounded region written to " << op->name;
-            bounds[d] = Range(w.min, simplify(w.max - w.min + 1));
-        }
-        Stmt result = Realize::make(op->name, op->types, bounds, body);
+        check_bounded(pure, f->name, "its update definitions read or write");
         // The pure stage's lets refer to the update stages' lets, so those go outside.
+        Stmt result = block;
         for (int d = dims - 1; d >= 0; d--) {
             std::string p = stage_var(f, 0, f->args[d]);
             result = LetStmt::make(p + ".max", pure[d].max, result);
@@ -130,6 +113,20 @@ private:
             }
         }
         return result;
+    }
+
+    // Storage covers everything the stages write over all iterations of the loops between the
+    // storage and the computation (a RoundUp or ShiftInwards split or an update may write more
+    // than the consumers read).
+    Stmt visit(const Realize *op) override {
+        Stmt body = mutate(op->body);
+        Box written = boxes_provided(body)[op->name];
+        Region bounds = op->bounds;
+        for (int d = 0; d < (int)bounds.size() && d < (int)written.size(); d++) {
+            internal_assert(written[d].is_bounded()) << "Unbounded region written to " << op->name;
+            bounds[d] = Range(written[d].min, simplify(written[d].max - written[d].min + 1));
+        }
+        return Realize::make(op->name, op->types, bounds, body);
     }
 };
 
