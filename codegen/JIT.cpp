@@ -55,6 +55,8 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_error_out_of_memory", &loom_error_out_of_memory);
     add("loom_error_output_too_small", &loom_error_output_too_small);
     add("loom_do_par_for", &loom_do_par_for);
+    add("loom_error_bound_too_small", &loom_error_bound_too_small);
+    add("loom_error_fold_too_small", &loom_error_fold_too_small);
     return symbols;
 }
 

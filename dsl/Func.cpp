@@ -395,6 +395,70 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
     return *this;
 }
 
+namespace {
+
+void check_pure_var(const FunctionPtr &f, const Var &var, const char *directive) {
+    user_assert(f->defined()) << "Func " << f->name << " must be defined before " << directive << "()";
+    bool found = false;
+    std::string listed;
+    for (const std::string &a : f->args) {
+        found |= a == var.name();
+        listed += (listed.empty() ? "" : ", ") + a;
+    }
+    user_assert(found) << "In " << directive << " of Func " << f->name << ": " << var.name()
+                       << " is not one of its pure Vars (" << listed << ")";
+}
+
+}  // namespace
+
+Func &Func::set_estimate(const Var &var, const Expr &min, const Expr &extent) {
+    check_pure_var(func, var, "set_estimate");
+    for (Bound &b : func->schedule.estimates) {
+        if (b.var == var.name()) {
+            b.min = min;
+            b.extent = extent;
+            return *this;
+        }
+    }
+    func->schedule.estimates.push_back(Bound{var.name(), min, extent});
+    return *this;
+}
+
+Func &Func::reorder_storage(const std::vector<Var> &vars) {
+    std::vector<std::string> order;
+    for (const Var &v : vars) {
+        check_pure_var(func, v, "reorder_storage");
+        for (const std::string &o : order) {
+            user_assert(o != v.name()) << "In reorder_storage of Func " << name() << ": " << v.name()
+                                       << " is listed twice";
+        }
+        order.push_back(v.name());
+    }
+    // Vars not listed keep their relative order, outside the listed ones.
+    for (const std::string &a : func->args) {
+        bool listed = false;
+        for (const std::string &o : order) listed |= o == a;
+        if (!listed) order.push_back(a);
+    }
+    func->schedule.storage_order = order;
+    return *this;
+}
+
+Func &Func::fold_storage(const Var &var, const Expr &extent, bool fold_forward) {
+    check_pure_var(func, var, "fold_storage");
+    user_assert(fold_forward) << "fold_storage of Func " << name()
+                              << " with fold_forward = false is not supported; Loom folds storage "
+                                 "for loops that move forward.";
+    user_assert(extent.defined() && extent.type().is_int_or_uint())
+        << "fold_storage of Func " << name() << " needs an integer extent";
+    if (const int64_t *c = Internal::as_const_int(extent)) {
+        user_assert(*c > 0) << "fold_storage of Func " << name() << " by " << *c
+                            << ": the fold must be strictly positive";
+    }
+    func->schedule.folds.push_back(StorageFold{var.name(), cast(Int(32), extent)});
+    return *this;
+}
+
 Func &Func::compute_root() {
     func->schedule.compute_level = LoopLevel::root();
     func->schedule.store_level = LoopLevel::root();

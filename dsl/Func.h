@@ -120,8 +120,24 @@ public:
     Func &store_at(const Func &consumer, const VarOrRVar &var);
     Func &store_at(const LoopLevel &level);
     Func &store_root();
-    /** Promises (and checks) that the Func is computed over exactly [min, min + extent). */
+    /** Computes the Func over exactly [min, min + extent) in var, and checks at run time that
+     * its consumers read nothing outside. */
     Func &bound(const Var &var, const Expr &min, const Expr &extent);
+    /** The region the Func is expected to cover, for auto-schedulers; changes no code. */
+    Func &set_estimate(const Var &var, const Expr &min, const Expr &extent);
+    Func &estimate(const Var &var, const Expr &min, const Expr &extent) {
+        return set_estimate(var, min, extent);
+    }
+    /** Lays out storage with the given Vars innermost first (stride 1 for the first). */
+    Func &reorder_storage(const std::vector<Var> &vars);
+    template<typename... Args>
+    Func &reorder_storage(const Var &first, const Args &...rest) {
+        return reorder_storage(std::vector<Var>{first, rest...});
+    }
+    /** Stores dimension var modulo extent: only the last `extent` rows (say) are kept, which is
+     * legal when each iteration of the loop the Func is computed in reads and writes within a
+     * window of that size moving forward (checked at run time). */
+    Func &fold_storage(const Var &var, const Expr &extent, bool fold_forward = true);
 
     /** The stage of the pure definition. */
     Stage stage() const { return Stage(func, 0); }

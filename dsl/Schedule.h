@@ -75,10 +75,22 @@ struct StageSchedule {
     std::vector<Dim> dims;  // innermost first
 };
 
+/** fold_storage: dimension `var` of the buffer is stored modulo `extent`. */
+struct StorageFold {
+    std::string var;
+    Expr extent;
+};
+
 struct FuncSchedule {
     LoopLevel compute_level;  // inlined by default
     LoopLevel store_level;    // follows compute_level unless set
     std::vector<Bound> bounds;
+    /** Hints of the region a Func will be realized over, for auto-schedulers; no effect on
+     * the code. */
+    std::vector<Bound> estimates;
+    /** The pure Vars in storage order, innermost (stride 1) first; empty means args order. */
+    std::vector<std::string> storage_order;
+    std::vector<StorageFold> folds;
 };
 
 }  // namespace Internal

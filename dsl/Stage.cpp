@@ -257,6 +257,8 @@ Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail
 }
 
 LoopLevel Stage::at(const VarOrRVar &var) const {
+    // Var::outermost(): inside the stage's production, outside all its loops.
+    if (var.name() == Var::outermost().name()) return LoopLevel(func->name, var.name(), index);
     size_t i = find_dim(var.name(), "compute_at");
     return LoopLevel(func->name, schedule().dims[i].var, index);
 }

@@ -96,10 +96,32 @@ private:
             // Nobody reads it: compute nothing.
             consumed = Box(dims, Interval(make_zero(Int(32)), make_const(Int(32), -1)));
         }
+        // bound(): the region is what the user gave, and consumers must read within it.
+        std::vector<Stmt> checks;
+        for (const Bound &b : f->schedule.bounds) {
+            for (int d = 0; d < dims; d++) {
+                if (f->args[d] != b.var) continue;
+                Expr lo = b.min, hi = simplify(b.min + b.extent - 1);
+                Expr ok = consumed[d].max < consumed[d].min ||
+                          (lo <= consumed[d].min && consumed[d].max <= hi);
+                checks.push_back(AssertStmt::make(
+                    simplify(ok), Call::make(Int(32), "loom_error_bound_too_small",
+                                             {Expr(f->name), Expr(b.var), lo, hi, consumed[d].min, consumed[d].max},
+                                             Call::Extern)));
+                consumed[d] = Interval(lo, hi);
+            }
+        }
         Box pure = box_union(consumed, update_footprint(f));
         check_bounded(pure, f->name, "its update definitions read or write");
+        for (const Bound &b : f->schedule.bounds) {
+            for (int d = 0; d < dims; d++) {
+                if (f->args[d] == b.var) pure[d] = consumed[d];
+            }
+        }
         // The pure stage's lets refer to the update stages' lets, so those go outside.
         Stmt result = block;
+        checks.push_back(result);
+        result = Block::make(checks);
         for (int d = dims - 1; d >= 0; d--) {
             std::string p = stage_var(f, 0, f->args[d]);
             result = LetStmt::make(p + ".max", pure[d].max, result);
@@ -155,6 +177,21 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
                                           {Expr(buffer), Expr(d), box[d].min, box[d].max, mn, mx},
                                           Call::Extern);
                 checks.push_back(AssertStmt::make(simplify(ok), message));
+            }
+        }
+    }
+    for (const FunctionPtr &f : outputs) {
+        for (const Bound &b : f->schedule.bounds) {
+            for (int d = 0; d < f->dimensions(); d++) {
+                if (f->args[d] != b.var) continue;
+                std::string ds = std::to_string(d), buffer = f->buffer_name(0);
+                Expr mn = int_var(buffer + ".min." + ds);
+                Expr mx = mn + int_var(buffer + ".extent." + ds) - 1;
+                Expr lo = b.min, hi = simplify(b.min + b.extent - 1);
+                checks.push_back(AssertStmt::make(
+                    simplify(mn == lo && mx == hi),
+                    Call::make(Int(32), "loom_error_bound_too_small",
+                               {Expr(f->name), Expr(b.var), lo, hi, mn, mx}, Call::Extern)));
             }
         }
     }

@@ -10,6 +10,7 @@
 #include "lower/FindEnvironment.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
+#include "lower/SlidingWindow.h"
 #include "lower/StorageFlattening.h"
 #include "lower/UnrollLoops.h"
 #include "lower/VectorizeLoops.h"
@@ -71,6 +72,8 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env); });
     // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
     s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs, env); });
+    // After bounds inference, whose per-iteration regions it trims.
+    s = logger.run("sliding window", s, [&](const Stmt &in) { return sliding_window(in, env); });
     // The checks read the boxes of input calls, which flattening turns into Loads.
     s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });

@@ -8,6 +8,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
+#include "dsl/Var.h"
 #include "lower/Substitute.h"
 
 namespace loom {
@@ -230,10 +231,19 @@ private:
         return l.func() + ".s" + std::to_string(l.stage_index() < 0 ? 0 : l.stage_index()) + "." + l.var();
     }
 
-    Stmt visit(const For *op) override {
-        bool is_store = !store.is_root() && op->name == level_loop(store);
-        bool is_compute = !compute.is_root() && op->name == level_loop(compute);
+    // Var::outermost() levels: inside the consumer's production, outside its loops.
+    Stmt visit(const ProducerConsumer *op) override {
         Stmt body = mutate(op->body);
+        if (op->is_producer) {
+            bool is_compute = compute.var() == Var::outermost().name() && compute.func() == op->name;
+            bool is_store = store.var() == Var::outermost().name() && store.func() == op->name;
+            body = wrap(body, is_compute, is_store);
+        }
+        if (body.same_as(op->body)) return op;
+        return ProducerConsumer::make(op->name, op->is_producer, body);
+    }
+
+    Stmt wrap(Stmt body, bool is_compute, bool is_store) {
         if (is_compute) {
             body = Block::make(ProducerConsumer::make(f->name, true, produce),
                                ProducerConsumer::make(f->name, false, body));
@@ -247,6 +257,13 @@ private:
             body = realize(body);
             found_store = true;
         }
+        return body;
+    }
+
+    Stmt visit(const For *op) override {
+        bool is_store = !store.is_root() && op->name == level_loop(store);
+        bool is_compute = !compute.is_root() && op->name == level_loop(compute);
+        Stmt body = wrap(mutate(op->body), is_compute, is_store);
         if (body.same_as(op->body)) return op;
         return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
     }

@@ -1,5 +1,6 @@
 #include "lower/StorageFlattening.h"
 
+#include <map>
 #include <set>
 
 #include "dsl/Error.h"
@@ -23,12 +24,16 @@ public:
 private:
     const Environment &env;
     std::set<std::string> external;
+    // fold_storage: buffer -> (dimension -> fold). A folded dimension stores x at x mod fold.
+    std::map<std::string, std::map<size_t, Expr>> folds;
 
     Expr flat_index(const std::string &buffer, const std::vector<Expr> &args) {
         Expr index = make_zero(Int(32));
+        auto folded = folds.find(buffer);
         for (size_t d = 0; d < args.size(); d++) {
             std::string ds = std::to_string(d);
             Expr offset = args[d] - int_var(buffer + ".min." + ds);
+            if (folded != folds.end() && folded->second.count(d)) offset = args[d] % folded->second.at(d);
             Expr stride = (d == 0 && external.count(buffer)) ? Expr(1) : int_var(buffer + ".stride." + ds);
             index = index + offset * stride;
         }
@@ -70,8 +75,18 @@ private:
     }
 
     Stmt visit(const Realize *op) override {
-        Stmt body = mutate(op->body);
         const FunctionPtr &f = env.functions.at(op->name);
+        Region bounds = op->bounds;
+        for (const StorageFold &fold : f->schedule.folds) {
+            for (size_t d = 0; d < f->args.size(); d++) {
+                if (f->args[d] != fold.var) continue;
+                for (size_t i = 0; i < op->types.size(); i++) folds[f->buffer_name((int)i)][d] = fold.extent;
+                // The folded dimension holds fold slices, indexed modulo the fold from 0.
+                bounds[d] = Range(0, fold.extent);
+            }
+        }
+        Stmt body = mutate(op->body);
+        for (size_t i = 0; i < op->types.size(); i++) folds.erase(f->buffer_name((int)i));
         for (size_t i = 0; i < op->types.size(); i++) {
             std::string buffer = f->buffer_name((int)i);
             std::vector<Expr> extents;
@@ -80,18 +95,29 @@ private:
             }
             body = Block::make(body, Free::make(buffer));
             body = Allocate::make(buffer, op->types[i], extents, body);
-            // Dense layout, dimension 0 innermost.
-            for (int d = (int)op->bounds.size() - 1; d >= 0; d--) {
-                std::string ds = std::to_string(d);
-                Expr stride = d == 0 ? Expr(1)
-                                     : int_var(buffer + ".stride." + std::to_string(d - 1)) *
-                                           int_var(buffer + ".extent." + std::to_string(d - 1));
+            // Dense layout in storage order (reorder_storage; dimension 0 innermost by default):
+            // each dimension's stride is the product of the extents stored inside it.
+            std::vector<int> order;
+            for (const std::string &v : f->schedule.storage_order) {
+                for (int d = 0; d < (int)f->args.size(); d++) {
+                    if (f->args[d] == v) order.push_back(d);
+                }
+            }
+            if (order.size() != op->bounds.size()) {
+                order.clear();
+                for (int d = 0; d < (int)op->bounds.size(); d++) order.push_back(d);
+            }
+            for (int k = (int)order.size() - 1; k >= 0; k--) {
+                std::string ds = std::to_string(order[k]);
+                Expr stride = k == 0 ? Expr(1)
+                                     : int_var(buffer + ".stride." + std::to_string(order[k - 1])) *
+                                           int_var(buffer + ".extent." + std::to_string(order[k - 1]));
                 body = LetStmt::make(buffer + ".stride." + ds, stride, body);
             }
-            for (int d = (int)op->bounds.size() - 1; d >= 0; d--) {
+            for (int d = (int)bounds.size() - 1; d >= 0; d--) {
                 std::string ds = std::to_string(d);
-                body = LetStmt::make(buffer + ".extent." + ds, op->bounds[d].extent, body);
-                body = LetStmt::make(buffer + ".min." + ds, op->bounds[d].min, body);
+                body = LetStmt::make(buffer + ".extent." + ds, bounds[d].extent, body);
+                body = LetStmt::make(buffer + ".min." + ds, bounds[d].min, body);
             }
         }
         return body;

@@ -58,6 +58,18 @@ int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
     return loom_code_buffer_too_small;
 }
 
+int32_t loom_error_bound_too_small(void *user_context, const char *func_name, const char *var_name,
+                                   int32_t bound_min, int32_t bound_max, int32_t required_min,
+                                   int32_t required_max) {
+    char message[512];
+    snprintf(message, sizeof message,
+             "Func %s is bounded to [%d, %d] in %s by bound(), but the pipeline needs [%d, %d] "
+             "there. Widen the bound, or realize a region that fits it.",
+             func_name, bound_min, bound_max, var_name, required_min, required_max);
+    current_handler(user_context, message);
+    return loom_code_out_of_bounds;
+}
+
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes) {
     char message[256];
     snprintf(message, sizeof message,
@@ -66,6 +78,17 @@ int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int6
              (long long)bytes, func_name);
     current_handler(user_context, message);
     return loom_code_out_of_memory;
+}
+
+int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
+                                  int32_t fold, int32_t window) {
+    char message[384];
+    snprintf(message, sizeof message,
+             "fold_storage of Func %s in %s keeps %d slices, but one iteration of the loop it is "
+             "computed in needs %d. Fold by at least %d, or compute it at a finer loop.",
+             func_name, var_name, fold, window, window);
+    current_handler(user_context, message);
+    return loom_code_buffer_too_small;
 }
 
 void *loom_malloc(void *user_context, int64_t bytes) {

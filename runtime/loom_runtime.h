@@ -65,7 +65,12 @@ int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_n
 int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
                                     int32_t dimension, int32_t min_written, int32_t max_written,
                                     int32_t min_valid, int32_t max_valid);
+int32_t loom_error_bound_too_small(void *user_context, const char *func_name, const char *var_name,
+                                   int32_t bound_min, int32_t bound_max, int32_t required_min,
+                                   int32_t required_max);
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes);
+int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
+                                  int32_t fold, int32_t window);
 
 /* Heap used for intermediate Funcs. Aligned to 64 bytes so vector loads never split lines. */
 void *loom_malloc(void *user_context, int64_t bytes);

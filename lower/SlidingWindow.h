@@ -1,0 +1,16 @@
+// Sliding window: a Func stored outside a serial loop but computed inside it need not
+// recompute, in each iteration, what earlier iterations already stored. Where the region an
+// iteration needs moves forward monotonically in one dimension (a stencil walking down rows),
+// each iteration after the first computes only the part past what the previous one computed.
+// Also checks, for fold_storage, that one iteration's window fits in the fold.
+#pragma once
+
+#include "lower/FindEnvironment.h"
+
+namespace loom {
+namespace Internal {
+
+Stmt sliding_window(const Stmt &s, const Environment &env);
+
+}  // namespace Internal
+}  // namespace loom
