@@ -139,6 +139,10 @@ public:
      * window of that size moving forward (checked at run time). */
     Func &fold_storage(const Var &var, const Expr &extent, bool fold_forward = true);
 
+    /** See Stage::specialize. */
+    Stage specialize(const Expr &condition) { return stage().specialize(condition); }
+    void specialize_fail(const std::string &message) { stage().specialize_fail(message); }
+
     /** The stage of the pure definition. */
     Stage stage() const { return Stage(func, 0); }
     /** The stage of update definition i, to schedule it. */

@@ -13,6 +13,17 @@
 namespace loom {
 namespace Internal {
 
+struct Definition;
+
+/** A version of a definition used when `condition` (of Params and input shapes) holds at run
+ * time, with a schedule of its own. A failing specialization reports `failure_message`. */
+struct Specialization {
+    Expr condition;
+    std::shared_ptr<Definition> definition;
+    bool failure = false;
+    std::string failure_message;
+};
+
 struct Definition {
     std::vector<Expr> args;    // the left-hand side: pure Vars for the pure definition
     std::vector<Expr> values;  // one per Tuple element
@@ -21,6 +32,8 @@ struct Definition {
      * and the where() conditions that restrict it. */
     std::shared_ptr<ReductionDomainContents> rdom;
     Expr predicate;
+    /** Tried in order before this definition's own schedule; a failure case comes last. */
+    std::vector<Specialization> specializations;
     bool defined() const { return !values.empty(); }
 };
 

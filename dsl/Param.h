@@ -19,7 +19,10 @@ public:
         contents->name = name;
         contents->type = type_of<T>();
     }
+    /** Keeps Param<bool>("name") from converting the string literal to a bool value. */
+    explicit Param(const char *name) : Param(std::string(name)) {}
     Param(const std::string &name, T value) : Param(name) { set(value); }
+    Param(const char *name, T value) : Param(std::string(name)) { set(value); }
     explicit Param(T value) : Param() { set(value); }
 
     const std::string &name() const { return contents->name; }

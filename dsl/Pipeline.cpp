@@ -80,6 +80,8 @@ public:
         for (const std::string &a : f->args) out << a << ",";
         out << ") " << f->schedule.compute_level.to_string() << " " << f->schedule.store_level.to_string() << "\n";
         for (const Bound &b : f->schedule.bounds) out << " bound " << b.var << " " << b.min << " " << b.extent << "\n";
+        for (const std::string &v : f->schedule.storage_order) out << " storage " << v;
+        for (const StorageFold &fold : f->schedule.folds) out << " fold " << fold.var << " " << fold.extent;
         for (int k = 0; k < f->stages(); k++) {
             const Definition &d = f->stage(k);
             out << " stage " << k << ":";
@@ -94,14 +96,24 @@ public:
                     expr(rv.extent);
                 }
             }
-            for (const Split &sp : d.schedule.splits) {
-                out << " split" << (int)sp.kind << " " << sp.old_var << " " << sp.outer << " " << sp.inner << " "
-                    << (int)sp.tail;
-                if (sp.factor.defined()) expr(sp.factor);
+            schedule(d);
+            for (const Specialization &sp : d.specializations) {
+                out << " specialize";
+                expr(sp.condition);
+                if (sp.failure) out << " fail " << sp.failure_message;
+                if (sp.definition) schedule(*sp.definition);
             }
-            for (const Dim &dim : d.schedule.dims) out << " " << dim.var << ":" << (int)dim.for_type;
             out << "\n";
         }
+    }
+
+    void schedule(const Definition &d) {
+        for (const Split &sp : d.schedule.splits) {
+            out << " split" << (int)sp.kind << " " << sp.old_var << " " << sp.outer << " " << sp.inner << " "
+                << (int)sp.tail;
+            if (sp.factor.defined()) expr(sp.factor);
+        }
+        for (const Dim &dim : d.schedule.dims) out << " " << dim.var << ":" << (int)dim.for_type;
     }
 
 private:

@@ -5,6 +5,7 @@
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 
 #include <cctype>
 
@@ -15,6 +16,7 @@ using namespace Internal;
 Definition &Stage::definition() const {
     user_assert(func->defined()) << "Func " << func->name
                                  << " must be defined before it is scheduled";
+    if (specialized) return *specialized;
     if (index == 0) return func->init;
     internal_assert(index - 1 < (int)func->updates.size()) << "No update " << index - 1;
     return func->updates[index - 1];
@@ -254,6 +256,55 @@ Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail
     std::string name = schedule().dims[find_dim(var.name(), "unroll")].var;
     split(var, var, std::string("unroll"), factor, tail);
     return unroll(name + ".unroll");
+}
+
+namespace {
+
+class UsesLoopVars : public IRVisitor {
+public:
+    std::string found;
+
+private:
+    void visit(const Variable *op) override {
+        if (!op->param && found.empty()) found = op->name;
+    }
+};
+
+}  // namespace
+
+Stage Stage::specialize(const Expr &condition) {
+    user_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+        << "specialize() of " << stage_name() << " needs a scalar bool condition, not " << condition;
+    UsesLoopVars uses;
+    condition.accept(&uses);
+    user_assert(uses.found.empty())
+        << "The condition of specialize() of " << stage_name() << " uses " << uses.found
+        << "; it may use only Params and the shapes of inputs, which are fixed for a whole run.";
+    Definition &d = definition();
+    for (const Specialization &s : d.specializations) {
+        user_assert(!s.failure) << "specialize() of " << stage_name()
+                                << " after specialize_fail(): the failure must come last";
+        if (to_string(s.condition) == to_string(condition)) return Stage(func, index, s.definition.get());
+    }
+    Specialization s;
+    s.condition = condition;
+    s.definition = std::make_shared<Definition>(d);
+    s.definition->specializations.clear();
+    d.specializations.push_back(s);
+    return Stage(func, index, d.specializations.back().definition.get());
+}
+
+void Stage::specialize_fail(const std::string &message) {
+    Definition &d = definition();
+    user_assert(!d.specializations.empty())
+        << "specialize_fail() of " << stage_name() << " needs a specialize() before it";
+    user_assert(!d.specializations.back().failure)
+        << "specialize_fail() of " << stage_name() << " was already called";
+    Specialization s;
+    s.condition = Internal::const_true();
+    s.failure = true;
+    s.failure_message = message;
+    d.specializations.push_back(s);
 }
 
 LoopLevel Stage::at(const VarOrRVar &var) const {

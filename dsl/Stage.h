@@ -24,7 +24,16 @@ private:
 
 class Stage {
 public:
-    Stage(Internal::FunctionPtr func, int stage_index) : func(std::move(func)), index(stage_index) {}
+    Stage(Internal::FunctionPtr func, int stage_index, Internal::Definition *specialized = nullptr)
+        : func(std::move(func)), index(stage_index), specialized(specialized) {}
+
+    /** A version of this stage used when `condition` holds at run time (a condition on Params
+     * or input sizes), scheduled independently: the returned Stage starts with a copy of this
+     * stage's schedule. Conditions are tried in the order they were given. */
+    Stage specialize(const Expr &condition);
+    /** When no specialization's condition holds, the pipeline fails with `message` instead of
+     * running the general case. */
+    void specialize_fail(const std::string &message);
 
     /** old -> outer * factor + inner. The tail (extent not a multiple of factor) is handled
      * by `tail`; Auto picks ShiftInwards for pure definitions (Halide's default). */
@@ -63,6 +72,7 @@ public:
 private:
     Internal::FunctionPtr func;
     int index;
+    Internal::Definition *specialized;  // owned by func; null for the general case
     Internal::Definition &definition() const;
     Internal::StageSchedule &schedule() const { return definition().schedule; }
     /** The position of var in the dims list; throws naming the legal choices if absent. */

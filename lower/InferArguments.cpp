@@ -75,6 +75,7 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
             for (const Expr &v : d.values) v.accept(&finder);
             for (const Expr &a : d.args) a.accept(&finder);
             if (d.predicate.defined()) d.predicate.accept(&finder);
+            for (const Specialization &sp : d.specializations) sp.condition.accept(&finder);
             if (d.rdom) {
                 for (const ReductionVariable &rv : d.rdom->domain) {
                     rv.min.accept(&finder);

@@ -73,8 +73,8 @@ TailStrategy effective_tail(TailStrategy t) {
 // (<prefix><var>.min / .max), the RDom's bounds, and the splits. Inside the innermost loop,
 // lets recover each split or fused variable from the loops, and GuardWithIf splits and the
 // RDom's where() conditions guard the Provide.
-Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
-    const Definition &def = f->stage(k);
+Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, InlineCalls &inliner,
+                             const std::map<std::string, Expr> &known) {
     const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
     const StageSchedule &sched = def.schedule;
     auto var = [&](const std::string &n) { return int_var(prefix + n); };
@@ -93,8 +93,7 @@ Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
         for (const ReductionVariable &rv : def.rdom->domain) rename[rv.var] = var(rv.var);
     }
     std::vector<Expr> values, args;
-    const std::vector<Expr> &source_values = k == 0 ? inliner.values_of(f) : def.values;
-    for (const Expr &v : source_values) values.push_back(substitute(rename, k == 0 ? v : inliner.mutate(v)));
+    for (const Expr &v : def.values) values.push_back(substitute(rename, substitute(known, inliner.mutate(v))));
     for (const Expr &a : def.args) args.push_back(substitute(rename, inliner.mutate(a)));
     Stmt body = Provide::make(f->name, values, args);
     if (def.predicate.defined()) {
@@ -179,6 +178,44 @@ Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
     }
     for (auto it = bounds.rbegin(); it != bounds.rend(); ++it) body = LetStmt::make(it->first, it->second, body);
     return body;
+}
+
+// What a specialization's condition tells about Params: p == c gives p = c, a bool p gives
+// p = true; conjunctions give both.
+void implications(const Expr &c, std::map<std::string, Expr> &known) {
+    if (const And *a = c.as<And>()) {
+        implications(a->a, known);
+        implications(a->b, known);
+    } else if (const EQ *eq = c.as<EQ>()) {
+        const Variable *v = eq->a.as<Variable>();
+        if (v && v->param && is_const(eq->b)) known[v->name] = eq->b;
+    } else if (const Variable *v = c.as<Variable>()) {
+        if (v->param && v->type.is_bool()) known[v->name] = const_true();
+    }
+}
+
+// A stage, or, with specializations, the chain of versions chosen by their conditions at run
+// time: if (c0) version 0 else if (c1) version 1 ... else the general case (or the failure).
+Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
+    const Definition &def = f->stage(k);
+    Stmt result;
+    size_t n = def.specializations.size();
+    if (n && def.specializations.back().failure) {
+        result = AssertStmt::make(const_false(), Call::make(Int(32), "loom_error",
+                                                            {Expr(def.specializations.back().failure_message)},
+                                                            Call::Extern));
+        n--;
+    } else {
+        result = build_stage_definition(f, k, def, inliner, {});
+    }
+    for (size_t i = n; i-- > 0;) {
+        const Specialization &s = def.specializations[i];
+        std::map<std::string, Expr> known;
+        implications(s.condition, known);
+        Stmt version = build_stage_definition(f, k, *s.definition, inliner, known);
+        result = IfThenElse::make(s.condition, version, result);
+    }
+    return result;
 }
 
 // All stages of a Func, in order.
