@@ -67,6 +67,20 @@ TailStrategy effective_tail(TailStrategy t) {
     return t == TailStrategy::Auto ? TailStrategy::ShiftInwards : t;
 }
 
+// Replaces `if (guard) s` by s, for the iterations of a partitioned loop where it holds.
+class RemoveGuard : public IRMutator {
+public:
+    explicit RemoveGuard(const Expr &guard) : guard(guard) {}
+    using IRMutator::mutate;
+
+private:
+    const Expr &guard;
+    Stmt visit(const IfThenElse *op) override {
+        if (op->condition.same_as(guard) && !op->else_case.defined()) return mutate(op->then_case);
+        return IRMutator::visit(op);
+    }
+};
+
 // The loop nest of stage k of a Func (0: the pure definition, k > 0: update k - 1). Loops
 // run over [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined
 // before the outermost loop from the region bounds inference chose for the stage
@@ -101,7 +115,7 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
     }
 
     // Recover split variables from the loop variables, innermost let first.
-    std::vector<Expr> guards;
+    std::vector<std::pair<const Split *, Expr>> guards;  // GuardWithIf splits and their guards
     for (const Split &s : sched.splits) {
         switch (s.kind) {
         case Split::SplitVar: {
@@ -112,7 +126,7 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
                 // The last iteration shifts back so that it ends at the last point.
                 base = min(base, var(s.old_var + ".loop_extent") - s.factor);
             } else if (tail == TailStrategy::GuardWithIf) {
-                guards.push_back(likely(var(s.old_var) <= var(s.old_var + ".loop_max")));
+                guards.push_back({&s, likely(var(s.old_var) <= var(s.old_var + ".loop_max"))});
             }
             body = LetStmt::make(prefix + s.old_var, base + var(s.inner) + old_min, body);
             break;
@@ -130,7 +144,8 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             break;
         }
     }
-    // Guards go innermost, inside the lets that define the variables they test.
+    // Guards go innermost, inside the lets that define the variables they test, one if each
+    // so that loop partitioning below can drop one where it always holds.
     if (!guards.empty()) {
         std::vector<const LetStmt *> lets;
         Stmt s = body;
@@ -138,17 +153,29 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             lets.push_back(l);
             s = l->body;
         }
-        Expr cond = guards[0];
-        for (size_t i = 1; i < guards.size(); i++) cond = cond && guards[i];
-        Stmt inner = IfThenElse::make(cond, s);
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it) inner = LetStmt::make((*it)->name, (*it)->value, inner);
-        body = inner;
+        for (auto it = guards.rbegin(); it != guards.rend(); ++it) s = IfThenElse::make(it->second, s);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = LetStmt::make((*it)->name, (*it)->value, s);
+        body = s;
     }
 
-    // Loops, innermost first.
+    // Loops, innermost first. The outer loop of a GuardWithIf split is partitioned: its first
+    // extent / factor iterations never reach the tail, so their body runs without the guard
+    // (and a vectorized inner loop there stays vector code); the last iteration keeps it.
     for (const Dim &d : sched.dims) {
-        body = For::make(prefix + d.var, var(d.var + ".loop_min"), var(d.var + ".loop_extent"),
-                         d.for_type, d.device_api, body);
+        std::string name = prefix + d.var;
+        Expr mn = var(d.var + ".loop_min"), extent = var(d.var + ".loop_extent");
+        const std::pair<const Split *, Expr> *guard = nullptr;
+        for (const auto &g : guards) {
+            if (g.first->outer == d.var) guard = &g;
+        }
+        if (!guard) {
+            body = For::make(name, mn, extent, d.for_type, d.device_api, body);
+            continue;
+        }
+        Expr steady = var(guard->first->old_var + ".loop_extent") / guard->first->factor;
+        Stmt unguarded = RemoveGuard(guard->second).mutate(body);
+        body = Block::make(For::make(name, mn, steady, d.for_type, d.device_api, unguarded),
+                           For::make(name, mn + steady, extent - steady, d.for_type, d.device_api, body));
     }
 
     // Loop bounds, defined outermost-first: pure variables and RVars, then each split in order.

@@ -397,6 +397,11 @@ private:
         if (no_overflow_int(op->type) && constant_difference(a, b, &diff)) {
             return (is_min ? diff <= 0 : diff >= 0) ? a : b;
         }
+        // min(min(x, y), x) -> min(x, y), in either order: taking the same operand twice.
+        if (op->type.is_int_or_uint()) {
+            if (const T *inner = a.as<T>(); inner && (equal(inner->a, b) || equal(inner->b, b))) return a;
+            if (const T *inner = b.as<T>(); inner && (equal(inner->a, a) || equal(inner->b, a))) return b;
+        }
         // min(min(x, c1), c2) -> min(x, min(c1, c2))
         if (const T *inner = a.as<T>()) {
             if (is_const(inner->b) && is_const(b) && op->type.is_int_or_uint()) {
