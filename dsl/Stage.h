@@ -11,6 +11,9 @@
 
 namespace loom {
 
+class Func;
+class RVar;
+
 /** A loop variable of a stage: a pure Var (reduction variables come with RDom). */
 class VarOrRVar {
 public:
@@ -63,6 +66,12 @@ public:
     /** The loop is replicated; its extent must be a constant after splitting. */
     Stage &unroll(const VarOrRVar &var);
     Stage &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+
+    /** Splits this associative integer update into an intermediate Func, returned, that
+     * reduces over the other RVars with each preserved RVar made the given pure Var, and an
+     * update here that combines the intermediate's results over the preserved RVars. */
+    Func rfactor(const std::vector<std::pair<RVar, Var>> &preserved);
+    Func rfactor(const RVar &r, const Var &v);
 
     /** The loop level at loop `var` of this stage, for compute_at / store_at. */
     LoopLevel at(const VarOrRVar &var) const;

@@ -1,0 +1,200 @@
+// Stage::rfactor: splits an associative, commutative update into an intermediate Func that
+// computes partial results over some RVars (made pure) and an update that merges them.
+//
+// Loom allows it only for integer reductions (+, *, min, max, &, |, ^), whose results do not
+// depend on the order of the operations (integer arithmetic wraps): a float sum reordered
+// rounds differently, and every schedule of a Loom pipeline must give the same bits.
+#include "dsl/Func.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
+#include "dsl/RDom.h"
+#include "dsl/Stage.h"
+#include "lower/Substitute.h"
+
+namespace loom {
+
+using namespace Internal;
+
+namespace {
+
+struct Reduction {
+    enum Op { Add, Mul, Min, Max, And, Or, Xor } op;
+    Expr other;  // the operand that is not the self-reference
+};
+
+class CallsFuncAnywhere : public IRVisitor {
+public:
+    explicit CallsFuncAnywhere(const std::string &name) : name(name) {}
+    bool found = false;
+
+private:
+    const std::string &name;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        found |= op->call_type == Call::Halide && op->name == name;
+    }
+};
+
+bool calls(const Expr &e, const std::string &name) {
+    CallsFuncAnywhere c(name);
+    e.accept(&c);
+    return c.found;
+}
+
+// value == op(self, other) or op(other, self), with self the Func at the left-hand side.
+bool match(const Expr &value, const Expr &self, const std::string &name, Reduction *r) {
+    Expr a, b;
+    Reduction::Op op;
+    if (const auto *n = value.as<Internal::Add>()) { a = n->a; b = n->b; op = Reduction::Add; }
+    else if (const auto *n = value.as<Internal::Mul>()) { a = n->a; b = n->b; op = Reduction::Mul; }
+    else if (const auto *n = value.as<Internal::Min>()) { a = n->a; b = n->b; op = Reduction::Min; }
+    else if (const auto *n = value.as<Internal::Max>()) { a = n->a; b = n->b; op = Reduction::Max; }
+    else if (const auto *c = value.as<Call>(); c && c->args.size() == 2 &&
+             (c->is_intrinsic(Call::bitwise_and) || c->is_intrinsic(Call::bitwise_or) ||
+              c->is_intrinsic(Call::bitwise_xor))) {
+        a = c->args[0];
+        b = c->args[1];
+        op = c->is_intrinsic(Call::bitwise_and) ? Reduction::And
+             : c->is_intrinsic(Call::bitwise_or) ? Reduction::Or : Reduction::Xor;
+    } else {
+        return false;
+    }
+    std::string s = to_string(self);
+    if (to_string(a) == s && !calls(b, name)) {
+        *r = Reduction{op, b};
+        return true;
+    }
+    if (to_string(b) == s && !calls(a, name)) {
+        *r = Reduction{op, a};
+        return true;
+    }
+    return false;
+}
+
+Expr combine(Reduction::Op op, const Expr &a, const Expr &b) {
+    switch (op) {
+    case Reduction::Add: return a + b;
+    case Reduction::Mul: return a * b;
+    case Reduction::Min: return min(a, b);
+    case Reduction::Max: return max(a, b);
+    case Reduction::And: return a & b;
+    case Reduction::Or: return a | b;
+    case Reduction::Xor: return a ^ b;
+    }
+    return Expr();
+}
+
+Expr identity(Reduction::Op op, Type t) {
+    switch (op) {
+    case Reduction::Add:
+    case Reduction::Or:
+    case Reduction::Xor: return make_zero(t);
+    case Reduction::Mul: return make_one(t);
+    case Reduction::Min: return type_max(t);
+    case Reduction::Max: return type_min(t);
+    case Reduction::And: return make_const(t, (int64_t)-1);
+    }
+    return Expr();
+}
+
+}  // namespace
+
+Func Stage::rfactor(const RVar &r, const Var &v) { return rfactor({{r, v}}); }
+
+Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
+    std::string where = "rfactor of " + stage_name();
+    user_assert(index > 0 && !specialized) << where << ": rfactor applies to an update definition";
+    Definition &d = definition();
+    user_assert(d.rdom) << where << ": the update has no RDom to factor";
+    user_assert(d.values.size() == 1) << where << ": rfactor of a Tuple-valued update is not available";
+    user_assert(d.specializations.empty()) << where << ": rfactor before specialize(), not after";
+    std::vector<Var> pure;
+    for (const Expr &a : d.args) {
+        const Variable *var = a.as<Variable>();
+        user_assert(var && !var->rdom && !var->param)
+            << where << ": every argument on the left must be a pure Var, but one is " << a;
+        pure.emplace_back(var->name);
+    }
+    Type t = d.values[0].type();
+    user_assert(t.is_int_or_uint())
+        << where << ": the reduction has type " << t << ". Reordering a float reduction changes "
+        << "its rounding, and every Loom schedule gives the same bits, so rfactor applies to "
+           "integer reductions.";
+    Expr self = Call::make(t, func->name, d.args, Call::Halide, func, 0);
+    Reduction red;
+    user_assert(match(d.values[0], self, func->name, &red))
+        << where << ": the update is not of the form f(args) = f(args) op e with op one of + * "
+           "min max & | ^ and e not reading " << func->name;
+
+    // Which RVars become pure Vars in the intermediate, and which stay reductions there.
+    const auto &domain = d.rdom->domain;
+    std::map<std::string, Expr> rvar_to_var;
+    std::vector<Var> new_vars;
+    std::vector<ReductionVariable> kept, lifted;
+    for (const ReductionVariable &rv : domain) {
+        bool is_preserved = false;
+        for (const auto &p : preserved) {
+            if (p.first.name() == rv.var) {
+                is_preserved = true;
+                for (const Var &existing : pure) {
+                    user_assert(existing.name() != p.second.name())
+                        << where << ": the new Var " << p.second.name() << " is already an argument";
+                }
+                rvar_to_var[rv.var] = p.second;
+                new_vars.push_back(p.second);
+            }
+        }
+        (is_preserved ? kept : lifted).push_back(rv);
+    }
+    for (const auto &p : preserved) {
+        user_assert(rvar_to_var.count(p.first.name()))
+            << where << ": " << p.first.name() << " is not an RVar of the update's RDom "
+            << d.rdom->name << " (rfactor of a loop made by split is not available; factor the "
+            << "RDom itself, e.g. RDom(0, 8, 0, n / 8))";
+    }
+
+    // The intermediate: f_intm(pure..., new...) reduces the lifted RVars.
+    Func intm(func->name + "_intm_" + unique_user_name('f'));
+    std::vector<Expr> intm_args(pure.begin(), pure.end());
+    for (const Var &v : new_vars) intm_args.push_back(v);
+    Expr partial = substitute(rvar_to_var, red.other);
+    Expr predicate = d.predicate.defined() ? substitute(rvar_to_var, d.predicate) : Expr();
+    if (lifted.empty()) {
+        Expr value = combine(red.op, identity(red.op, t), partial);
+        intm(intm_args) = predicate.defined() ? select(predicate, value, identity(red.op, t)) : value;
+    } else {
+        auto dom = std::make_shared<ReductionDomainContents>();
+        dom->name = d.rdom->name + "_intm";
+        std::map<std::string, Expr> relink;
+        for (const ReductionVariable &rv : lifted) {
+            dom->domain.push_back(rv);
+            relink[rv.var] = Variable::make(Int(32), rv.var, nullptr, dom);
+        }
+        if (predicate.defined()) dom->predicate = substitute(relink, predicate);
+        intm(intm_args) = identity(red.op, t);
+        intm(intm_args) = combine(red.op, Expr(intm(intm_args)), substitute(relink, partial));
+    }
+
+    // This update now merges the partial results over the preserved RVars.
+    auto merged = std::make_shared<ReductionDomainContents>();
+    merged->name = d.rdom->name + "_merge";
+    std::vector<Expr> reads(pure.begin(), pure.end());
+    for (const ReductionVariable &rv : kept) {
+        merged->domain.push_back(rv);
+        reads.push_back(Variable::make(Int(32), rv.var, nullptr, merged));
+    }
+    d.values = {combine(red.op, self, Expr(intm(reads)))};
+    d.rdom = merged;
+    d.predicate = Expr();
+    d.schedule = StageSchedule();
+    for (const ReductionVariable &rv : kept) {
+        Dim dim{rv.var};
+        dim.is_rvar = true;
+        d.schedule.dims.push_back(dim);
+    }
+    for (const Var &v : pure) d.schedule.dims.push_back(Dim{v.name()});
+    return intm;
+}
+
+}  // namespace loom
