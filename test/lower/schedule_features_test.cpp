@@ -1,0 +1,215 @@
+// End-to-end tests of the scheduling features beyond the basic loop directives: each checks
+// the output of a scheduled pipeline against the same pipeline unscheduled (and a C++
+// reference), and, where the point of the feature is the loop nest, the lowered statement.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <loom.h>
+
+using namespace loom;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace {
+
+Buffer<int> ramp_input(int w, int h) {
+    Buffer<int> in(w, h);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) in(x, y) = (x * 37 + y * y * 11) % 101 - 50;
+    }
+    return in;
+}
+
+template<typename T>
+void expect_equal(const Buffer<T> &expected, const Buffer<T> &actual) {
+    ASSERT_EQ(expected.dimensions(), actual.dimensions());
+    int mismatches = 0;
+    expected.for_each_position([&](const std::vector<int> &p) {
+        if (const_cast<Buffer<T> &>(expected)(p) != const_cast<Buffer<T> &>(actual)(p)) mismatches++;
+    });
+    EXPECT_EQ(mismatches, 0);
+}
+
+// A vertical stencil over a horizontal one: the classic case for sliding windows.
+struct Stencil {
+    Func bx{"bx"}, by{"by"};
+    Var x{"x"}, y{"y"};
+    explicit Stencil(const Buffer<int> &in) {
+        bx(x, y) = in(x, y) + in(x + 1, y) * 2;
+        by(x, y) = bx(x, y) + bx(x, y + 1) * 3 + bx(x, y + 2);
+    }
+};
+
+TEST(SlidingWindow, ComputesOneNewRowPerIteration) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    s.bx.store_root().compute_at(s.by, s.y);
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    // After the first row, each iteration starts where the previous one stopped.
+    EXPECT_THAT(stmt, HasSubstr("let bx.s0.y.min = select((by.s0.y > by.min.1), (by.s0.y + 2), by.s0.y)")) << stmt;
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+}
+
+TEST(SlidingWindow, DoesNotSlideAcrossAParallelLoop) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    s.by.parallel(s.y);
+    s.bx.store_root().compute_at(s.by, s.y);
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    EXPECT_THAT(stmt, Not(HasSubstr("select((by.s0.y > by.min.1)"))) << stmt;
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+}
+
+TEST(StorageFolding, KeepsOnlyTheFoldAndChecksItFits) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    s.bx.store_root().compute_at(s.by, s.y).fold_storage(s.y, 4);
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("allocate bx[int32 * by.extent.0 * 4]")) << stmt;
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+
+    Stencil small(in);
+    small.bx.store_root().compute_at(small.by, small.y).fold_storage(small.y, 2);
+    try {
+        small.by.realize({20, 22});
+        FAIL() << "a fold of 2 rows for a 3-row window must fail";
+    } catch (const RuntimeError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("fold_storage of Func bx in y keeps 2 slices"));
+        EXPECT_THAT(e.what(), HasSubstr("needs 3"));
+    }
+}
+
+TEST(ReorderStorage, TransposesTheLayoutNotTheValues) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    s.bx.compute_root().reorder_storage(s.y, s.x);
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    // y is innermost in storage: stepping x strides over a whole column.
+    EXPECT_THAT(stmt, HasSubstr("* (by.extent.1 + 2))")) << stmt;
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+}
+
+TEST(Bound, FixesTheRegionAndRejectsReadsOutsideIt) {
+    Buffer<int> in = ramp_input(21, 24);
+    Stencil s(in);
+    s.bx.compute_root().bound(s.x, 0, 20);
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("allocate bx[int32 * 20 *")) << stmt;
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+    try {
+        s.by.realize({21, 22});
+        FAIL() << "reading bx beyond its bound must fail";
+    } catch (const RuntimeError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("Func bx is bounded to [0, 19] in x by bound(), but the pipeline needs [0, 20]"));
+    }
+}
+
+TEST(Specialize, PicksTheVersionAtRunTimeWithTheSameResults) {
+    Var x("x"), y("y");
+    Param<int> scale("scale");
+    Param<bool> fast("fast");
+    Func f("f");
+    f(x, y) = x * scale + y + select(fast, 1, 2);
+    f.specialize(scale == 1).vectorize(x, 8);
+    f.specialize(fast).parallel(y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("if ((scale == 1))")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("parallel (f.s0.y")) << stmt;
+    Buffer<int> out(21, 5);
+    for (int s : {1, 3}) {
+        for (bool b : {false, true}) {
+            scale.set(s);
+            fast.set(b);
+            f.realize(out);
+            for (int j = 0; j < 5; j++) {
+                for (int i = 0; i < 21; i++) ASSERT_EQ(out(i, j), i * s + j + (b ? 1 : 2)) << s << b;
+            }
+        }
+    }
+}
+
+TEST(Specialize, FailReportsItsMessage) {
+    Var x("x");
+    Param<int> scale("scale");
+    Func g("g");
+    g(x) = x * scale;
+    g.specialize(scale > 0);
+    g.specialize_fail("scale must be positive");
+    scale.set(2);
+    Buffer<int> ok = g.realize({4});
+    EXPECT_EQ(ok(3), 6);
+    scale.set(-1);
+    try {
+        g.realize({4});
+        FAIL() << "expected the specialize_fail message";
+    } catch (const RuntimeError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("scale must be positive"));
+    }
+}
+
+TEST(RFactor, IntegerSumAndMaxMatchTheSerialReduction) {
+    Var x("x"), u("u");
+    Buffer<int> in = ramp_input(64, 4);
+    RDom r(0, 8, 0, 8, "r");
+    Func serial("serial"), factored("factored");
+    serial(x) = 0;
+    serial(x) += in(r.x + 8 * r.y, x);
+    factored(x) = 0;
+    factored(x) += in(r.x + 8 * r.y, x);
+    Func intm = factored.update(0).rfactor(r.y, u);
+    intm.compute_root().update(0).parallel(u);
+    Buffer<int> a = serial.realize({4}), b = factored.realize({4});
+    for (int i = 0; i < 4; i++) {
+        int expected = 0;
+        for (int k = 0; k < 64; k++) expected += in(k, i);
+        EXPECT_EQ(a(i), expected);
+        EXPECT_EQ(b(i), expected);
+    }
+}
+
+TEST(RFactor, RejectsFloatReductions) {
+    Var x("x"), u("u");
+    RDom q(0, 4, 0, 4);
+    Func fl("fl");
+    fl(x) = 0.0f;
+    fl(x) += cast<float>(q.x + q.y) * 0.1f;
+    try {
+        fl.update(0).rfactor(q.y, u);
+        FAIL() << "rfactor of a float sum must be rejected";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("rfactor of fl.update(0)"));
+        EXPECT_THAT(e.what(), HasSubstr("float32"));
+    }
+}
+
+TEST(LoopPartitioning, GuardWithIfSteadyStateIsVectorWithoutGuard) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = cast<float>(x) * 2.0f + cast<float>(y);
+    f.vectorize(x, 8, TailStrategy::GuardWithIf);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // The first extent / 8 iterations store whole vectors; only the last one is guarded.
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.x, 0, (f.extent.0 / 8)) {\n      f[ramp(")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("if (likely(")) << stmt;
+    Buffer<float> out = f.realize({19, 3});
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 19; i++) EXPECT_EQ(out(i, j), i * 2.0f + j);
+    }
+}
+
+TEST(LoopLevels, OutermostComputesInsideTheConsumerOutsideItsLoops) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    s.bx.compute_at(s.by, Var::outermost());
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("produce by {\n  allocate bx")) << stmt;
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+}
+
+}  // namespace
