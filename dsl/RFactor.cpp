@@ -10,7 +10,7 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
 #include "dsl/Stage.h"
-#include "lower/Substitute.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 
@@ -23,24 +23,7 @@ struct Reduction {
     Expr other;  // the operand that is not the self-reference
 };
 
-class CallsFuncAnywhere : public IRVisitor {
-public:
-    explicit CallsFuncAnywhere(const std::string &name) : name(name) {}
-    bool found = false;
-
-private:
-    const std::string &name;
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        found |= op->call_type == Call::Halide && op->name == name;
-    }
-};
-
-bool calls(const Expr &e, const std::string &name) {
-    CallsFuncAnywhere c(name);
-    e.accept(&c);
-    return c.found;
-}
+bool calls(const Expr &e, const std::string &name) { return expr_calls_func(e, name); }
 
 // value == op(self, other) or op(other, self), with self the Func at the left-hand side.
 bool match(const Expr &value, const Expr &self, const std::string &name, Reduction *r) {

@@ -3,7 +3,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "lower/Simplify.h"
-#include "lower/Substitute.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dsl/IR.h"
-#include "lower/Scope.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 namespace Internal {

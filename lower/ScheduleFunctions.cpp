@@ -9,7 +9,7 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
 #include "dsl/Var.h"
-#include "lower/Substitute.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {
@@ -347,19 +347,6 @@ std::string legal_levels(const FunctionPtr &f, const Environment &env) {
     return s;
 }
 
-class CallsFunc : public IRVisitor {
-public:
-    explicit CallsFunc(const std::string &name) : name(name) {}
-    bool found = false;
-
-private:
-    const std::string &name;
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        found |= op->call_type == Call::Halide && op->name == name;
-    }
-};
-
 // The innermost loop of the one computed Func whose (inlined) definition reads f.
 LoopLevel innermost_use(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs,
                         const Environment &env, InlineCalls &inliner) {
@@ -368,11 +355,11 @@ LoopLevel innermost_use(const FunctionPtr &f, const std::vector<FunctionPtr> &ou
         const FunctionPtr &g = entry.second;
         if (g == f || is_inlined(g, outputs)) continue;
         for (int k = 0; k < g->stages(); k++) {
-            CallsFunc finder(f->name);
             const Definition &d = g->stage(k);
-            for (const Expr &v : d.values) inliner.mutate(v).accept(&finder);
-            for (const Expr &a : d.args) inliner.mutate(a).accept(&finder);
-            if (!finder.found) continue;
+            bool found = false;
+            for (const Expr &v : d.values) found |= expr_calls_func(inliner.mutate(v), f->name);
+            for (const Expr &a : d.args) found |= expr_calls_func(inliner.mutate(a), f->name);
+            if (!found) continue;
             const std::vector<Dim> &dims = d.schedule.dims;
             user_assert(!dims.empty())
                 << "Func " << f->name << " has update definitions and is used by the "

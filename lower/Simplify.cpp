@@ -6,8 +6,8 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
-#include "lower/Scope.h"
-#include "lower/Substitute.h"
+#include "dsl/Scope.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {

@@ -7,7 +7,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "lower/Simplify.h"
-#include "lower/Substitute.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {

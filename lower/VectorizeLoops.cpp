@@ -7,9 +7,9 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
-#include "lower/Scope.h"
+#include "dsl/Scope.h"
 #include "lower/Simplify.h"
-#include "lower/Substitute.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {

@@ -4,7 +4,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRVisitor.h"
-#include "lower/Scope.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 namespace Internal {

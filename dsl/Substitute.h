@@ -1,4 +1,4 @@
-// Replaces free Variables by Exprs. The replacement is simultaneous: an Expr substituted in
+// Replaces free Variables by Exprs, and answers what an expression uses. The replacement is simultaneous: an Expr substituted in
 // is never itself rewritten, so substituting {x: y, y: x} swaps x and y.
 #pragma once
 
@@ -18,6 +18,9 @@ Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s)
 /** Whether e (or s) reads the Variable `name`. */
 bool expr_uses_var(const Expr &e, const std::string &name);
 bool stmt_uses_var(const Stmt &s, const std::string &name);
+
+/** Whether e calls the Func named `func`. */
+bool expr_calls_func(const Expr &e, const std::string &func);
 
 }  // namespace Internal
 }  // namespace loom

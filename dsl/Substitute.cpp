@@ -1,8 +1,8 @@
-#include "lower/Substitute.h"
+#include "dsl/Substitute.h"
 
 #include "dsl/IRMutator.h"
 #include "dsl/IRVisitor.h"
-#include "lower/Scope.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 namespace Internal {
@@ -61,7 +61,26 @@ private:
     void visit(const Variable *op) override { found |= op->name == name; }
 };
 
+class CallsFunc : public IRVisitor {
+public:
+    explicit CallsFunc(const std::string &name) : name(name) {}
+    bool found = false;
+
+private:
+    const std::string &name;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        found |= op->call_type == Call::Halide && op->name == name;
+    }
+};
+
 }  // namespace
+
+bool expr_calls_func(const Expr &e, const std::string &func) {
+    CallsFunc c(func);
+    if (e.defined()) e.accept(&c);
+    return c.found;
+}
 
 Expr substitute(const std::map<std::string, Expr> &replacements, const Expr &e) {
     if (replacements.empty()) return e;
