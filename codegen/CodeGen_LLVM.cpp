@@ -19,7 +19,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
-#include "lower/Scope.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 namespace Internal {
