@@ -176,12 +176,16 @@ void FuncRef::define_update(std::vector<Expr> values) {
             << type_to_string(func->output_types[i]) << ">(...)).";
         values[i].accept(&free);
     }
+    // A where() condition of the RDom may use pure Vars too.
+    for (const auto &dom : free.rdoms) {
+        if (dom->predicate.defined()) dom->predicate.accept(&free);
+    }
     for (const std::string &var : free.names) {
         bool found = false;
         for (const std::string &p : pure_vars) found |= p == var;
         user_assert(found) << "In " << where << ": Var " << var << " is used but is not one of "
-                           << "the arguments on the left. A Var in an update must appear there "
-                           << "as a bare argument.";
+                           << "the arguments on the left. A Var in an update (or in its RDom's "
+                           << "where()) must appear there as a bare argument.";
     }
     user_assert(free.rdoms.size() <= 1)
         << "In " << where << ": RVars of " << free.rdoms.size()

@@ -44,6 +44,8 @@ Reduction start(const Expr &e, const std::string &name) {
     user_assert(e.defined()) << name << " of an undefined Expr";
     FindVarsAndRDom finder;
     e.accept(&finder);
+    // Vars in the RDom's where() condition are free Vars of the reduction too.
+    if (finder.rdom && finder.rdom->predicate.defined()) finder.rdom->predicate.accept(&finder);
     user_assert(finder.rdom) << name << "(" << e << ") has no RVar to reduce over. Use an RDom's "
                              << "variables in the expression.";
     user_assert(finder.rdoms == 1) << name << "(" << e << ") uses RVars of more than one RDom";

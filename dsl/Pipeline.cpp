@@ -1,6 +1,7 @@
 // The one place where the front end calls down into lowering and code generation.
 #include "dsl/Pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
+#include "dsl/ScheduleSource.h"
 #include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
 #include "runtime/loom_runtime.h"
@@ -169,6 +171,23 @@ void Pipeline::set_options(const CompileOptions &options) {
 }
 
 const CompileOptions &Pipeline::options() const { return contents->options; }
+
+std::string Pipeline::schedule_source() const {
+    Environment env = find_environment(contents->outputs);
+    std::vector<std::string> vars;
+    std::string directives;
+    for (const std::string &name : env.order) {
+        const FunctionPtr &f = env.functions.at(name);
+        directives += schedule_to_cpp(f);
+        for (const std::string &v : schedule_vars(f)) {
+            if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
+        }
+    }
+    std::string source;
+    for (const std::string &v : vars) source += (source.empty() ? "Var " : ", ") + v + "(\"" + v + "\")";
+    if (!source.empty()) source += ";\n";
+    return source + directives;
+}
 
 double Pipeline::last_compile_seconds() const { return contents->last_compile_seconds; }
 

@@ -47,6 +47,8 @@ public:
     std::string llvm_ir(const Target &target = Target());
     /** The machine code of the compiled pipeline, as assembly text. */
     std::string assembly(const Target &target = Target());
+    /** The schedule of every Func of the pipeline as the C++ directives that recreate it. */
+    std::string schedule_source() const;
     /** Seconds the last compilation spent lowering and in LLVM (0 when served from cache). */
     double last_compile_seconds() const;
 

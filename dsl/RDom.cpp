@@ -86,9 +86,6 @@ void RDom::where(Expr condition) {
         user_assert(d == dom) << "The where() condition of RDom " << dom->name
                               << " uses an RVar of another RDom, " << d->name;
     }
-    user_assert(f.plain_vars.empty())
-        << "The where() condition of RDom " << dom->name << " uses the Var " << f.plain_vars[0]
-        << "; it may use only this RDom's RVars and Params.";
     dom->predicate = dom->predicate.defined() ? (dom->predicate && condition) : condition;
 }
 

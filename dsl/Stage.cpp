@@ -69,7 +69,7 @@ void check_factor(const Expr &factor, const std::string &stage, const std::strin
         << "): the factor must be an integer, not " << factor;
     if (const int64_t *c = as_const_int(factor)) {
         user_assert(*c > 0) << "Can't " << directive << " " << var << " of " << stage << " by "
-                            << *c << ". Split factors must be strictly positive.";
+                            << *c << ". The factor of " << directive << " must be strictly positive.";
     }
 }
 
@@ -77,7 +77,12 @@ void check_factor(const Expr &factor, const std::string &stage, const std::strin
 
 Stage &Stage::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                     const Expr &factor, TailStrategy tail) {
-    check_factor(factor, stage_name(), old.name(), "split");
+    return split_for(old, outer, inner, factor, tail, "split");
+}
+
+Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                        const Expr &factor, TailStrategy tail, const char *directive) {
+    check_factor(factor, stage_name(), old.name(), directive);
     std::vector<Dim> &dims = schedule().dims;
     size_t i = find_dim(old.name(), "split");
     user_assert(outer.name() != inner.name())
@@ -147,7 +152,22 @@ Stage &Stage::reorder(const std::vector<VarOrRVar> &vars) {
     std::sort(sorted.begin(), sorted.end());
     std::vector<Dim> picked;
     for (size_t p : positions) picked.push_back(dims[p]);
-    for (size_t k = 0; k < sorted.size(); k++) dims[sorted[k]] = picked[k];
+    std::vector<Dim> reordered = dims;
+    for (size_t k = 0; k < sorted.size(); k++) reordered[sorted[k]] = picked[k];
+    // The RVars of an update run in the order the RDom gives them: a recurrence reads what
+    // earlier iterations wrote, so swapping two RVar loops may change the result.
+    std::vector<std::string> before, after;
+    for (const Dim &d : dims) {
+        if (d.is_rvar) before.push_back(d.var);
+    }
+    for (const Dim &d : reordered) {
+        if (d.is_rvar) after.push_back(d.var);
+    }
+    user_assert(before == after)
+        << "In reorder of " << stage_name() << ": the RVar loops would change order. RVars "
+        << "iterate in the RDom's order (an update may read what earlier iterations wrote), so "
+        << "they may move relative to pure Vars but not relative to each other.";
+    dims = reordered;
     return *this;
 }
 
@@ -232,7 +252,7 @@ Stage &Stage::parallel(const VarOrRVar &var) {
 }
 
 Stage &Stage::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail) {
-    split(var, var, std::string("par_inner"), task_size, tail);
+    split_for(var, var, std::string("par_inner"), task_size, tail, "parallel");
     return parallel(var);
 }
 
@@ -243,7 +263,7 @@ Stage &Stage::vectorize(const VarOrRVar &var) {
 
 Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
     std::string name = schedule().dims[find_dim(var.name(), "vectorize")].var;
-    split(var, var, std::string("vec"), factor, tail);
+    split_for(var, var, std::string("vec"), factor, tail, "vectorize");
     return vectorize(name + ".vec");
 }
 
@@ -254,7 +274,7 @@ Stage &Stage::unroll(const VarOrRVar &var) {
 
 Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
     std::string name = schedule().dims[find_dim(var.name(), "unroll")].var;
-    split(var, var, std::string("unroll"), factor, tail);
+    split_for(var, var, std::string("unroll"), factor, tail, "unroll");
     return unroll(name + ".unroll");
 }
 
@@ -309,9 +329,9 @@ void Stage::specialize_fail(const std::string &message) {
 
 LoopLevel Stage::at(const VarOrRVar &var) const {
     // Var::outermost(): inside the stage's production, outside all its loops.
-    if (var.name() == Var::outermost().name()) return LoopLevel(func->name, var.name(), index);
-    size_t i = find_dim(var.name(), "compute_at");
-    return LoopLevel(func->name, schedule().dims[i].var, index);
+    // Resolved when the pipeline is lowered, so that the consumer's loops may still be split
+    // and renamed after this call (as in Halide).
+    return LoopLevel(func->name, var.name(), index);
 }
 
 std::string Stage::dump_loops() const {

@@ -89,6 +89,8 @@ private:
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
     std::string stage_name() const;
     void check_no_race(const std::string &loop, const char *directive) const;
+    Stage &split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
+                     const Expr &factor, TailStrategy tail, const char *directive);
 };
 
 }  // namespace loom

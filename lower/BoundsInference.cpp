@@ -208,6 +208,14 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
                 std::string p = stage_var(f, k, v.first);
                 Expr mn = int_var(buffer + ".min." + ds);
                 Expr extent = int_var(buffer + ".extent." + ds);
+                // bound() on an output: the region is the bound's (checked equal to the
+                // buffer's above), so a constant extent can be unrolled or vectorized.
+                for (const Bound &b : f->schedule.bounds) {
+                    if (b.var == f->args[v.second]) {
+                        mn = b.min;
+                        extent = b.extent;
+                    }
+                }
                 result = LetStmt::make(p + ".max", mn + extent - 1, result);
                 result = LetStmt::make(p + ".min", mn, result);
             }

@@ -75,7 +75,18 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
             for (const Expr &v : d.values) v.accept(&finder);
             for (const Expr &a : d.args) a.accept(&finder);
             if (d.predicate.defined()) d.predicate.accept(&finder);
-            for (const Specialization &sp : d.specializations) sp.condition.accept(&finder);
+            for (const Specialization &sp : d.specializations) {
+                sp.condition.accept(&finder);
+                if (sp.definition) {
+                    for (const Split &split : sp.definition->schedule.splits) {
+                        if (split.factor.defined()) split.factor.accept(&finder);
+                    }
+                }
+            }
+            // A split factor may be a Param.
+            for (const Split &split : d.schedule.splits) {
+                if (split.factor.defined()) split.factor.accept(&finder);
+            }
             if (d.rdom) {
                 for (const ReductionVariable &rv : d.rdom->domain) {
                     rv.min.accept(&finder);
@@ -83,6 +94,11 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
                 }
             }
         }
+        for (const Bound &b : f->schedule.bounds) {
+            b.min.accept(&finder);
+            b.extent.accept(&finder);
+        }
+        for (const StorageFold &fold : f->schedule.folds) fold.extent.accept(&finder);
     }
     std::vector<LoweredArgument> args;
     if (requested.empty()) {

@@ -1,5 +1,6 @@
 #include "lower/ScheduleFunctions.h"
 
+#include <algorithm>
 #include <map>
 
 #include "dsl/Error.h"
@@ -135,8 +136,12 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             Expr inner_extent = var(s.inner + ".loop_extent");
             body = LetStmt::make(prefix + s.inner,
                                  var(s.old_var) % inner_extent + var(s.inner + ".loop_min"), body);
+            // The clamp changes no value (the quotient is always in range) but gives bounds
+            // inference the range, which it can't derive from a division by a variable.
             body = LetStmt::make(prefix + s.outer,
-                                 var(s.old_var) / inner_extent + var(s.outer + ".loop_min"), body);
+                                 clamp(var(s.old_var) / inner_extent + var(s.outer + ".loop_min"),
+                                       var(s.outer + ".loop_min"), var(s.outer + ".loop_max")),
+                                 body);
             break;
         }
         case Split::RenameVar:
@@ -375,6 +380,118 @@ LoopLevel innermost_use(const FunctionPtr &f, const std::vector<FunctionPtr> &ou
     return uses[0];
 }
 
+// "xi" names the loop "x.xi": a loop is named by its last components.
+bool loop_name_matches(const std::string &loop, const std::string &name) {
+    if (loop == name) return true;
+    return loop.size() > name.size() && loop.compare(loop.size() - name.size(), name.size(), name) == 0 &&
+           loop[loop.size() - name.size() - 1] == '.';
+}
+
+// A loop level as the user gave it (a Var's name) -> the loop of the consumer it names. A
+// level that names no stage means the first stage of the consumer that reads the Func.
+LoopLevel resolve(const LoopLevel &level, const FunctionPtr &of, const Environment &env,
+                  InlineCalls &inliner, const char *directive) {
+    if (level.is_root() || level.is_inlined()) return level;
+    auto it = env.functions.find(level.func());
+    user_assert(it != env.functions.end())
+        << "In " << directive << " of Func " << of->name << ": " << level.func()
+        << " is not a Func of this pipeline. Legal locations are: " << legal_levels(of, env) << ".";
+    const FunctionPtr &g = it->second;
+    int stage = level.stage_index();
+    if (stage < 0) {
+        stage = 0;
+        for (int k = 0; k < g->stages(); k++) {
+            bool reads = false;
+            for (const Expr &v : g->stage(k).values) reads |= expr_calls_func(inliner.mutate(v), of->name);
+            for (const Expr &a : g->stage(k).args) reads |= expr_calls_func(inliner.mutate(a), of->name);
+            if (reads) {
+                stage = k;
+                break;
+            }
+        }
+    }
+    user_assert(stage < g->stages()) << "In " << directive << " of Func " << of->name << ": "
+                                     << g->name << " has no stage " << stage;
+    if (level.var() == Var::outermost().name()) return LoopLevel(g->name, level.var(), stage);
+    const std::vector<Dim> &dims = g->stage(stage).schedule.dims;
+    std::string found, loops;
+    for (auto d = dims.rbegin(); d != dims.rend(); ++d) loops += (loops.empty() ? "" : ", ") + d->var;
+    for (const Dim &d : dims) {
+        if (loop_name_matches(d.var, level.var())) {
+            user_assert(found.empty()) << "In " << directive << " of Func " << of->name << ": "
+                                       << level.var() << " is ambiguous in " << g->name
+                                       << "; it names both " << found << " and " << d.var;
+            found = d.var;
+        }
+    }
+    user_assert(!found.empty()) << "In " << directive << " of Func " << of->name << ": "
+                                << level.var() << " is not a loop of " << g->name
+                                << ". Its loops, outermost first, are: " << loops
+                                << ". Legal locations are: " << legal_levels(of, env) << ".";
+    return LoopLevel(g->name, found, stage);
+}
+
+// Storage outside a parallel loop with the computation inside it would have threads write
+// the same buffer at once.
+class CheckNoParallelBetween : public IRVisitor {
+public:
+    explicit CheckNoParallelBetween(const std::string &name) : name(name) {}
+    std::string parallel_loop;
+
+private:
+    const std::string &name;
+    bool in_storage = false;
+    std::vector<std::string> open_parallel;
+    void visit(const Realize *op) override {
+        bool mine = op->name == name;
+        bool was = in_storage;
+        std::vector<std::string> saved = open_parallel;
+        if (mine) {
+            in_storage = true;
+            open_parallel.clear();
+        }
+        IRVisitor::visit(op);
+        in_storage = was;
+        open_parallel = saved;
+    }
+    void visit(const For *op) override {
+        bool par = in_storage && op->for_type == ForType::Parallel;
+        if (par) open_parallel.push_back(op->name);
+        IRVisitor::visit(op);
+        if (par) open_parallel.pop_back();
+    }
+    void visit(const ProducerConsumer *op) override {
+        if (op->is_producer && op->name == name && in_storage && !open_parallel.empty() &&
+            parallel_loop.empty()) {
+            parallel_loop = open_parallel.back();
+        }
+        IRVisitor::visit(op);
+    }
+};
+
+// Every read of a Func must be inside its storage and after its production: a compute level
+// that is not around every use (say, in the pure stage's loop of a consumer whose update
+// reads it) leaves reads outside.
+class CheckUsesInside : public IRVisitor {
+public:
+    explicit CheckUsesInside(const std::string &name) : name(name) {}
+    bool outside = false;
+
+private:
+    const std::string &name;
+    int inside = 0;
+    void visit(const ProducerConsumer *op) override {
+        bool mine = op->name == name;
+        inside += mine;
+        IRVisitor::visit(op);
+        inside -= mine;
+    }
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type == Call::Halide && op->name == name && !inside) outside = true;
+    }
+};
+
 }  // namespace
 
 Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environment &env) {
@@ -393,8 +510,10 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
         if (is_output(f, outputs)) continue;
-        LoopLevel compute = f->schedule.compute_level;
-        LoopLevel store = f->schedule.store_level.is_inlined() ? compute : f->schedule.store_level;
+        LoopLevel compute = resolve(f->schedule.compute_level, f, env, inliner, "compute_at");
+        LoopLevel store = f->schedule.store_level.is_inlined()
+                              ? compute
+                              : resolve(f->schedule.store_level, f, env, inliner, "store_at");
         if (is_inlined(f, outputs)) continue;
         if (compute.is_inlined()) {
             // A Func with updates can't be substituted into its callers; like Halide, compute
@@ -411,6 +530,19 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             << "Func " << f->name << " is stored at " << store.to_string()
             << ", which is not a loop around its computation. Legal locations are: "
             << legal_levels(f, env) << ".";
+        CheckNoParallelBetween parallel(f->name);
+        s.accept(&parallel);
+        user_assert(parallel.parallel_loop.empty())
+            << "Func " << f->name << " is stored at " << store.to_string() << ", outside the parallel "
+            << "loop " << parallel.parallel_loop << ", but computed inside it at " << compute.to_string()
+            << ": parallel iterations would write the same storage at once. Store it inside the "
+            << "parallel loop (store_at the same loop or an inner one), or make the loop serial.";
+        CheckUsesInside check(f->name);
+        s.accept(&check);
+        user_assert(!check.outside)
+            << "Func " << f->name << " is computed at " << compute.to_string()
+            << ", but it is also read outside that loop (by another stage or Func). Compute it at "
+            << "a loop around every use; legal locations are: " << legal_levels(f, env) << ".";
     }
     return s;
 }

@@ -1,0 +1,136 @@
+#include "dsl/ScheduleSource.h"
+
+#include <sstream>
+
+#include "dsl/IRPrinter.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+// "x.xo.xi" -> "xi"; "r$x" -> "r.x": the names the user wrote.
+std::string short_name(const std::string &loop) {
+    size_t dot = loop.rfind('.');
+    std::string s = dot == std::string::npos ? loop : loop.substr(dot + 1);
+    size_t dollar = s.find('$');
+    if (dollar != std::string::npos) s[dollar] = '.';
+    return s;
+}
+
+const char *tail_name(TailStrategy t) {
+    switch (t) {
+    case TailStrategy::Auto: return "TailStrategy::Auto";
+    case TailStrategy::GuardWithIf: return "TailStrategy::GuardWithIf";
+    case TailStrategy::ShiftInwards: return "TailStrategy::ShiftInwards";
+    case TailStrategy::RoundUp: return "TailStrategy::RoundUp";
+    }
+    return "TailStrategy::Auto";
+}
+
+std::string level_to_cpp(const LoopLevel &l) {
+    if (l.is_root()) return "LoopLevel::root()";
+    if (l.is_inlined()) return "LoopLevel::inlined()";
+    std::string var = l.var() == "__outermost" ? "Var::outermost()" : short_name(l.var());
+    std::string stage = l.stage_index() > 0 ? ".update(" + std::to_string(l.stage_index() - 1) + ")" : "";
+    return l.func() + stage + ".at(" + var + ")";
+}
+
+void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition &d) {
+    for (const Split &s : d.schedule.splits) {
+        switch (s.kind) {
+        case Split::SplitVar:
+            out << stage << ".split(" << short_name(s.old_var) << ", " << short_name(s.outer) << ", "
+                << short_name(s.inner) << ", " << s.factor << ", " << tail_name(s.tail) << ");\n";
+            break;
+        case Split::FuseVars:
+            out << stage << ".fuse(" << short_name(s.inner) << ", " << short_name(s.outer) << ", "
+                << short_name(s.old_var) << ");\n";
+            break;
+        case Split::RenameVar:
+            out << stage << ".rename(" << short_name(s.old_var) << ", " << short_name(s.outer) << ");\n";
+            break;
+        }
+    }
+    if (d.schedule.dims.size() > 1) {
+        out << stage << ".reorder(";
+        for (size_t i = 0; i < d.schedule.dims.size(); i++) out << (i ? ", " : "") << short_name(d.schedule.dims[i].var);
+        out << ");\n";
+    }
+    for (const Dim &dim : d.schedule.dims) {
+        const char *directive = dim.for_type == ForType::Parallel     ? "parallel"
+                                : dim.for_type == ForType::Vectorized ? "vectorize"
+                                : dim.for_type == ForType::Unrolled   ? "unroll"
+                                                                      : nullptr;
+        if (directive) out << stage << "." << directive << "(" << short_name(dim.var) << ");\n";
+    }
+    for (const Specialization &s : d.specializations) {
+        if (s.failure) {
+            out << stage << ".specialize_fail(\"" << s.failure_message << "\");\n";
+        } else {
+            out << "{\n  Stage specialized = " << stage << ".specialize(" << s.condition << ");\n";
+            std::ostringstream inner;
+            stage_to_cpp(inner, "specialized", *s.definition);
+            std::istringstream lines(inner.str());
+            for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
+            out << "}\n";
+        }
+    }
+}
+
+void collect_vars(const Definition &d, std::vector<std::string> &vars) {
+    auto add = [&](const std::string &loop) {
+        std::string n = short_name(loop);
+        if (n.find('.') != std::string::npos || n == "__outermost") return;  // an RVar
+        for (const std::string &v : vars) {
+            if (v == n) return;
+        }
+        vars.push_back(n);
+    };
+    for (const Split &s : d.schedule.splits) {
+        add(s.old_var);
+        add(s.outer);
+        if (s.kind != Split::RenameVar) add(s.inner);
+    }
+    for (const Dim &dim : d.schedule.dims) add(dim.var);
+    for (const Specialization &s : d.specializations) {
+        if (s.definition) collect_vars(*s.definition, vars);
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> schedule_vars(const FunctionPtr &f) {
+    std::vector<std::string> vars;
+    for (int k = 0; k < f->stages(); k++) collect_vars(f->stage(k), vars);
+    return vars;
+}
+
+std::string schedule_to_cpp(const FunctionPtr &f) {
+    std::ostringstream out;
+    const FuncSchedule &s = f->schedule;
+    const std::string &name = f->name;
+    if (s.compute_level.is_root()) {
+        out << name << ".compute_root();\n";
+    } else if (!s.compute_level.is_inlined()) {
+        out << name << ".compute_at(" << level_to_cpp(s.compute_level) << ");\n";
+    }
+    if (!(s.store_level == s.compute_level) && !s.store_level.is_inlined()) {
+        out << name << ".store_at(" << level_to_cpp(s.store_level) << ");\n";
+    }
+    for (const Bound &b : s.bounds) out << name << ".bound(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
+    for (const Bound &b : s.estimates) out << name << ".set_estimate(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
+    if (!s.storage_order.empty()) {
+        out << name << ".reorder_storage(";
+        for (size_t i = 0; i < s.storage_order.size(); i++) out << (i ? ", " : "") << s.storage_order[i];
+        out << ");\n";
+    }
+    for (const StorageFold &fold : s.folds) out << name << ".fold_storage(" << fold.var << ", " << fold.extent << ");\n";
+    for (int k = 0; k < f->stages(); k++) {
+        std::string stage = k == 0 ? name : name + ".update(" + std::to_string(k - 1) + ")";
+        stage_to_cpp(out, stage, f->stage(k));
+    }
+    return out.str();
+}
+
+}  // namespace Internal
+}  // namespace loom
