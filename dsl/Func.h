@@ -148,8 +148,9 @@ public:
     /** The stage of update definition i, to schedule it. */
     Stage update(int i = 0) const;
     int num_update_definitions() const;
-    /** The loop level at loop `var` of this Func's pure definition. */
-    LoopLevel at(const VarOrRVar &var) const { return stage().at(var); }
+    /** The loop level at loop `var` of this Func, in the first of its stages that reads the
+     * Func computed there (update(i).at(var) names a stage explicitly). */
+    LoopLevel at(const VarOrRVar &var) const { return LoopLevel(name(), var.name(), -1); }
 
     /** Runs the pipeline over [0, sizes[i]) in each dimension and returns the output. */
     Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());

@@ -10,78 +10,12 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
 #include "dsl/Stage.h"
+#include "dsl/Associativity.h"
 #include "dsl/Substitute.h"
 
 namespace loom {
 
 using namespace Internal;
-
-namespace {
-
-struct Reduction {
-    enum Op { Add, Mul, Min, Max, And, Or, Xor } op;
-    Expr other;  // the operand that is not the self-reference
-};
-
-bool calls(const Expr &e, const std::string &name) { return expr_calls_func(e, name); }
-
-// value == op(self, other) or op(other, self), with self the Func at the left-hand side.
-bool match(const Expr &value, const Expr &self, const std::string &name, Reduction *r) {
-    Expr a, b;
-    Reduction::Op op;
-    if (const auto *n = value.as<Internal::Add>()) { a = n->a; b = n->b; op = Reduction::Add; }
-    else if (const auto *n = value.as<Internal::Mul>()) { a = n->a; b = n->b; op = Reduction::Mul; }
-    else if (const auto *n = value.as<Internal::Min>()) { a = n->a; b = n->b; op = Reduction::Min; }
-    else if (const auto *n = value.as<Internal::Max>()) { a = n->a; b = n->b; op = Reduction::Max; }
-    else if (const auto *c = value.as<Call>(); c && c->args.size() == 2 &&
-             (c->is_intrinsic(Call::bitwise_and) || c->is_intrinsic(Call::bitwise_or) ||
-              c->is_intrinsic(Call::bitwise_xor))) {
-        a = c->args[0];
-        b = c->args[1];
-        op = c->is_intrinsic(Call::bitwise_and) ? Reduction::And
-             : c->is_intrinsic(Call::bitwise_or) ? Reduction::Or : Reduction::Xor;
-    } else {
-        return false;
-    }
-    std::string s = to_string(self);
-    if (to_string(a) == s && !calls(b, name)) {
-        *r = Reduction{op, b};
-        return true;
-    }
-    if (to_string(b) == s && !calls(a, name)) {
-        *r = Reduction{op, a};
-        return true;
-    }
-    return false;
-}
-
-Expr combine(Reduction::Op op, const Expr &a, const Expr &b) {
-    switch (op) {
-    case Reduction::Add: return a + b;
-    case Reduction::Mul: return a * b;
-    case Reduction::Min: return min(a, b);
-    case Reduction::Max: return max(a, b);
-    case Reduction::And: return a & b;
-    case Reduction::Or: return a | b;
-    case Reduction::Xor: return a ^ b;
-    }
-    return Expr();
-}
-
-Expr identity(Reduction::Op op, Type t) {
-    switch (op) {
-    case Reduction::Add:
-    case Reduction::Or:
-    case Reduction::Xor: return make_zero(t);
-    case Reduction::Mul: return make_one(t);
-    case Reduction::Min: return type_max(t);
-    case Reduction::Max: return type_min(t);
-    case Reduction::And: return make_const(t, (int64_t)-1);
-    }
-    return Expr();
-}
-
-}  // namespace
 
 Func Stage::rfactor(const RVar &r, const Var &v) { return rfactor({{r, v}}); }
 
@@ -106,7 +40,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
            "integer reductions.";
     Expr self = Call::make(t, func->name, d.args, Call::Halide, func, 0);
     Reduction red;
-    user_assert(match(d.values[0], self, func->name, &red))
+    user_assert(match_reduction(d.values[0], self, func->name, &red))
         << where << ": the update is not of the form f(args) = f(args) op e with op one of + * "
            "min max & | ^ and e not reading " << func->name;
 
@@ -144,8 +78,8 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     Expr partial = substitute(rvar_to_var, red.other);
     Expr predicate = d.predicate.defined() ? substitute(rvar_to_var, d.predicate) : Expr();
     if (lifted.empty()) {
-        Expr value = combine(red.op, identity(red.op, t), partial);
-        intm(intm_args) = predicate.defined() ? select(predicate, value, identity(red.op, t)) : value;
+        Expr value = combine(red.op, reduction_identity(red.op, t), partial);
+        intm(intm_args) = predicate.defined() ? select(predicate, value, reduction_identity(red.op, t)) : value;
     } else {
         auto dom = std::make_shared<ReductionDomainContents>();
         dom->name = d.rdom->name + "_intm";
@@ -155,7 +89,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
             relink[rv.var] = Variable::make(Int(32), rv.var, nullptr, dom);
         }
         if (predicate.defined()) dom->predicate = substitute(relink, predicate);
-        intm(intm_args) = identity(red.op, t);
+        intm(intm_args) = reduction_identity(red.op, t);
         intm(intm_args) = combine(red.op, Expr(intm(intm_args)), substitute(relink, partial));
     }
 

@@ -1,4 +1,5 @@
 #include "dsl/Stage.h"
+#include "dsl/Associativity.h"
 
 #include <algorithm>
 
@@ -163,10 +164,11 @@ Stage &Stage::reorder(const std::vector<VarOrRVar> &vars) {
     for (const Dim &d : reordered) {
         if (d.is_rvar) after.push_back(d.var);
     }
-    user_assert(before == after)
+    user_assert(before == after || (index > 0 && is_order_independent_reduction(func, definition())))
         << "In reorder of " << stage_name() << ": the RVar loops would change order. RVars "
         << "iterate in the RDom's order (an update may read what earlier iterations wrote), so "
-        << "they may move relative to pure Vars but not relative to each other.";
+        << "they may move relative to pure Vars but not relative to each other, unless the update "
+        << "is an integer reduction f(x) = f(x) op e with op one of + * min max & | ^.";
     dims = reordered;
     return *this;
 }

@@ -142,6 +142,12 @@ private:
             Expr lo = a.min.defined() ? Div::make(a.min, b.min) : Expr();
             Expr hi = a.max.defined() ? Div::make(a.max, b.min) : Expr();
             result = negative ? Interval(hi, lo) : Interval(lo, hi);
+        } else if (op->type.is_int_or_uint() && a.is_bounded() && b.is_bounded() &&
+                   equal(b.min, b.max) && (no_overflow(op->type) || op->type.is_uint())) {
+            // Division by one fixed value is monotonic: non-decreasing for a positive divisor,
+            // non-increasing for a negative one (Euclidean), constant 0 for zero.
+            Expr lo = Div::make(a.min, b.min), hi = Div::make(a.max, b.min);
+            result = Interval(Min::make(lo, hi), Max::make(lo, hi));
         } else if (op->type.is_int_or_uint() && a.is_bounded()) {
             // |a / b| <= |a| for integers, and x / 0 == 0.
             Expr zero = make_zero(op->type);

@@ -1,6 +1,7 @@
 #include "lower/ScheduleFunctions.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "dsl/Error.h"
@@ -338,46 +339,64 @@ private:
     }
 };
 
-// The loops of a Func's consumers, outermost first, for error messages.
-std::string legal_levels(const FunctionPtr &f, const Environment &env) {
-    std::string s = "root";
-    for (const auto &entry : env.functions) {
-        const FunctionPtr &g = entry.second;
-        bool calls = false;
-        for (const Expr &v : g->init.values) calls |= to_string(v).find(f->name + "(") != std::string::npos;
-        if (!calls || g == f) continue;
-        const std::vector<Dim> &dims = g->init.schedule.dims;
-        for (auto it = dims.rbegin(); it != dims.rend(); ++it) s += ", " + g->name + "." + it->var;
+// "g.s0.y" -> "g.y", "g.s1.x.xi" -> "g.update(0).x.xi": a loop as the user names it.
+std::string display_loop(const std::string &loop) {
+    size_t s = loop.find(".s");
+    if (s == std::string::npos) return loop;
+    size_t dot = loop.find('.', s + 2);
+    if (dot == std::string::npos) return loop;
+    int stage = std::atoi(loop.substr(s + 2, dot - s - 2).c_str());
+    std::string func = loop.substr(0, s), rest = loop.substr(dot + 1);
+    return stage == 0 ? func + "." + rest : func + ".update(" + std::to_string(stage - 1) + ")." + rest;
+}
+
+// The loops around every read of a Func in the loop nest built so far (all its consumers
+// are already placed): exactly the levels it may be computed at, outermost first.
+class CommonLoops : public IRVisitor {
+public:
+    explicit CommonLoops(const std::string &name) : name(name) {}
+    std::vector<std::string> common;
+    bool any = false;
+
+private:
+    const std::string &name;
+    std::vector<std::string> stack;
+    void visit(const For *op) override {
+        stack.push_back(op->name);
+        IRVisitor::visit(op);
+        stack.pop_back();
     }
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type != Call::Halide || op->name != name) return;
+        if (!any) {
+            common = stack;
+            any = true;
+            return;
+        }
+        size_t n = 0;
+        while (n < common.size() && n < stack.size() && common[n] == stack[n]) n++;
+        common.resize(n);
+    }
+};
+
+std::string legal_levels(const FunctionPtr &f, const Stmt &nest) {
+    CommonLoops c(f->name);
+    if (nest.defined()) nest.accept(&c);
+    std::string s = "root";
+    for (const std::string &loop : c.common) s += ", " + display_loop(loop);
     return s;
 }
 
-// The innermost loop of the one computed Func whose (inlined) definition reads f.
-LoopLevel innermost_use(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs,
-                        const Environment &env, InlineCalls &inliner) {
-    std::vector<LoopLevel> uses;
-    for (const auto &entry : env.functions) {
-        const FunctionPtr &g = entry.second;
-        if (g == f || is_inlined(g, outputs)) continue;
-        for (int k = 0; k < g->stages(); k++) {
-            const Definition &d = g->stage(k);
-            bool found = false;
-            for (const Expr &v : d.values) found |= expr_calls_func(inliner.mutate(v), f->name);
-            for (const Expr &a : d.args) found |= expr_calls_func(inliner.mutate(a), f->name);
-            if (!found) continue;
-            const std::vector<Dim> &dims = d.schedule.dims;
-            user_assert(!dims.empty())
-                << "Func " << f->name << " has update definitions and is used by the "
-                << "zero-dimensional Func " << g->name << "; schedule " << f->name
-                << " with compute_root().";
-            uses.push_back(LoopLevel(g->name, dims[0].var, k));
-        }
-    }
-    user_assert(uses.size() == 1)
-        << "Func " << f->name << " has update definitions, so it can't be inlined, and it is "
-        << "used in " << uses.size() << " places. Schedule it with compute_root() or "
-        << "compute_at(...).";
-    return uses[0];
+// A Func with updates can't be substituted into its callers; like Halide, compute it at the
+// innermost loop around all its uses (or at root if there is none).
+LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
+    CommonLoops c(f->name);
+    if (nest.defined()) nest.accept(&c);
+    if (c.common.empty()) return LoopLevel::root();
+    const std::string &loop = c.common.back();
+    size_t s = loop.find(".s"), dot = loop.find('.', s + 2);
+    return LoopLevel(loop.substr(0, s), loop.substr(dot + 1), std::atoi(loop.substr(s + 2, dot - s - 2).c_str()));
 }
 
 // "xi" names the loop "x.xi": a loop is named by its last components.
@@ -390,12 +409,12 @@ bool loop_name_matches(const std::string &loop, const std::string &name) {
 // A loop level as the user gave it (a Var's name) -> the loop of the consumer it names. A
 // level that names no stage means the first stage of the consumer that reads the Func.
 LoopLevel resolve(const LoopLevel &level, const FunctionPtr &of, const Environment &env,
-                  InlineCalls &inliner, const char *directive) {
+                  InlineCalls &inliner, const char *directive, const Stmt &nest) {
     if (level.is_root() || level.is_inlined()) return level;
     auto it = env.functions.find(level.func());
     user_assert(it != env.functions.end())
         << "In " << directive << " of Func " << of->name << ": " << level.func()
-        << " is not a Func of this pipeline. Legal locations are: " << legal_levels(of, env) << ".";
+        << " is not a Func of this pipeline. Legal locations are: " << legal_levels(of, nest) << ".";
     const FunctionPtr &g = it->second;
     int stage = level.stage_index();
     if (stage < 0) {
@@ -427,7 +446,7 @@ LoopLevel resolve(const LoopLevel &level, const FunctionPtr &of, const Environme
     user_assert(!found.empty()) << "In " << directive << " of Func " << of->name << ": "
                                 << level.var() << " is not a loop of " << g->name
                                 << ". Its loops, outermost first, are: " << loops
-                                << ". Legal locations are: " << legal_levels(of, env) << ".";
+                                << ". Legal locations are: " << legal_levels(of, nest) << ".";
     return LoopLevel(g->name, found, stage);
 }
 
@@ -510,26 +529,27 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
         if (is_output(f, outputs)) continue;
-        LoopLevel compute = resolve(f->schedule.compute_level, f, env, inliner, "compute_at");
+        LoopLevel compute = resolve(f->schedule.compute_level, f, env, inliner, "compute_at", s);
         LoopLevel store = f->schedule.store_level.is_inlined()
                               ? compute
-                              : resolve(f->schedule.store_level, f, env, inliner, "store_at");
+                              : resolve(f->schedule.store_level, f, env, inliner, "store_at", s);
+        const Stmt nest_before = s;
         if (is_inlined(f, outputs)) continue;
         if (compute.is_inlined()) {
             // A Func with updates can't be substituted into its callers; like Halide, compute
             // it at the innermost loop of its one caller.
-            compute = store = innermost_use(f, outputs, env, inliner);
+            compute = store = innermost_use(f, s);
         }
         InjectRealization inject(f, build_produce(f, inliner), compute, store);
         s = inject.inject_root(s);
         user_assert(inject.found_compute)
             << "Func " << f->name << " is computed at " << compute.to_string()
             << ", which is not a loop around any use of it. Legal locations are: "
-            << legal_levels(f, env) << ".";
+            << legal_levels(f, nest_before) << ".";
         user_assert(inject.found_store)
             << "Func " << f->name << " is stored at " << store.to_string()
             << ", which is not a loop around its computation. Legal locations are: "
-            << legal_levels(f, env) << ".";
+            << legal_levels(f, nest_before) << ".";
         CheckNoParallelBetween parallel(f->name);
         s.accept(&parallel);
         user_assert(parallel.parallel_loop.empty())
@@ -542,7 +562,7 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
         user_assert(!check.outside)
             << "Func " << f->name << " is computed at " << compute.to_string()
             << ", but it is also read outside that loop (by another stage or Func). Compute it at "
-            << "a loop around every use; legal locations are: " << legal_levels(f, env) << ".";
+            << "a loop around every use; legal locations are: " << legal_levels(f, nest_before) << ".";
     }
     return s;
 }

@@ -51,14 +51,17 @@ TEST(SlidingWindow, ComputesOneNewRowPerIteration) {
     expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
 }
 
-TEST(SlidingWindow, DoesNotSlideAcrossAParallelLoop) {
+TEST(SlidingWindow, SlidesWithinEachParallelStrip) {
     Buffer<int> in = ramp_input(21, 24);
     Buffer<int> expected = Stencil(in).by.realize({20, 22});
     Stencil s(in);
-    s.by.parallel(s.y);
-    s.bx.store_root().compute_at(s.by, s.y);
+    Var yo("yo"), yi("yi");
+    s.by.split(s.y, yo, yi, 4).parallel(yo);
+    s.bx.store_at(s.by, yo).compute_at(s.by, yi);
     std::string stmt = Pipeline(s.by).lowered_stmt();
-    EXPECT_THAT(stmt, Not(HasSubstr("select((by.s0.y > by.min.1)"))) << stmt;
+    // Storage per strip, inside the parallel loop; the serial row loop of the strip slides.
+    EXPECT_THAT(stmt, HasSubstr("parallel (by.s0.y.yo")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("select((by.s0.y.yi > 0)")) << stmt;
     expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
 }
 
@@ -210,6 +213,61 @@ TEST(LoopLevels, OutermostComputesInsideTheConsumerOutsideItsLoops) {
     std::string stmt = Pipeline(s.by).lowered_stmt();
     EXPECT_THAT(stmt, HasSubstr("produce by {\n  allocate bx")) << stmt;
     expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+}
+
+}  // namespace
+
+namespace {
+
+// The pipeline the schedule-printing test schedules twice.
+struct TwoStage {
+    Func bx{"bx"}, by{"by"};
+    Var x{"x"}, y{"y"};
+    explicit TwoStage(const Buffer<int> &in) {
+        bx(x, y) = in(x, y) + in(x + 1, y);
+        by(x, y) = bx(x, y) + bx(x, y + 1);
+    }
+};
+
+TEST(ScheduleSource, PrintsDirectivesThatRecreateTheSchedule) {
+    Buffer<int> in = ramp_input(70, 70);
+    TwoStage a(in);
+    Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+    a.by.tile(a.x, a.y, xo, yo, xi, yi, 16, 8, TailStrategy::GuardWithIf).vectorize(xi, 8).parallel(yo);
+    a.bx.store_at(a.by, yo).compute_at(a.by, yi).vectorize(a.x, 8);
+    std::string source = Pipeline(a.by).schedule_source();
+    EXPECT_EQ(source,
+              "Var x(\"x\"), vec(\"vec\"), y(\"y\"), xo(\"xo\"), xi(\"xi\"), yo(\"yo\"), yi(\"yi\");\n"
+              "bx.compute_at(by.at(yi));\n"
+              "bx.store_at(by.at(yo));\n"
+              "bx.split(x, x, vec, 8, TailStrategy::ShiftInwards);\n"
+              "bx.reorder(vec, x, y);\n"
+              "bx.vectorize(vec);\n"
+              "by.split(x, xo, xi, 16, TailStrategy::GuardWithIf);\n"
+              "by.split(y, yo, yi, 8, TailStrategy::GuardWithIf);\n"
+              "by.split(xi, xi, vec, 8, TailStrategy::ShiftInwards);\n"
+              "by.reorder(vec, xi, yi, xo, yo);\n"
+              "by.vectorize(vec);\n"
+              "by.parallel(yo);\n");
+
+    // The printed directives, pasted: the same loop nest and the same output.
+    TwoStage b(in);
+    Func &bx = b.bx, &by = b.by;
+    Var &x = b.x, &y = b.y;
+    Var vec("vec");
+    bx.compute_at(by.at(yi));
+    bx.store_at(by.at(yo));
+    bx.split(x, x, vec, 8, TailStrategy::ShiftInwards);
+    bx.reorder(vec, x, y);
+    bx.vectorize(vec);
+    by.split(x, xo, xi, 16, TailStrategy::GuardWithIf);
+    by.split(y, yo, yi, 8, TailStrategy::GuardWithIf);
+    by.split(xi, xi, vec, 8, TailStrategy::ShiftInwards);
+    by.reorder(vec, xi, yi, xo, yo);
+    by.vectorize(vec);
+    by.parallel(yo);
+    EXPECT_EQ(Pipeline(a.by).lowered_stmt(), Pipeline(b.by).lowered_stmt());
+    expect_equal(Buffer<int>(a.by.realize({61, 59})), Buffer<int>(b.by.realize({61, 59})));
 }
 
 }  // namespace

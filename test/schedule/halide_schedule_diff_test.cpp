@@ -1,0 +1,1011 @@
+// Differential tests of the scheduling language: each test writes one algorithm AND one
+// schedule once, compiles it with Halide 14 and with Loom, realizes both over the same regions
+// (sizes that are not multiples of the split factors where the tail strategy allows it, and
+// non-zero mins), and requires the same bytes. A schedule never changes what a pipeline
+// computes, so any difference is a bug in one of the two compilers.
+//
+// The math is integer, or float on values every step represents exactly, and the Halide side
+// uses StrictFloat anyway, so that no fast-math freedom can change a bit.
+
+// Halide.h first: Loom's Error.h defines the same four assertion macro names as Halide.h does.
+#include "Halide.h"
+#undef user_assert
+#undef user_error
+#undef internal_assert
+#undef internal_error
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <loom.h>
+
+namespace {
+
+const Halide::Target &halide_target() {
+    // Halide 14 reports AVX512_SapphireRapids on CPUs that have AVX512-BF16 and -VNNI but not
+    // AVX-VNNI, then emits instructions they lack (SIGILL). See test/halide/differential_test.cpp.
+    static const Halide::Target target = Halide::get_host_target()
+                                             .without_feature(Halide::Target::AVX512_SapphireRapids)
+                                             .with_feature(Halide::Target::StrictFloat);
+    return target;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: the same bytes in a Halide::Buffer and in a loom::Buffer.
+
+/** A dense buffer of the given sizes whose dimension i starts at mins[i], filled with values
+ * in [lo, hi] drawn from `seed` in memory order, so that both languages see the same data.
+ * B is Halide::Buffer<T> or loom::Buffer<T>. */
+template<typename B>
+B random_buffer(const std::vector<int> &sizes, uint32_t seed, int lo, int hi,
+                const std::vector<int> &mins = {}, const std::string &name = "input") {
+    using T = typename B::ElemType;
+    B b(sizes, name);
+    if (!mins.empty()) b.set_min(mins);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> dist(lo, hi);
+    T *p = b.data();
+    for (size_t i = 0; i < (size_t)b.number_of_elements(); i++) p[i] = (T)dist(rng);
+    return b;
+}
+
+/** The loop v of stage `stage` of f (0: the pure definition, i + 1: update i). Loom names it
+ * f.at(v) or f.update(i).at(v); it has no LoopLevel(const Func &, VarOrRVar, int) constructor.
+ * Halide 14's legality check rejects a LoopLevel with an explicit stage index even where it
+ * lists that very loop as legal, so the Halide side names no stage: LoopLevel(f, v) matches
+ * loop v of the stage that uses the producer, which is the stage the tests mean. */
+Halide::LoopLevel loop_level(const Halide::Func &f, const Halide::VarOrRVar &v, int stage) {
+    (void)stage;
+    return Halide::LoopLevel(f, v);
+}
+loom::LoopLevel loop_level(const loom::Func &f, const loom::VarOrRVar &v, int stage) {
+    return stage == 0 ? f.at(v) : f.update(stage - 1).at(v);
+}
+
+/** A named RVar for the loops split from an RVar; the RDom only picks the language. Halide
+ * writes RVar("rxo"); Loom has no RVar(const std::string &) constructor and takes the name as a
+ * VarOrRVar. */
+Halide::RVar rvar_named(const Halide::RDom &, const std::string &name) {
+    return Halide::RVar(name);
+}
+loom::VarOrRVar rvar_named(const loom::RDom &, const std::string &name) {
+    return loom::VarOrRVar(name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The harness.
+
+/** A region to realize over: extents and mins (all zero when mins is empty). */
+struct Box {
+    std::vector<int> extents, mins;
+};
+
+std::string describe(const Box &box) {
+    std::ostringstream s;
+    s << "[";
+    for (size_t i = 0; i < box.extents.size(); i++) {
+        int mn = box.mins.empty() ? 0 : box.mins[i];
+        s << (i ? ", " : "") << mn << ".." << mn + box.extents[i] - 1;
+    }
+    return s.str() + "]";
+}
+
+/** Coordinates of element `index` of a dense buffer over box. */
+std::string coordinates(const Box &box, size_t index) {
+    std::ostringstream s;
+    s << "(";
+    for (size_t i = 0; i < box.extents.size(); i++) {
+        int mn = box.mins.empty() ? 0 : box.mins[i];
+        s << (i ? ", " : "") << mn + (int)(index % box.extents[i]);
+        index /= box.extents[i];
+    }
+    return s.str() + ")";
+}
+
+template<typename T>
+std::string show(T v) {
+    if constexpr (std::is_integral<T>::value && sizeof(T) == 1) return std::to_string(int(v));
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+/** Builds the pipeline with each body (which returns its output Func), realizes it over each
+ * box in turn (one compilation, reused), into `tuple_size` buffers of T per box, and expects
+ * the bytes of every buffer to be identical. */
+template<typename T, typename HalideBody, typename LoomBody>
+void expect_same_output(HalideBody halide_body, LoomBody loom_body, const std::vector<Box> &boxes,
+                        int tuple_size = 1) {
+    Halide::Func hf;
+    loom::Func lf;
+    try {
+        hf = halide_body();
+    } catch (const std::exception &e) {
+        FAIL() << "Halide failed to define the pipeline: " << e.what();
+    }
+    // Halide runs even where Loom rejects the pipeline, to show that Halide accepts it.
+    bool loom_defined = true;
+    try {
+        lf = loom_body();
+    } catch (const std::exception &e) {
+        ADD_FAILURE() << "Loom threw while defining or scheduling the pipeline: " << e.what();
+        loom_defined = false;
+    }
+    for (const Box &box : boxes) {
+        SCOPED_TRACE("realized over " + describe(box));
+        std::vector<Halide::Buffer<>> h_out;
+        std::vector<loom::Buffer<>> l_out;
+        for (int k = 0; k < tuple_size; k++) {
+            Halide::Buffer<T> h(box.extents, "h_out" + std::to_string(k));
+            loom::Buffer<T> l(box.extents, "l_out" + std::to_string(k));
+            if (!box.mins.empty()) {
+                h.set_min(box.mins);
+                l.set_min(box.mins);
+            }
+            h_out.push_back(h);
+            l_out.push_back(l);
+        }
+        try {
+            if (tuple_size == 1) {
+                Halide::Buffer<T> h(h_out[0]);
+                hf.realize(h, halide_target());
+            } else {
+                Halide::Realization r(h_out);
+                hf.realize(r, halide_target());
+            }
+        } catch (const std::exception &e) {
+            // After a failed compilation Halide's JIT is left unusable: stop here.
+            FAIL() << "Halide failed: " << e.what();
+        }
+        if (!loom_defined) continue;
+        try {
+            if (tuple_size == 1) {
+                loom::Buffer<T> l(l_out[0]);
+                lf.realize(l);
+            } else {
+                lf.realize(l_out);
+            }
+        } catch (const std::exception &e) {
+            ADD_FAILURE() << "Loom threw: " << e.what();
+            continue;
+        }
+        for (int k = 0; k < tuple_size; k++) {
+            Halide::Buffer<T> h(h_out[k]);
+            loom::Buffer<T> l(l_out[k]);
+            size_t n = (size_t)h.number_of_elements();
+            ASSERT_EQ((size_t)l.number_of_elements(), n);
+            const T *hp = h.data(), *lp = l.data();
+            if (std::memcmp(hp, lp, n * sizeof(T)) == 0) continue;
+            size_t first = n, count = 0;
+            for (size_t i = 0; i < n; i++) {
+                if (std::memcmp(hp + i, lp + i, sizeof(T)) != 0) {
+                    if (first == n) first = i;
+                    count++;
+                }
+            }
+            ADD_FAILURE() << "output " << k << ": " << count << " of " << n
+                          << " elements differ; the first at " << coordinates(box, first)
+                          << ": Halide " << show(hp[first]) << ", Loom " << show(lp[first]);
+        }
+    }
+}
+
+// The body is written once and compiled in each language: `using namespace` picks Halide's or
+// Loom's Func, Var, RDom, Buffer, TailStrategy, sum, BoundaryConditions... It returns the
+// output Func.
+#define SAME_PIPELINE(...)                                                                       \
+    [&]() {                                                                                      \
+        using namespace Halide;                                                                  \
+        __VA_ARGS__                                                                              \
+    },                                                                                           \
+        [&]() {                                                                                  \
+            using namespace loom;                                                                \
+            __VA_ARGS__                                                                          \
+        }
+
+// A two-stage stencil many tests schedule: g reads a uint8 input, f reads g at three points.
+// The input covers [-8, 99] x [-8, 71], so every region below reads inside it.
+#define STENCIL_ALGORITHM                                                                        \
+    Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({108, 80}, 1, 0, 255, {-8, -8}, "in");   \
+    Var x("x"), y("y");                                                                          \
+    Func g("g"), f("f");                                                                         \
+    g(x, y) = cast<uint16_t>(in(x, y)) * 3 + in(x + 1, y) - in(x, y + 1);                        \
+    f(x, y) = g(x - 1, y) + g(x, y) * 2 + g(x + 1, y + 2);
+
+// Regions: widths and heights not multiples of 2, 4, 8 or 16, and non-zero (negative) mins.
+const std::vector<Box> kOddRegions = {{{37, 13}, {3, -2}}, {{53, 29}, {-5, 7}}, {{17, 9}, {0, 0}}};
+
+/** kOddRegions and more: GuardWithIf also takes regions smaller than the factors. */
+std::vector<Box> odd_regions_and(const std::vector<Box> &more) {
+    std::vector<Box> all = kOddRegions;
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+}
+
+// ---------------------------------------------------------------------------------------------
+// split and its tail strategies.
+
+TEST(Split, RoundUpOnAnOutputWithAMultipleExtent) {
+    // RoundUp on the output writes whole blocks: realize multiples of the factors.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        f.split(x, xo, xi, 8, TailStrategy::RoundUp).split(y, yo, yi, 4, TailStrategy::RoundUp);
+        return f;), {{{40, 12}, {-3, 5}}, {{64, 20}, {0, 0}}, {{8, 4}, {17, -7}}});
+}
+
+TEST(Split, RoundUpOnAProducerComputesARoundedUpRegion) {
+    // g's region is rounded up to a multiple of 8 and 3, whatever the output's size.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        g.compute_root().split(x, xo, xi, 8, TailStrategy::RoundUp)
+            .split(y, yo, yi, 3, TailStrategy::RoundUp);
+        return f;), kOddRegions);
+}
+
+TEST(Split, GuardWithIf) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        f.split(x, xo, xi, 8, TailStrategy::GuardWithIf)
+            .split(y, yo, yi, 5, TailStrategy::GuardWithIf);
+        g.compute_root().split(x, xo, xi, 16, TailStrategy::GuardWithIf);
+        return f;), odd_regions_and({{{5, 3}, {-1, 1}}}));
+}
+
+TEST(Split, ShiftInwards) {
+    // Needs extents of at least the factor; the last block shifts back over the one before.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        f.split(x, xo, xi, 8, TailStrategy::ShiftInwards)
+            .split(y, yo, yi, 3, TailStrategy::ShiftInwards);
+        g.compute_root().split(x, xo, xi, 16, TailStrategy::ShiftInwards);
+        return f;), kOddRegions);
+}
+
+TEST(Split, AutoIsShiftInwardsOnPureDefinitions) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        f.split(x, xo, xi, 8).split(y, yo, yi, 3);
+        g.compute_root().split(x, xo, xi, 5);
+        return f;), kOddRegions);
+}
+
+TEST(Split, SplitOfASplitWithMixedTails) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), xii("xii"), xio("xio");
+        f.split(x, xo, xi, 12, TailStrategy::GuardWithIf)
+            .split(xi, xio, xii, 4, TailStrategy::ShiftInwards);
+        return f;), kOddRegions);
+}
+
+TEST(Split, ByAParamFactor) {
+    // A factor known only at run time.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Param<int> factor("factor");
+        factor.set(6);
+        Var xo("xo"), xi("xi");
+        f.split(x, xo, xi, factor, TailStrategy::GuardWithIf);
+        return f;), kOddRegions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// fuse, reorder, tile.
+
+TEST(Fuse, TwoLoopsIntoOne) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var t("t");
+        f.fuse(x, y, t);
+        g.compute_root().fuse(x, y, t);
+        return f;), kOddRegions);
+}
+
+TEST(Fuse, FusedLoopSplitAndParallel) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var t("t"), to("to"), ti("ti");
+        f.fuse(x, y, t).split(t, to, ti, 16, TailStrategy::GuardWithIf).parallel(to);
+        return f;), kOddRegions);
+}
+
+TEST(Fuse, TileIndicesFusedForParallelism) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), tile("tile");
+        f.tile(x, y, xo, yo, xi, yi, 8, 4).fuse(xo, yo, tile).parallel(tile);
+        return f;), kOddRegions);
+}
+
+TEST(Reorder, ThreeDimensions) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in =
+            random_buffer<Buffer<int16_t>>({30, 20, 6}, 2, -1000, 1000, {-4, -4, 0});
+        Var x("x"), y("y"), c("c");
+        Func g("g"), f("f");
+        g(x, y, c) = cast<int32_t>(in(x, y, c)) * (c + 1) - in(x + 1, y, c);
+        f(x, y, c) = g(x, y, c) - g(x, y + 1, (c + 1) % 3) * 7;
+        f.reorder(c, x, y);
+        g.compute_root().reorder(y, c, x);
+        return f;), {{{21, 13, 3}, {-3, 2, 0}}, {{8, 4, 3}, {0, -4, 0}}});
+}
+
+TEST(Reorder, SplitLoopsInterleaved) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        f.split(x, xo, xi, 4).split(y, yo, yi, 2).reorder(yi, xi, xo, yo);
+        return f;), kOddRegions);
+}
+
+TEST(Tile, EightArgumentForm) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+        f.tile(x, y, xo, yo, xi, yi, 8, 4);
+        g.compute_at(f, xo).tile(x, y, xo, yo, xi, yi, 4, 2, TailStrategy::RoundUp);
+        return f;), kOddRegions);
+}
+
+TEST(Tile, SixArgumentFormKeepsTheOuterNames) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xi("xi"), yi("yi");
+        f.tile(x, y, xi, yi, 4, 4, TailStrategy::GuardWithIf);
+        g.compute_at(f, x);
+        return f;), kOddRegions);
+}
+
+TEST(Tile, WithGuardWithIfAndVectorizedInnerLoop) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+        f.tile(x, y, xo, yo, xi, yi, 16, 4, TailStrategy::GuardWithIf).vectorize(xi).parallel(yo);
+        return f;), kOddRegions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// vectorize, unroll, parallel.
+
+TEST(Vectorize, InnerLoopOfASplit) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi");
+        f.split(x, xo, xi, 8).vectorize(xi);
+        g.compute_root().split(x, xo, xi, 16).vectorize(xi);
+        return f;), kOddRegions);
+}
+
+TEST(Vectorize, WithAFactor) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.vectorize(x, 16);
+        g.compute_at(f, y).vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+TEST(Vectorize, WithGuardWithIfTail) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.vectorize(x, 8, TailStrategy::GuardWithIf);
+        g.compute_root().vectorize(x, 32, TailStrategy::GuardWithIf);
+        return f;), odd_regions_and({{{5, 3}, {-1, 1}}}));
+}
+
+TEST(Vectorize, IntegerDivisionModuloAndSelectOnNegativeCoordinates) {
+    // Floor division and Euclidean modulo of negative numbers, vectorized and scalar (the
+    // ShiftInwards tail), with select, min, max, absd and shifts.
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({120, 40}, 3, -3000, 3000, {-60, -20});
+        Var x("x"), y("y");
+        Func f("f");
+        Expr v = cast<int32_t>(in(x, y));
+        f(x, y) = v / 7 + v % 5 * 100 + x / 3 - (x % 4) * 1000 + y / -2 +
+                  select(v > x, min(v, 100), max(v, -100)) + cast<int32_t>(absd(v, x)) +
+                  (v >> 3) + (x << 2);
+        f.vectorize(x, 8).parallel(y);
+        return f;), {{{37, 13}, {-19, -9}}, {{100, 30}, {-55, -15}}});
+}
+
+TEST(Vectorize, FloatMathOnExactValues) {
+    expect_same_output<float>(SAME_PIPELINE(
+        Buffer<int8_t> in = random_buffer<Buffer<int8_t>>({80, 60}, 4, -100, 100, {-8, -8});
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<float>(in(x, y)) * 0.5f + 0.25f;
+        f(x, y) = g(x, y) * 2.0f - g(x + 1, y) + min(g(x, y + 1), 3.0f) + floor(g(x, y) * 0.25f);
+        f.vectorize(x, 8);
+        g.compute_at(f, y).vectorize(x, 4);
+        return f;), kOddRegions);
+}
+
+TEST(Vectorize, NarrowTypesWithWideVectors) {
+    // uint8 arithmetic that wraps, 32 lanes.
+    expect_same_output<uint8_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Func h("h");
+        h(x, y) = cast<uint8_t>(f(x, y)) * 3 + cast<uint8_t>(in(x, y) / 3) - in(x + 2, y);
+        h.vectorize(x, 32, TailStrategy::GuardWithIf);
+        f.compute_at(h, y).vectorize(x, 16);
+        return h;), kOddRegions);
+}
+
+TEST(Vectorize, AlongTheOuterDimension) {
+    // Lanes along y: the loads and stores are strided by a row.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.reorder(y, x).vectorize(y, 8, TailStrategy::GuardWithIf);
+        g.compute_at(f, x).vectorize(y, 4, TailStrategy::RoundUp);
+        return f;), kOddRegions);
+}
+
+TEST(Vectorize, ProducerComputedInsideAVectorizedLoop) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi");
+        f.split(x, xo, xi, 8).vectorize(xi);
+        g.compute_at(f, xi);
+        return f;), kOddRegions);
+}
+
+TEST(Unroll, ProducerComputedInsideAnUnrolledLoop) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var yo("yo"), yi("yi");
+        f.split(y, yo, yi, 2).unroll(yi);
+        g.compute_at(f, yi).vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+TEST(Unroll, WithAFactor) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.unroll(x, 3);
+        g.compute_root().unroll(y, 2, TailStrategy::GuardWithIf);
+        return f;), kOddRegions);
+}
+
+TEST(Unroll, InnerLoopOfATileAndAConstantExtentLoop) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({60, 40, 3}, 5, -500, 500, {-4, -4, 0});
+        Var x("x"), y("y"), c("c"), xi("xi"), yi("yi");
+        Func f("f");
+        f(x, y, c) = cast<int32_t>(in(x, y, c)) * in(x + 1, y, 2 - c) + c;
+        // c has the constant extent 3 here: unroll it whole.
+        f.bound(c, 0, 3).reorder(c, x, y).unroll(c).tile(x, y, xi, yi, 4, 2).unroll(xi).unroll(yi);
+        return f;), {{{21, 13, 3}, {-3, 2, 0}}, {{8, 4, 3}, {0, -4, 0}}});
+}
+
+TEST(Parallel, OuterLoop) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.parallel(y);
+        g.compute_root().parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(Parallel, Nested) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi");
+        f.split(x, xo, xi, 8).parallel(y).parallel(xo).vectorize(xi);
+        g.compute_at(f, xo).parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(Parallel, WithATaskSize) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.parallel(y, 4, TailStrategy::GuardWithIf);
+        g.compute_root().parallel(y, 3);
+        return f;), kOddRegions);
+}
+
+TEST(Parallel, ProducerComputedPerParallelIteration) {
+    // Each thread gets its own g.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        f.parallel(y).vectorize(x, 8);
+        g.compute_at(f, y).vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// compute_at, store_at, compute_root, store_root, compute_inline, LoopLevel.
+
+TEST(ComputeAt, InnerLoopOfTheConsumer) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        g.compute_at(f, x);
+        return f;), kOddRegions);
+}
+
+TEST(ComputeAt, RowOfTheConsumer) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        g.compute_at(f, y);
+        return f;), kOddRegions);
+}
+
+TEST(ComputeAt, ChainOfThreeProducers) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({90, 60}, 6, -1000, 1000, {-10, -10});
+        Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+        Func a("a"), b("b"), c("c"), out("out");
+        a(x, y) = cast<int32_t>(in(x, y)) * 5 - in(x, y - 1);
+        b(x, y) = a(x - 1, y) + a(x + 1, y) * 3;
+        c(x, y) = b(x, y - 2) - b(x, y + 1) + a(x, y);
+        out(x, y) = c(x, y) * 2 + c(x + 3, y);
+        out.tile(x, y, xo, yo, xi, yi, 8, 8).parallel(yo);
+        // a is read by b and by c, so it goes outside both; b only by c, so inside c's rows.
+        c.compute_at(out, xo).vectorize(x, 4);
+        b.compute_at(c, y);
+        a.compute_at(out, xo);
+        return out;), {{{37, 13}, {3, -2}}, {{53, 29}, {-5, 7}}, {{8, 8}, {0, 0}}});
+}
+
+TEST(ComputeAt, ConsumerWithAnUpdateUsingTheProducer) {
+    // g is read only by f's update: g is computed at the y loop of f.update(0) (Loom:
+    // f.update(0).at(y); Halide: LoopLevel(f, y), see loop_level).
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({60, 50}, 7, -100, 100, {-5, -5});
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y)) * 2 + in(x + 1, y);
+        f(x, y) = x - y;
+        f(x, y) += g(x, y) * g(x, y + 1);
+        g.compute_at(loop_level(f, y, 1));
+        return f;), kOddRegions);
+}
+
+TEST(ComputeAt, WithoutNamingTheStageOfAConsumerWithUpdates) {
+    // compute_at(f, y) on a consumer whose update (not its pure definition) reads g: the level
+    // names no stage, and Halide places g at the y loop of the stage that uses it. The same
+    // schedule as the test above, written the way Halide users write it.
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({60, 50}, 7, -100, 100, {-5, -5});
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y)) * 2 + in(x + 1, y);
+        f(x, y) = x - y;
+        f(x, y) += g(x, y) * g(x, y + 1);
+        g.compute_at(f, y);
+        return f;), kOddRegions);
+}
+
+TEST(StoreAt, StoreRootComputeAtRowSlidesTheWindow) {
+    // g is stored for the whole image but computed one row at a time: each row of f needs two
+    // new rows of g; the others were computed by earlier iterations.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        g.store_root().compute_at(f, y);
+        return f;), kOddRegions);
+}
+
+TEST(StoreAt, StoreAtOuterComputeAtInnerTile) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+        f.tile(x, y, xo, yo, xi, yi, 8, 4);
+        g.store_at(f, yo).compute_at(f, xo);
+        return f;), kOddRegions);
+}
+
+TEST(StoreAt, StoreAtRowComputeAtColumn) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        g.store_at(f, y).compute_at(f, x);
+        return f;), kOddRegions);
+}
+
+TEST(StoreAt, VerticalStencilSlidingInsideAParallelStrip) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 90}, 8, -1000, 1000, {-8, -8});
+        Var x("x"), y("y"), yo("yo"), yi("yi");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y)) + in(x + 1, y) * 2;
+        f(x, y) = g(x, y - 1) + g(x, y) * 3 + g(x, y + 1);
+        f.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8);
+        g.store_at(f, yo).compute_at(f, yi).vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+TEST(StoreAt, ProducerWithAnUpdateStoredAtRootComputedPerRow) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 90}, 30, -1000, 1000, {-8, -8});
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y));
+        g(x, y) = g(x, y) * 3 - in(x + 1, y);
+        f(x, y) = g(x, y - 1) + g(x, y) + g(x, y + 2);
+        g.store_root().compute_at(f, y);
+        return f;), kOddRegions);
+}
+
+TEST(ComputeRoot, TwoProducers) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Func h("h"), out("out");
+        h(x, y) = cast<uint16_t>(in(x, y)) + 1;
+        out(x, y) = f(x, y) + h(x - 2, y) * h(x + 2, y - 1);
+        g.compute_root();
+        f.compute_root();
+        h.compute_root();
+        return out;), kOddRegions);
+}
+
+TEST(StoreRoot, WithComputeAtTheInnermostLoop) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        g.store_root().compute_at(f, x);
+        return f;), kOddRegions);
+}
+
+TEST(ComputeInline, UndoesAnEarlierComputeRoot) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        g.compute_root().compute_inline();
+        f.vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+TEST(LoopLevel, RootInlinedAndAConsumerLoop) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Func h("h"), out("out");
+        h(x, y) = cast<uint16_t>(in(x, y)) * 7;
+        out(x, y) = f(x, y) + h(x, y + 1) - h(x + 1, y);
+        g.compute_at(LoopLevel::root());
+        f.compute_at(LoopLevel::inlined());
+        h.store_at(LoopLevel::root()).compute_at(loop_level(out, y, 0));
+        return out;), kOddRegions);
+}
+
+TEST(LoopLevel, VarOutermost) {
+    // Inside the consumer's production, outside all its loops: like compute_root, once per
+    // realization of the consumer.
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Func out("out");
+        out(x, y) = f(x, y) * 2;
+        f.compute_at(out, y);
+        g.compute_at(f, Var::outermost());
+        return out;), kOddRegions);
+}
+
+TEST(LoopLevel, StoreAtVarOutermostComputeAtRow) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Func out("out");
+        out(x, y) = f(x, y) * 2;
+        f.compute_root();
+        g.store_at(f, Var::outermost()).compute_at(f, y);
+        return out;), kOddRegions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Update definitions scheduled with update(i).
+
+TEST(Update, EachStageScheduledDifferently) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({70, 50}, 9, -1000, 1000, {-6, -6});
+        Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        Func f("f");
+        f(x, y) = cast<int32_t>(in(x, y)) + x;
+        f(x, y) = f(x, y) * 3 - in(x + 1, y);
+        f(x, y) += y * 5;
+        f(x, y) = select(f(x, y) > 0, f(x, y) / 2, f(x, y));
+        f.vectorize(x, 8);
+        f.update(0).split(x, xo, xi, 4, TailStrategy::GuardWithIf).vectorize(xi).parallel(y);
+        f.update(1).unroll(x, 3, TailStrategy::GuardWithIf).reorder(y, x);
+        f.update(2).tile(x, y, xo, yo, xi, yi, 8, 2, TailStrategy::GuardWithIf).parallel(yo);
+        return f;), kOddRegions);
+}
+
+TEST(Update, AutoTailOnAnUpdateWithAMultipleExtent) {
+    // Halide's Auto is RoundUp for a pure Var of an update, Loom's is GuardWithIf: the same
+    // bytes where the extent is a multiple.
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({70, 50}, 10, -1000, 1000, {-6, -6});
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = cast<int32_t>(in(x, y));
+        f(x, y) += in(x, y + 1) * 2;
+        f.update(0).vectorize(x, 8).parallel(y, 2);
+        return f;), {{{40, 12}, {-3, 5}}, {{16, 4}, {0, 0}}});
+}
+
+TEST(Update, ProducerComputedInsideAnUpdateStage) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({70, 50}, 11, -1000, 1000, {-6, -6});
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y)) - in(x + 2, y + 1);
+        f(x, y) = x * y;
+        f(x, y) += g(x - 1, y) + g(x + 1, y);
+        f.update(0).parallel(y).vectorize(x, 4, TailStrategy::GuardWithIf);
+        g.compute_at(loop_level(f, y, 1)).vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+TEST(Update, UpdateOfAComputeAtProducer) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({70, 50}, 12, -1000, 1000, {-6, -6});
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y));
+        g(x, y) = g(x, y) * g(x, y) - in(x + 1, y);
+        f(x, y) = g(x, y) + g(x + 1, y - 1);
+        f.vectorize(x, 8);
+        g.compute_at(f, y);
+        g.update(0).vectorize(x, 4, TailStrategy::GuardWithIf);
+        return f;), kOddRegions);
+}
+
+TEST(Update, RVarSplitAndAPureVarReorderedInsideIt) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 60}, 25, -1000, 1000, {-10, -10});
+        Var x("x"), y("y");
+        RDom r(-2, 7);
+        auto rxo = rvar_named(r, "rxo"), rxi = rvar_named(r, "rxi");
+        Func f("f");
+        f(x, y) = y;
+        f(x, y) = f(x, y) * 2 + in(x + r, y) * (r + 3);
+        f.update(0).split(r, rxo, rxi, 3, TailStrategy::GuardWithIf).reorder(x, rxi, rxo, y)
+            .vectorize(x, 8, TailStrategy::GuardWithIf).parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(Update, ParallelAndVectorizedRVarsWithoutRaces) {
+    // Each point of the RDom writes its own element and reads only that one: its iterations
+    // may run at once.
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({40, 20}, 26, -1000, 1000, {-5, -5});
+        Var x("x"), y("y");
+        RDom r(2, 20, 1, 7);
+        Func f("f");
+        f(x, y) = x * 10 + y;
+        f(r.x, r.y) = f(r.x, r.y) * 2 + in(r.x, r.y);
+        f.update(0).parallel(r.y).vectorize(r.x, 8);
+        return f;), {{{30, 10}, {0, 0}}, {{24, 9}, {-1, 0}}});
+}
+
+TEST(Update, TupleValuedFuncWithScheduledUpdates) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 60}, 27, -1000, 1000, {-10, -10});
+        Var x("x"), y("y");
+        RDom r(0, 3);
+        Func f("f");
+        f(x, y) = Tuple(cast<int32_t>(in(x, y)), x - y);
+        // Both elements read the values before the update.
+        f(x, y) = Tuple(f(x, y)[0] + f(x, y)[1], f(x, y)[0] * 3);
+        f(x, y) = Tuple(max(f(x, y)[0], cast<int32_t>(in(x + r, y))), f(x, y)[1] + r);
+        f.vectorize(x, 8).parallel(y);
+        f.update(0).vectorize(x, 4, TailStrategy::GuardWithIf);
+        f.update(1).parallel(y);
+        return f;), kOddRegions, 2);
+}
+
+TEST(Rename, ThenParallel) {
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xo("xo"), xi("xi"), outer("outer");
+        f.split(x, xo, xi, 4).rename(xo, outer).parallel(outer);
+        return f;), kOddRegions);
+}
+
+TEST(Vectorize, GathersThroughALookupTable) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({100, 60}, 28, 0, 255, {-10, -10});
+        Buffer<int32_t> lut = random_buffer<Buffer<int32_t>>({256}, 29, -100000, 100000, {}, "lut");
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = lut(in(x, y)) + lut(255 - in(x * 2 % 40, y)) - in(x / 2, y);
+        f.vectorize(x, 8).parallel(y);
+        return f;), kOddRegions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// RDoms: where(), inline reductions, a scan, a histogram.
+
+TEST(RDom, WhereRestrictsTheDomain) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 60}, 13, -1000, 1000, {-10, -10});
+        Var x("x"), y("y");
+        RDom r(-3, 7, -2, 5);
+        r.where((r.x + r.y) % 3 != 0);
+        r.where(r.x * r.x + r.y * r.y <= 10);
+        Func f("f");
+        f(x, y) = 0;
+        f(x, y) += cast<int32_t>(in(x + r.x, y + r.y)) * (r.x + 4);
+        f.vectorize(x, 8).parallel(y);
+        f.update(0).vectorize(x, 8, TailStrategy::GuardWithIf).parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(RDom, WhereDependingOnAPureVar) {
+    // A triangular domain whose shape depends on x.
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({120, 60}, 14, -1000, 1000, {-40, -10});
+        Var x("x"), y("y");
+        RDom r(0, 16);
+        r.where(r.x <= x % 16);
+        Func f("f");
+        f(x, y) = y;
+        f(x, y) = f(x, y) * 3 + in(x - r.x, y);
+        f.update(0).parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(InlineReductions, SumProductMaximumMinimum) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 60}, 15, -1000, 1000, {-10, -10});
+        Var x("x"), y("y");
+        RDom r(-2, 5, -1, 3);
+        Expr v = cast<int32_t>(in(x + r.x, y + r.y));
+        Func f("f");
+        // The product stays below 3^15: no int32 overflow, which Halide leaves undefined.
+        f(x, y) = sum(v) + product(v % 3 + 1) + maximum(v) * 3 - minimum(v) * 5 + sum(r.x * r.y);
+        f.vectorize(x, 8).parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(InlineReductions, SumOfExactFloats) {
+    // Sums of multiples of 0.25 below 2^20: every partial sum is exact in float.
+    expect_same_output<float>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 60}, 16, -1000, 1000, {-10, -10});
+        Var x("x"), y("y");
+        RDom r(0, 4, 0, 4);
+        Func f("f");
+        f(x, y) = sum(cast<float>(in(x + r.x, y + r.y)) * 0.25f) +
+                  maximum(cast<float>(in(x, y + r.x)));
+        f.vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
+TEST(InlineReductions, ArgmaxAndArgminWithTies) {
+    // Values in [0, 3] tie often: both pick the first point in RDom order (r.x fastest).
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({80, 60}, 17, 0, 3, {-10, -10});
+        Var x("x"), y("y");
+        RDom r(0, 3, 0, 4);
+        Tuple hi = argmax(in(x + r.x, y + r.y));
+        Tuple lo = argmin(in(x + r.x, y + r.y) * 2 + r.x);
+        Func f("f");
+        f(x, y) = hi[0] * 1000 + hi[1] * 100 + cast<int32_t>(hi[2]) * 10 + lo[0] * 3 + lo[1] * 7 +
+                  cast<int32_t>(lo[2]);
+        f.vectorize(x, 8).parallel(y);
+        return f;), kOddRegions);
+}
+
+TEST(InlineReductions, ArgminAsATupleOutput) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int32_t> in = random_buffer<Buffer<int32_t>>({80}, 18, -5, 5, {-20});
+        Var x("x");
+        RDom r(-4, 9);
+        Func f("f");
+        f(x) = argmin(in(x + r) * (r % 3 + 1));
+        f.vectorize(x, 4);
+        return f;), {{{37}, {-11}}, {{8}, {0}}}, 2);
+}
+
+TEST(Scan, RecurrenceAlongRowsParallelAcrossThem) {
+    // A prefix sum along x (the RVar loop stays serial) whose rows run in parallel and, within
+    // a strip, as vector lanes.
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({40, 60}, 19, -1000, 1000, {0, -10});
+        Var x("x"), y("y"), yo("yo"), yi("yi");
+        RDom r(1, 39);
+        Func f("f");
+        f(x, y) = cast<int32_t>(in(x, y));
+        f(r, y) = f(r - 1, y) * 3 / 4 + f(r, y);
+        f.update(0).split(y, yo, yi, 4, TailStrategy::GuardWithIf).parallel(yo).vectorize(yi);
+        return f;), {{{40, 13}, {0, -2}}, {{40, 29}, {0, 7}}});
+}
+
+TEST(Scan, RecurrenceAsAComputeAtProducer) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({40, 60}, 20, -1000, 1000, {0, -10});
+        Var x("x"), y("y");
+        RDom r(1, 39);
+        Func s("s"), out("out");
+        s(x, y) = cast<int32_t>(in(x, y));
+        s(r, y) = max(s(r - 1, y) - 1, s(r, y));
+        out(x, y) = s(39 - x, y) + s(x, y);
+        out.parallel(y).vectorize(x, 8);
+        s.compute_at(out, y);
+        return out;), {{{40, 13}, {0, -2}}, {{17, 29}, {3, 7}}});
+}
+
+TEST(Histogram, ComputedLeftHandSide) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({61, 37}, 21, 0, 255, {-3, 4});
+        Var x("x");
+        RDom r(in);
+        Func hist("hist");
+        hist(x) = 0;
+        hist(cast<int32_t>(in(r.x, r.y))) += 1;
+        return hist;), {{{256}, {0}}});
+}
+
+TEST(Histogram, PerRowInParallelWithWhereAndAConsumer) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({61, 37}, 22, 0, 63, {-3, 4});
+        Var x("x"), y("y");
+        RDom r(-3, 61);
+        r.where(r % 5 != 2);
+        Func hist("hist"), out("out");
+        hist(x, y) = 0;
+        hist(cast<int32_t>(in(r, y)) / 4, y) += cast<int32_t>(in(r, y));
+        out(x, y) = hist(x, y) * 2 + hist(15 - x, y);
+        hist.compute_root().update(0).parallel(y);
+        out.vectorize(x, 8, TailStrategy::GuardWithIf);
+        return out;), {{{16, 37}, {0, 4}}, {{11, 20}, {2, 10}}});
+}
+
+// ---------------------------------------------------------------------------------------------
+// BoundaryConditions, realized over regions reaching past the input on every side.
+
+// The input covers [2, 21] x [-3, 11]; the regions below read beyond it.
+#define BOUNDARY_PIPELINE(CONDITION)                                                             \
+    Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({20, 15}, 23, -1000, 1000, {2, -3}, "in"); \
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");                                   \
+    Func b = CONDITION;                                                                          \
+    Func f("f");                                                                                 \
+    f(x, y) = cast<int32_t>(b(x - 1, y)) + b(x + 1, y) * 3 - b(x, y - 2) + b(x, y + 1) * 5;      \
+    f.tile(x, y, xo, yo, xi, yi, 8, 4, TailStrategy::GuardWithIf).vectorize(xi).parallel(yo);    \
+    return f;
+
+const std::vector<Box> kPastTheEdges = {{{45, 33}, {-10, -12}}, {{7, 5}, {-6, 12}},
+                                        {{20, 15}, {2, -3}}};
+
+TEST(BoundaryConditions, RepeatEdge) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(BOUNDARY_PIPELINE(BoundaryConditions::repeat_edge(in))), kPastTheEdges);
+}
+
+TEST(BoundaryConditions, ConstantExterior) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(
+            BOUNDARY_PIPELINE(BoundaryConditions::constant_exterior(in, cast<int16_t>(-77)))),
+        kPastTheEdges);
+}
+
+TEST(BoundaryConditions, MirrorImage) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(BOUNDARY_PIPELINE(BoundaryConditions::mirror_image(in))), kPastTheEdges);
+}
+
+TEST(BoundaryConditions, MirrorInterior) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(BOUNDARY_PIPELINE(BoundaryConditions::mirror_interior(in))), kPastTheEdges);
+}
+
+TEST(BoundaryConditions, OfAComputedFuncWithAnExplicitRegion) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in =
+            random_buffer<Buffer<int16_t>>({40, 30}, 24, -1000, 1000, {-10, -10}, "in");
+        Var x("x"), y("y");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x, y)) * 2;
+        Func e = BoundaryConditions::mirror_interior(g, {{-4, 20}, {0, 12}});
+        Func c = BoundaryConditions::constant_exterior(g, 5, {{0, 9}, {-3, 9}});
+        f(x, y) = e(x * 2 - 5, y + 3) - e(x, y - 4) + c(x - 1, y) * c(x + 2, y + 1);
+        g.compute_root().vectorize(x, 4);
+        f.vectorize(x, 4).parallel(y);
+        return f;), {{{45, 33}, {-10, -12}}, {{7, 5}, {-6, 12}}});
+}
+
+}  // namespace

@@ -1,0 +1,516 @@
+// Tests of what the scheduling directives do to the lowered loop nest and to the generated code:
+// the kind of each loop (serial, parallel, vector lanes, unrolled copies), the loop order, where
+// each Func is allocated and computed and how much it allocates, and the vector width of the
+// loads and stores in the LLVM IR and the assembly.
+//
+// Pipeline::lowered_stmt() prints one statement per line, two spaces per level, loops as
+// `<kind> (<name>, <min>, <extent>) {` with kind for / parallel (vector and unrolled loops are
+// gone by then: vectors are ramp(base, stride, lanes) indices, unrolled loops are copies), and
+// allocations as `allocate <func>[<type> * <extent> * ...]`, matched by `free <func>`.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <loom.h>
+
+namespace {
+
+using namespace loom;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+std::string trim(const std::string &line) {
+    size_t b = line.find_first_not_of(' ');
+    return b == std::string::npos ? "" : line.substr(b);
+}
+
+std::vector<std::string> lines_of(const std::string &text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+/** "for (f.s0.x, 0, 8) {" -> "f.s0.x"; "" if the line does not open a loop. */
+std::string loop_name(const std::string &line) {
+    std::string t = trim(line);
+    for (const char *kind : {"for (", "parallel (", "vectorized (", "unrolled ("}) {
+        std::string k = kind;
+        if (t.compare(0, k.size(), k) == 0) return t.substr(k.size(), t.find(',') - k.size());
+    }
+    return "";
+}
+
+/** The names of the loops around the first line containing `what`, outermost first. */
+std::vector<std::string> loops_around(const std::string &stmt, const std::string &what) {
+    std::vector<std::string> open;  // the header of every block we are inside
+    for (const std::string &line : lines_of(stmt)) {
+        std::string t = trim(line);
+        if (t.find(what) != std::string::npos) {
+            std::vector<std::string> loops;
+            for (const std::string &h : open) {
+                if (!loop_name(h).empty()) loops.push_back(loop_name(h));
+            }
+            return loops;
+        }
+        if (!t.empty() && t[0] == '}') open.pop_back();
+        if (!t.empty() && t.back() == '{') open.push_back(t);
+    }
+    return {"<no line contains " + what + ">"};
+}
+
+/** The first line containing `what`, through the line closing the block it opens. */
+std::string block(const std::string &stmt, const std::string &what) {
+    std::string out;
+    int depth = -1;
+    for (const std::string &line : lines_of(stmt)) {
+        std::string t = trim(line);
+        if (depth < 0 && t.find(what) == std::string::npos) continue;
+        if (depth < 0) depth = 0;
+        out += line + "\n";
+        if (!t.empty() && t[0] == '}') depth--;
+        if (!t.empty() && t.back() == '{') depth++;
+        if (depth == 0) return out;
+    }
+    return out.empty() ? "<no line contains " + what + ">" : out;
+}
+
+/** The kind (for, parallel, ...) of the first loop named `name`. */
+std::string loop_kind(const std::string &stmt, const std::string &name) {
+    for (const std::string &line : lines_of(stmt)) {
+        if (loop_name(line) == name) {
+            std::string t = trim(line);
+            return t.substr(0, t.find(' '));
+        }
+    }
+    return "<no loop " + name + ">";
+}
+
+int occurrences(const std::string &text, const std::string &what) {
+    int n = 0;
+    for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) n++;
+    return n;
+}
+
+/** The stores into `func`: lines `func[...] = ...`. */
+int stores_into(const std::string &stmt, const std::string &func) {
+    int n = 0;
+    for (const std::string &line : lines_of(stmt))
+        n += trim(line).compare(0, func.size() + 1, func + "[") == 0;
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loop kinds and order.
+
+TEST(LoopKinds, DefaultLoopsAreSerialWithXInnermost) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = x + y;
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.y, f.min.1, f.extent.1) {")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x, f.min.0, f.extent.0) {")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.y", "f.s0.x")) << stmt;
+}
+
+TEST(LoopKinds, ParallelLoop) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = x + y;
+    f.parallel(y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("parallel (f.s0.y, f.min.1, f.extent.1) {")) << stmt;
+    EXPECT_EQ(loop_kind(stmt, "f.s0.x"), "for") << stmt;
+}
+
+TEST(LoopKinds, NestedParallelLoops) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f");
+    f(x, y) = x + y;
+    f.split(x, xo, xi, 8).parallel(y).parallel(xo);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_EQ(loop_kind(stmt, "f.s0.y"), "parallel") << stmt;
+    EXPECT_EQ(loop_kind(stmt, "f.s0.x.xo"), "parallel") << stmt;
+    EXPECT_EQ(loop_kind(stmt, "f.s0.x.xi"), "for") << stmt;
+    EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.y", "f.s0.x.xo", "f.s0.x.xi")) << stmt;
+}
+
+TEST(LoopKinds, VectorizedLoopBecomesRampsOfItsLanes) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = cast<float>(x) * 2.0f;
+    f.vectorize(x, 8);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // No loop over the lanes is left; the store covers 8 consecutive elements.
+    EXPECT_THAT(loops_around(stmt, "f[ramp("), ElementsAre("f.s0.y", "f.s0.x.x")) << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("f.s0.x.vec"))) << stmt;
+    EXPECT_THAT(stmt, HasSubstr(", 1, 8)] = ")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("x8(2.0f)")) << stmt;
+    EXPECT_EQ(stores_into(stmt, "f"), 1) << stmt;
+}
+
+TEST(LoopKinds, VectorizeAnExistingInnerLoopOfConstantExtent) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f");
+    f(x, y) = cast<uint8_t>(x + y);
+    f.split(x, xo, xi, 32).vectorize(xi);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, Not(HasSubstr("f.s0.x.xi,"))) << stmt;
+    EXPECT_THAT(stmt, HasSubstr(", 1, 32)] = ")) << stmt;
+}
+
+TEST(LoopKinds, UnrolledLoopIsCopiedOncePerIteration) {
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = x + y;
+    f.unroll(x, 4);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, Not(HasSubstr("f.s0.x.unroll"))) << stmt;
+    EXPECT_EQ(stores_into(stmt, "f"), 4) << stmt;
+    // The copies are iterations 0, 1, 2, 3 of the block of 4.
+    EXPECT_THAT(stmt, HasSubstr("let f.s0.x = (f.min.0 + min((f.s0.x.x * 4), (f.extent.0 - 4)))"))
+        << stmt;
+    EXPECT_THAT(stmt,
+                HasSubstr("let f.s0.x = ((f.min.0 + min((f.s0.x.x * 4), (f.extent.0 - 4))) + 3)"))
+        << stmt;
+    EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.y", "f.s0.x.x")) << stmt;
+}
+
+TEST(LoopKinds, UnrollAndVectorizeTogether) {
+    Var x("x"), y("y"), xo("xo"), xi("xi"), xii("xii"), lanes("lanes");
+    Func f("f");
+    f(x, y) = x * y;
+    f.split(x, xo, xi, 32).split(xi, xii, lanes, 8).vectorize(lanes).unroll(xii);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // 32 = 4 unrolled copies of 8 lanes.
+    EXPECT_EQ(stores_into(stmt, "f"), 4) << stmt;
+    EXPECT_EQ(occurrences(stmt, ", 1, 8)] = "), 4) << stmt;
+}
+
+TEST(LoopOrder, Reorder) {
+    Var x("x"), y("y"), c("c");
+    Func f("f");
+    f(x, y, c) = x + y + c;
+    f.reorder(c, x, y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.y", "f.s0.x", "f.s0.c")) << stmt;
+}
+
+TEST(LoopOrder, TileEightArgumentForm) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func f("f");
+    f(x, y) = x + y;
+    f.tile(x, y, xo, yo, xi, yi, 8, 4);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "f[("),
+                ElementsAre("f.s0.y.yo", "f.s0.x.xo", "f.s0.y.yi", "f.s0.x.xi"))
+        << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.y.yi, 0, 4) {")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, 8) {")) << stmt;
+}
+
+TEST(LoopOrder, TileSixArgumentFormReusesTheOuterNames) {
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    Func f("f");
+    f(x, y) = x + y;
+    f.tile(x, y, xi, yi, 4, 2);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "f[("),
+                ElementsAre("f.s0.y.y", "f.s0.x.x", "f.s0.y.yi", "f.s0.x.xi"))
+        << stmt;
+}
+
+TEST(LoopOrder, FuseMakesOneLoopOverTheProductOfExtents) {
+    Var x("x"), y("y"), t("t");
+    Func f("f");
+    f(x, y) = x + y;
+    f.fuse(x, y, t).parallel(t);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("let f.s0.x.t.loop_extent = (f.extent.0 * f.extent.1)")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("parallel (f.s0.x.t, 0, f.s0.x.t.loop_extent) {")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.x.t")) << stmt;
+}
+
+TEST(LoopOrder, UpdateStagesGetTheirOwnLoops) {
+    Var x("x"), y("y");
+    RDom r(0, 10);
+    Func f("f");
+    f(x, y) = x + y;
+    f(x, y) += r;
+    f.update(0).parallel(y).reorder(x, r);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.y", "f.s0.x")) << stmt;
+    EXPECT_EQ(loop_kind(stmt, "f.s1.y"), "parallel") << stmt;
+    // reorder(x, r): x inside the RVar loop.
+    EXPECT_THAT(block(stmt, "parallel (f.s1.y"), HasSubstr("for (f.s1.r")) << stmt;
+    std::string r_loop = block(stmt, "for (f.s1.r");
+    EXPECT_THAT(r_loop, HasSubstr("for (f.s1.x, f.min.0, f.extent.0) {")) << stmt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tail strategies.
+
+TEST(Tails, GuardWithIfSteadyStateHasNoBoundaryTest) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f");
+    f(x, y) = x + y;
+    f.split(x, xo, xi, 8, TailStrategy::GuardWithIf);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // The full blocks run without a test; the guarded last block follows them.
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, 0, (f.extent.0 / 8)) {")) << stmt;
+    EXPECT_THAT(block(stmt, "for (f.s0.x.xo, 0, (f.extent.0 / 8)) {"), Not(HasSubstr("if (")))
+        << stmt;
+    EXPECT_THAT(stmt, HasSubstr("if (likely(")) << stmt;
+}
+
+TEST(Tails, ShiftInwardsShiftsTheLastBlockBack) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f");
+    f(x, y) = x + y;
+    f.split(x, xo, xi, 8, TailStrategy::ShiftInwards);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("min((f.s0.x.xo * 8), (f.extent.0 - 8))")) << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("if ("))) << stmt;
+}
+
+TEST(Tails, RoundUpWritesWholeBlocksAndChecksTheOutput) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f");
+    f(x, y) = x + y;
+    f.split(x, xo, xi, 8, TailStrategy::RoundUp);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, 8) {")) << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("(f.extent.0 - 8)"))) << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("if ("))) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("loom_error_output_too_small(\"f\", 0")) << stmt;
+}
+
+TEST(Tails, RoundUpOnAProducerRoundsItsAllocationUp) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func g("g"), f("f");
+    g(x, y) = x * y;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    f.split(x, xo, xi, 8);
+    g.compute_at(f, xo).split(x, xo, xi, 4, TailStrategy::RoundUp);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // f's block of 8 reads 9 columns of g: rounded up to 12.
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * 12 * 1]")) << stmt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where Funcs are allocated and computed.
+
+TEST(Allocation, ComputeRootAllocatesOutsideEveryLoop) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x - 1, y) + g(x + 1, y + 2);
+    g.compute_root();
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "allocate g["), IsEmpty()) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce g"), IsEmpty()) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * (f.extent.0 + 2) * (f.extent.1 + 2)]")) << stmt;
+    EXPECT_LT(stmt.find("allocate g["), stmt.find("produce f")) << stmt;
+    EXPECT_LT(stmt.find("produce g"), stmt.find("produce f")) << stmt;
+}
+
+TEST(Allocation, ComputeAtAnInnerLoopAllocatesInsideIt) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x - 1, y) + g(x + 1, y + 2);
+    f.tile(x, y, xo, yo, xi, yi, 8, 4);
+    g.compute_at(f, xo);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "allocate g["), ElementsAre("f.s0.y.yo", "f.s0.x.xo")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce g"), ElementsAre("f.s0.y.yo", "f.s0.x.xo")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "free g"), ElementsAre("f.s0.y.yo", "f.s0.x.xo")) << stmt;
+    // One tile of 8 x 4 reads 10 x 6 of g: a constant size.
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * 10 * 6]")) << stmt;
+}
+
+TEST(Allocation, ComputeAtARowAllocatesOneRowsWorth) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x - 1, y) + g(x + 1, y + 2);
+    g.compute_at(f, y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "allocate g["), ElementsAre("f.s0.y")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * (f.extent.0 + 2) * 3]")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (g.s0.y, f.s0.y, 3) {")) << stmt;
+}
+
+TEST(Allocation, ComputeAtAParallelLoopAllocatesPerIteration) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x, y) + g(x, y + 1);
+    f.parallel(y);
+    g.compute_at(f, y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_EQ(loop_kind(stmt, "f.s0.y"), "parallel") << stmt;
+    EXPECT_THAT(loops_around(stmt, "allocate g["), ElementsAre("f.s0.y")) << stmt;
+}
+
+TEST(Allocation, StoreRootComputeAtARowSlidesTheWindow) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x, y - 1) + g(x, y + 1);
+    g.store_root().compute_at(f, y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // Storage for all rows, outside the loops; computation inside the row loop.
+    EXPECT_THAT(loops_around(stmt, "allocate g["), IsEmpty()) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce g"), ElementsAre("f.s0.y")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * f.extent.0 * (f.extent.1 + 2)]")) << stmt;
+    // The first row computes 3 rows of g, each later one the 1 new row.
+    EXPECT_THAT(
+        stmt, HasSubstr("let g.s0.y.min = select((f.s0.y > f.min.1), (f.s0.y + 1), (f.s0.y - 1))"))
+        << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (g.s0.y, g.s0.y.min, ((f.s0.y - g.s0.y.min) + 2)) {")) << stmt;
+}
+
+TEST(Allocation, StoreAtAnOuterLoopComputeAtAnInnerOne) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x - 1, y) + g(x + 1, y + 2);
+    f.tile(x, y, xo, yo, xi, yi, 8, 4);
+    g.store_at(f, yo).compute_at(f, xo);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "allocate g["), ElementsAre("f.s0.y.yo")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce g"), ElementsAre("f.s0.y.yo", "f.s0.x.xo")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "free g"), ElementsAre("f.s0.y.yo")) << stmt;
+    // A strip of tiles: 6 rows, as wide as the strip.
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * g.extent.0 * 6]")) << stmt;
+}
+
+TEST(Allocation, ComputeInlineAllocatesNothing) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = g(x - 1, y) + g(x + 1, y + 2);
+    g.compute_root().compute_inline();
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, Not(HasSubstr("allocate"))) << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("produce g"))) << stmt;
+}
+
+TEST(Allocation, ComputeAtVarOutermostIsInsideTheProductionOutsideItsLoops) {
+    Var x("x"), y("y");
+    Func g("g"), f("f"), out("out");
+    g(x, y) = x + y;
+    f(x, y) = g(x - 1, y) + g(x + 1, y + 2);
+    out(x, y) = f(x, y);
+    f.compute_at(out, y);
+    g.compute_at(f, Var::outermost());
+    std::string stmt = Pipeline(out).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "allocate g["), ElementsAre("out.s0.y")) << stmt;
+    EXPECT_THAT(block(stmt, "produce f {"), HasSubstr("allocate g[")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce g"), ElementsAre("out.s0.y")) << stmt;
+}
+
+TEST(Allocation, ComputeAtALoopOfAnUpdateStage) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x + y;
+    f(x, y) = x;
+    f(x, y) += g(x - 1, y) + g(x + 1, y + 2);
+    g.compute_at(f.update(0).at(y));
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(loops_around(stmt, "allocate g["), ElementsAre("f.s1.y")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * (f.extent.0 + 2) * 3]")) << stmt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector widths in the generated code.
+
+TEST(VectorCode, EightFloatLanesAreYmmLoadsAndStores) {
+    Buffer<float> in(std::vector<int>{100, 100}, "in");
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(x, y) * 2.0f + 1.0f;
+    f.vectorize(x, 8);
+    Pipeline p(f);
+    Target avx2("x86-64-linux-avx2-fma");
+    std::string ir = p.llvm_ir(avx2), assembly = p.assembly(avx2);
+    EXPECT_THAT(ir, HasSubstr("load <8 x float>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("store <8 x float>")) << ir;
+    EXPECT_THAT(assembly, HasSubstr("ymm")) << assembly;
+    EXPECT_THAT(assembly, Not(HasSubstr("zmm"))) << assembly;
+}
+
+TEST(VectorCode, SixteenFloatLanesAreZmmWithAvx512) {
+    Buffer<float> in(std::vector<int>{100, 100}, "in");
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(x, y) * 2.0f + 1.0f;
+    f.vectorize(x, 16);
+    Pipeline p(f);
+    Target avx512("x86-64-linux-avx512-avx512_skylake");
+    std::string ir = p.llvm_ir(avx512), assembly = p.assembly(avx512);
+    EXPECT_THAT(ir, HasSubstr("load <16 x float>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("store <16 x float>")) << ir;
+    EXPECT_THAT(assembly, HasSubstr("zmm")) << assembly;
+    // Without AVX-512 the same 16 lanes are two ymm halves.
+    std::string avx2_assembly = p.assembly(Target("x86-64-linux-avx2-fma"));
+    EXPECT_THAT(avx2_assembly, HasSubstr("ymm")) << avx2_assembly;
+    EXPECT_THAT(avx2_assembly, Not(HasSubstr("zmm"))) << avx2_assembly;
+}
+
+TEST(VectorCode, ThirtyTwoByteLanes) {
+    Buffer<uint8_t> in(std::vector<int>{100, 100}, "in");
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(x, y) + in(x, y + 1);
+    f.vectorize(x, 32);
+    Pipeline p(f);
+    std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_THAT(ir, HasSubstr("load <32 x i8>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("store <32 x i8>")) << ir;
+}
+
+TEST(VectorCode, StencilSteadyStateUsesDenseVectorLoadsNotGathers) {
+    // Three taps at x - 1, x, x + 1: each is a dense load of 8 consecutive floats at an offset,
+    // never a gather or a lane-by-lane assembly of the vector.
+    Buffer<float> in(std::vector<int>{100, 100}, "in");
+    in.set_min(-1, 0);
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+    f.vectorize(x, 8);
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    EXPECT_EQ(occurrences(stmt, "in[ramp("), 3) << stmt;
+    EXPECT_EQ(occurrences(block(stmt, "produce f"), ", 1, 8)]"), 4) << stmt;  // 3 loads, 1 store
+    Target avx2("x86-64-linux-avx2-fma");
+    std::string ir = p.llvm_ir(avx2), assembly = p.assembly(avx2);
+    EXPECT_EQ(occurrences(ir, "load <8 x float>"), 3) << ir;
+    EXPECT_EQ(occurrences(ir, "store <8 x float>"), 1) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("insertelement <8 x float>"))) << ir;
+    EXPECT_THAT(assembly, Not(HasSubstr("gather"))) << assembly;
+    EXPECT_THAT(assembly, Not(HasSubstr("vinsertps"))) << assembly;
+}
+
+TEST(VectorCode, StencilOverAComputeAtProducerUsesDenseVectorLoads) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func g("g"), f("f");
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x - 1, y) + g(x, y) * 2 + g(x + 1, y);
+    f.split(x, xo, xi, 8).vectorize(xi);
+    g.compute_at(f, xo).vectorize(x, 8, TailStrategy::RoundUp);
+    Pipeline p(f);
+    std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_THAT(ir, HasSubstr("load <8 x i32>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("store <8 x i32>")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+}
+
+}  // namespace
