@@ -514,6 +514,9 @@ void Func::compile_to_assembly(const std::string &filename, const std::vector<Ar
     pipeline().compile_to_assembly(filename, args, target);
 }
 
+LoopLevel::LoopLevel(const Func &f, const VarOrRVar &var, int stage)
+    : LoopLevel(Kind::At, f.name(), var.name(), stage) {}
+
 std::string LoopLevel::to_string() const {
     switch (kind) {
     case Kind::Inlined: return "inlined";

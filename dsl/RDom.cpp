@@ -10,14 +10,28 @@ namespace loom {
 using namespace Internal;
 
 const std::string &RVar::name() const {
-    user_assert(dom) << "Use of an undefined RVar";
+    if (!dom) {
+        user_assert(!standalone_name.empty()) << "Use of an undefined RVar";
+        return standalone_name;
+    }
     return dom->domain.at(index).var;
 }
 
-Expr RVar::min() const { return dom->domain.at(index).min; }
-Expr RVar::extent() const { return dom->domain.at(index).extent; }
+Expr RVar::min() const {
+    user_assert(dom) << "RVar " << name() << " is only a name; it has no RDom to give a min";
+    return dom->domain.at(index).min;
+}
 
-RVar::operator Expr() const { return Variable::make(Int(32), name(), nullptr, dom); }
+Expr RVar::extent() const {
+    user_assert(dom) << "RVar " << name() << " is only a name; it has no RDom to give an extent";
+    return dom->domain.at(index).extent;
+}
+
+RVar::operator Expr() const {
+    user_assert(dom) << "RVar " << name() << " is only a name (for directives); use the RDom's "
+                     << "RVar in definitions";
+    return Variable::make(Int(32), name(), nullptr, dom);
+}
 
 RDom::RDom(const Region &region, const std::string &name) {
     user_assert(!region.empty() && region.size() <= 4)

@@ -34,6 +34,8 @@ public:
     RVar() = default;
     RVar(std::shared_ptr<Internal::ReductionDomainContents> dom, int index)
         : dom(std::move(dom)), index(index) {}
+    /** An RVar named only, to name a loop in a directive (Halide's RVar("r$x")). */
+    explicit RVar(const std::string &name) : standalone_name(name) {}
     const std::string &name() const;
     Expr min() const;
     Expr extent() const;
@@ -43,6 +45,7 @@ public:
 private:
     std::shared_ptr<Internal::ReductionDomainContents> dom;
     int index = 0;
+    std::string standalone_name;
 };
 
 class RDom {

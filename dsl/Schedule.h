@@ -10,6 +10,9 @@
 
 namespace loom {
 
+class Func;
+class VarOrRVar;
+
 /** What a split does with the iterations past a multiple of the factor. */
 enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
 
@@ -23,6 +26,9 @@ public:
     static LoopLevel inlined() { return LoopLevel(Kind::Inlined, "", "", -1); }
     LoopLevel(const std::string &func, const std::string &var, int stage = -1)
         : LoopLevel(Kind::At, func, var, stage) {}
+    /** Loop `var` of Func f; stage -1 means the first stage of f that reads the Func placed
+     * there (Halide's LoopLevel(f, v)). */
+    LoopLevel(const Func &f, const VarOrRVar &var, int stage = -1);
 
     bool is_root() const { return kind == Kind::Root; }
     bool is_inlined() const { return kind == Kind::Inlined; }
