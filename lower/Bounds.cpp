@@ -283,12 +283,21 @@ private:
     std::map<std::string, Expr> let_values;
     bool provided;  // collect the boxes Provides write instead of the boxes Calls read
 
+    // Let values are stored as written and expanded when a bound is asked for, so that a
+    // variable refined by a guard later (hidden from let_values, in the scope) is seen refined
+    // inside every let that uses it.
     Interval bounds(const Expr &e) {
-        return bounds_of_expr_in_scope(simplify(substitute(let_values, e)), scope);
+        Expr expanded = e;
+        for (int depth = 0; depth < 64; depth++) {
+            Expr next = substitute(let_values, expanded);
+            if (next.same_as(expanded)) break;
+            expanded = next;
+        }
+        return bounds_of_expr_in_scope(simplify(expanded), scope);
     }
 
     void enter_let(const std::string &name, const Expr &value) {
-        Expr v = simplify(substitute(let_values, value));
+        const Expr &v = value;
         auto it = let_values.find(name);
         saved.push_back({name, it == let_values.end() ? Expr() : it->second});
         let_values[name] = v;
