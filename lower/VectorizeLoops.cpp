@@ -217,6 +217,17 @@ private:
     }
 };
 
+// Whether a statement already holds vector code (an inner loop that was vectorized).
+class HasVectors : public IRVisitor {
+public:
+    bool found = false;
+
+private:
+    void visit(const Ramp *) override { found = true; }
+    void visit(const Broadcast *) override { found = true; }
+    void visit(const Variable *op) override { found |= op->type.is_vector(); }
+};
+
 class VectorizeLoops : public IRMutator {
 public:
     using IRMutator::mutate;
@@ -237,6 +248,14 @@ private:
         user_assert(*n <= 256) << "Can't vectorize loop " << op->name << " of extent " << *n
                                << ": at most 256 lanes";
         int lanes = (int)*n;
+        // A vectorized loop inside another: the inner one already uses the vector lanes, so
+        // the outer one runs its iterations one after another (still correct, and the inner
+        // loop stays vector code).
+        HasVectors inner_vectors;
+        body.accept(&inner_vectors);
+        if (inner_vectors.found) {
+            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+        }
         // The min is evaluated once, as a let, so the ramp's base is a plain variable.
         std::string base_name = op->name + ".base";
         Expr base = Variable::make(Int(32), base_name);
