@@ -529,6 +529,13 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
         if (is_output(f, outputs)) continue;
+        {
+            // A Func nothing reads once the others are inlined (say, a Tuple element never
+            // used) is not computed at all.
+            CommonLoops uses(f->name);
+            s.accept(&uses);
+            if (!uses.any) continue;
+        }
         LoopLevel compute = resolve(f->schedule.compute_level, f, env, inliner, "compute_at", s);
         LoopLevel store = f->schedule.store_level.is_inlined()
                               ? compute
