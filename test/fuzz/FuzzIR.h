@@ -1,0 +1,201 @@
+// The schedule-invariance fuzzer's own description of a pipeline and of a schedule. Both are
+// plain data, generated from a seed, from which the fuzzer builds Loom Funcs (FuzzBuild.cpp)
+// and prints the same pipeline as C++ source (FuzzPrint.cpp): one walker (FuzzEmit.h) drives
+// both, so that the printed reproducer is exactly what ran.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <loom.h>
+
+namespace loom_fuzz {
+
+// ---------------------------------------------------------------------------------------------
+// Element types.
+
+enum class ET : uint8_t { U8, U16, I16, I32, F32 };
+constexpr int kNumTypes = 5;
+
+bool is_float(ET t);
+bool is_signed(ET t);
+int bits_of(ET t);
+loom::Type loom_type(ET t);
+/** "uint8_t", "float", ... */
+const char *cpp_name(ET t);
+/** "UInt(8)", "Float(32)", ... */
+const char *type_ctor(ET t);
+/** The smallest and largest value of an integer type, as doubles. */
+double type_lo(ET t);
+double type_hi(ET t);
+
+// ---------------------------------------------------------------------------------------------
+// Expressions.
+
+struct Node;
+using NodeP = std::shared_ptr<const Node>;
+
+/** One coordinate of a call. Affine: (var * mul) / div + off (+ rvar). Gather: clamp(cast<int>
+ * (value), lo, hi) + off. var == -1 leaves the Var out. */
+struct Index {
+    bool gather = false;
+    int var = -1, mul = 1, div = 1, off = 0;
+    int rdom = -1, rdim = 0;  // an optional RVar term
+    NodeP value;
+    int lo = 0, hi = 0;
+};
+
+/** What a call reads: a Func of the pipeline, an input Buffer directly, or the Func that a
+ * boundary condition wraps around an input. */
+struct Callee {
+    enum Kind { Func, Input, Bc } kind = Func;
+    int index = 0;
+};
+
+enum class Op { Add, Sub, Mul, Div, Mod, Min, Max, And, Or, Xor, Absd };
+enum class Cmp { LT, LE, EQ, NE, GT, GE };
+enum class Unary { Abs, SqrtAbs, Floor, Round, Sin, Exp, Popcount };
+enum class Red { Sum, Maximum, Minimum, Product, ArgMax, ArgMin };
+
+struct Cond {
+    Cmp cmp;
+    NodeP a, b;
+};
+
+struct Node {
+    enum Kind { Const, Var, RVar, Call, Bin, Shift, Cast, Un, Select, Clamp, Reduce } kind;
+    ET type;
+    double value = 0;             // Const
+    int var = -1;                 // Var
+    int rdom = -1, rdim = 0;      // RVar; Reduce: its RDom
+    Callee callee;                // Call
+    int value_index = 0;          // Call: Tuple element; Reduce(ArgMax/ArgMin): Tuple element
+    std::vector<Index> args;      // Call
+    Op op = Op::Add;              // Bin
+    bool shift_left = false;      // Shift by the constant `var`
+    Unary unary = Unary::Abs;     // Un
+    std::vector<Cond> conds;      // Select: conds joined by && (or ||)
+    bool join_or = false;
+    double lo = 0, hi = 0;        // Clamp
+    Red red = Red::Sum;           // Reduce
+    std::vector<NodeP> kids;      // Bin: a, b; Shift, Cast, Un, Clamp, Reduce: a; Select: t, f
+};
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines.
+
+/** An RDom: the box [mins[i], mins[i] + extents[i]), optionally with one where() condition:
+ * kind 1: (r[a] + r[b]) % m != c;  kind 2: r[a] <= r[b] + c. */
+struct RDomDesc {
+    std::string name;
+    std::vector<int> mins, extents;
+    int where_kind = 0, wa = 0, wb = 0, wm = 2, wc = 0;
+};
+
+struct UpdateDesc {
+    int rdom = -1;               // -1: an update without RVars
+    std::vector<Index> lhs;      // one per dimension: a bare pure Var, an RVar (+ off), or a gather
+    std::vector<NodeP> values;   // one per Tuple element; may read the Func itself
+};
+
+struct FuncDesc {
+    std::string name;
+    int dims = 2;
+    std::vector<ET> types;       // more than one: a Tuple-valued Func
+    std::vector<NodeP> init;     // the pure definition, one per Tuple element
+    std::vector<UpdateDesc> updates;
+    std::string kind;            // what the generator meant, for the reproducer's comments
+};
+
+enum class Boundary { None, RepeatEdge, ConstantExterior, MirrorImage, MirrorInterior };
+
+struct InputDesc {
+    std::string name;
+    ET type = ET::U8;
+    int dims = 2;
+    std::vector<int> mins, extents;
+    Boundary bc = Boundary::None;
+    double exterior = 0;         // ConstantExterior's value
+    uint32_t data_seed = 0;
+};
+
+struct PipelineDesc {
+    std::vector<InputDesc> inputs;
+    std::vector<RDomDesc> rdoms;
+    std::vector<FuncDesc> funcs;     // producers before consumers
+    std::vector<int> outputs;        // indices into funcs, in realization order
+    std::vector<int> out_mins, out_extents;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Schedules.
+//
+// A schedule is a list of directives applied in order. Entities are the pipeline's Funcs
+// (0 .. funcs.size() - 1) followed by the boundary-condition Funcs of the inputs
+// (funcs.size() + input index). A loop is named as the user names it: a pure Var ("x"), an
+// RVar ("r2$x", printed r2.x), a name made by a split ("xo3"), or "$k" for pure Var k of a
+// boundary-condition Func (printed in0_bc.args()[k]).
+
+enum class Tail { Auto, GuardWithIf, ShiftInwards, RoundUp };
+
+struct Directive {
+    enum Kind {
+        Split, Fuse, Reorder, Tile, TileInPlace, Rename,
+        Vectorize, VectorizeBy, Unroll, UnrollBy, Parallel, ParallelBy,
+        ComputeRoot, ComputeInline, ComputeAt, StoreRoot, StoreAt, ReorderStorage
+    } kind;
+    int ent = 0;
+    int stage = 0;                   // loop directives: 0 pure, k > 0 update k - 1
+    std::vector<std::string> names;  // loops (old, outer, inner / fused / the listed ones)
+    int factor = 0, factor2 = 0;
+    Tail tail = Tail::Auto;
+    // ComputeAt / StoreAt: a loop of a stage of another entity; "__outermost" for
+    // Var::outermost().
+    int at_ent = 0, at_stage = 0;
+    std::string at_loop;
+    std::vector<int> storage_order;  // ReorderStorage: pure Var indices, innermost first
+};
+
+struct Schedule {
+    std::vector<Directive> directives;
+    std::vector<std::string> notes;  // what the generator chose, for the reproducer
+};
+
+// ---------------------------------------------------------------------------------------------
+// Entry points.
+
+/** A random pipeline: deterministic in seed. */
+PipelineDesc generate_pipeline(uint32_t seed);
+/** A random legal schedule of p; with baseline, the one Loom needs to compile p at all
+ * (compute_root of a Func with update definitions that has several users), nothing else.
+ * `avoid` turns off constructs, to explore past a known bug: "nested-vectorize" (two
+ * vectorized loops in one stage), "fuse", "guard-derived" (GuardWithIf splits of split, fused
+ * or renamed loops of outputs, and rename). */
+Schedule generate_schedule(const PipelineDesc &p, uint32_t seed, bool baseline,
+                           const std::set<std::string> &avoid = {});
+
+/** The input Buffers of p, filled with deterministic values. */
+std::vector<loom::Buffer<>> make_inputs(const PipelineDesc &p);
+/** Builds p with schedule s, realizes it over p's output region and returns the output
+ * buffers (one per Tuple element of each output). Throws what Loom throws. */
+struct Timing {
+    double compile_ms = 0, run_ms = 0;
+};
+std::vector<loom::Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
+                                    const std::vector<loom::Buffer<>> &inputs,
+                                    Timing *timing = nullptr);
+
+/** A complete C++ program that builds p unscheduled (with `baseline`) and scheduled (with
+ * `scheduled`), realizes both and compares them byte by byte. */
+std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Schedule &scheduled,
+                       const std::string &header_comment);
+
+/** Deterministic seeds of pipeline k and of its schedule j under a run seed. */
+uint32_t pipeline_seed(uint32_t run_seed, int k);
+uint32_t schedule_seed(uint32_t run_seed, int k, int j);
+
+}  // namespace loom_fuzz

@@ -1,0 +1,328 @@
+// Prints a PipelineDesc and two Schedules as a self-contained C++ program (the reproducer): the
+// same Emitter walk as FuzzBuild.cpp, with a backend that writes each Loom call as text.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "FuzzData.h"
+#include "FuzzEmit.h"
+#include "FuzzIR.h"
+
+namespace loom_fuzz {
+
+namespace {
+
+std::string join_list(const std::vector<std::string> &v, const char *sep = ", ") {
+    std::string s;
+    for (size_t i = 0; i < v.size(); i++) s += (i ? sep : "") + v[i];
+    return s;
+}
+
+std::string ints(const std::vector<int> &v) {
+    std::vector<std::string> s;
+    for (int i : v) s.push_back(std::to_string(i));
+    return "{" + join_list(s) + "}";
+}
+
+std::string float_literal(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.9g", (float)v);
+    std::string s = buf;
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return s + "f";
+}
+
+const char *kVarNames[] = {"x", "y", "z"};
+const char *kRVarNames[] = {"x", "y", "z", "w"};
+
+std::string bc_name(const PipelineDesc &p, int input) { return p.inputs[input].name + "_bc"; }
+
+struct PrintBackend {
+    using E = std::string;
+    const PipelineDesc &p;
+    std::ostringstream out;
+    explicit PrintBackend(const PipelineDesc &p) : p(p) {}
+
+    E konst(ET t, double v) {
+        if (t == ET::F32) return "Expr(" + float_literal(v) + ")";
+        if (t == ET::I32) return "Expr(" + std::to_string((int64_t)v) + ")";
+        return std::string("cast<") + cpp_name(t) + ">(" + std::to_string((int64_t)v) + ")";
+    }
+    E var(int i) { return kVarNames[i]; }
+    E rvar(int r, int d) { return p.rdoms[r].name + "." + kRVarNames[d]; }
+    E call(const Callee &c, int value_index, std::vector<E> args) {
+        switch (c.kind) {
+        case Callee::Func: {
+            std::string s = p.funcs[c.index].name + "(" + join_list(args) + ")";
+            if (p.funcs[c.index].types.size() > 1) return s + "[" + std::to_string(value_index) + "]";
+            return "Expr(" + s + ")";
+        }
+        case Callee::Input: return p.inputs[c.index].name + "(" + join_list(args) + ")";
+        case Callee::Bc: return "Expr(" + bc_name(p, c.index) + "(" + join_list(args) + "))";
+        }
+        return E();
+    }
+    E bin(Op op, ET t, E a, E b) {
+        switch (op) {
+        case Op::Add: return "(" + a + " + " + b + ")";
+        case Op::Sub: return "(" + a + " - " + b + ")";
+        case Op::Mul: return "(" + a + " * " + b + ")";
+        case Op::Div: return "(" + a + " / " + b + ")";
+        case Op::Mod: return "(" + a + " % " + b + ")";
+        case Op::Min: return "min(" + a + ", " + b + ")";
+        case Op::Max: return "max(" + a + ", " + b + ")";
+        case Op::And: return "(" + a + " & " + b + ")";
+        case Op::Or: return "(" + a + " | " + b + ")";
+        case Op::Xor: return "(" + a + " ^ " + b + ")";
+        case Op::Absd: return std::string("cast<") + cpp_name(t) + ">(absd(" + a + ", " + b + "))";
+        }
+        return E();
+    }
+    E shift(bool left, E a, int n) { return "(" + a + (left ? " << " : " >> ") + std::to_string(n) + ")"; }
+    E cast(ET t, E a) { return std::string("cast<") + cpp_name(t) + ">(" + a + ")"; }
+    E unary(Unary u, ET t, E a) {
+        switch (u) {
+        case Unary::Abs: return std::string("cast<") + cpp_name(t) + ">(abs(" + a + "))";
+        case Unary::SqrtAbs: return "sqrt(abs(" + a + "))";
+        case Unary::Floor: return "floor(" + a + ")";
+        case Unary::Round: return "round(" + a + ")";
+        case Unary::Sin: return "sin(" + a + ")";
+        case Unary::Exp: return "exp(" + a + ")";
+        case Unary::Popcount: return std::string("cast<") + cpp_name(t) + ">(popcount(" + a + "))";
+        }
+        return E();
+    }
+    E cmp(Cmp c, E a, E b) {
+        static const char *ops[] = {" < ", " <= ", " == ", " != ", " > ", " >= "};
+        return "(" + a + ops[(int)c] + b + ")";
+    }
+    E join(bool is_or, E a, E b) { return "(" + a + (is_or ? " || " : " && ") + b + ")"; }
+    E select(E c, E t, E f) { return "select(" + c + ", " + t + ", " + f + ")"; }
+    E clamp(E a, E lo, E hi) { return "clamp(" + a + ", " + lo + ", " + hi + ")"; }
+    E reduce(Red r, int value_index, E body) {
+        switch (r) {
+        case Red::Sum: return "sum(" + body + ")";
+        case Red::Maximum: return "maximum(" + body + ")";
+        case Red::Minimum: return "minimum(" + body + ")";
+        case Red::Product: return "product(" + body + ")";
+        case Red::ArgMax: return "argmax(" + body + ")[" + std::to_string(value_index) + "]";
+        case Red::ArgMin: return "argmin(" + body + ")[" + std::to_string(value_index) + "]";
+        }
+        return E();
+    }
+    E index_add(E e, int k) { return k < 0 ? e + " - " + std::to_string(-k) : e + " + " + std::to_string(k); }
+    E index_mul(E e, int k) { return e + " * " + std::to_string(k); }
+    E index_div(E e, int k) { return e + " / " + std::to_string(k); }
+    E index_plus(E a, E b) { return a + " + " + b; }
+    E index_const(int k) { return "Expr(" + std::to_string(k) + ")"; }
+    E index_gather(E v, int lo, int hi) {
+        return "clamp(cast<int32_t>(" + v + "), " + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+    }
+
+    void define(int f, int update, std::vector<E> lhs, std::vector<E> values) {
+        const FuncDesc &fd = p.funcs[f];
+        if (update < 0) {
+            for (int i = 0; i < fd.dims; i++) lhs.push_back(kVarNames[i]);
+            out << "    // " << fd.name << ": " << fd.kind << "\n";
+        }
+        out << "    " << fd.name << "(" << join_list(lhs) << ") = ";
+        if (values.size() == 1) {
+            out << values[0] << ";\n";
+        } else {
+            out << "Tuple(" << join_list(values) << ");\n";
+        }
+    }
+};
+
+const char *tail_name(Tail t) {
+    switch (t) {
+    case Tail::GuardWithIf: return "TailStrategy::GuardWithIf";
+    case Tail::ShiftInwards: return "TailStrategy::ShiftInwards";
+    case Tail::RoundUp: return "TailStrategy::RoundUp";
+    default: return "TailStrategy::Auto";
+    }
+}
+
+std::string entity_name(const PipelineDesc &p, int ent) {
+    return ent < (int)p.funcs.size() ? p.funcs[ent].name : bc_name(p, ent - (int)p.funcs.size());
+}
+
+std::string loop_ref(const PipelineDesc &p, int ent, const std::string &name) {
+    if (name == "x" || name == "y" || name == "z") return name;
+    if (name == "__outermost") return "Var::outermost()";
+    if (name[0] == '$') return entity_name(p, ent) + ".args()[" + name.substr(1) + "]";
+    size_t dollar = name.find('$');
+    if (dollar != std::string::npos) return name.substr(0, dollar) + "." + name.substr(dollar + 1);
+    return "Var(\"" + name + "\")";
+}
+
+std::string stage_ref(const PipelineDesc &p, int ent, int stage) {
+    std::string s = entity_name(p, ent);
+    return stage == 0 ? s : s + ".update(" + std::to_string(stage - 1) + ")";
+}
+
+std::string level_ref(const PipelineDesc &p, const Directive &d) {
+    std::string loop = loop_ref(p, d.at_ent, d.at_loop);
+    if (d.at_stage == 0) return entity_name(p, d.at_ent) + ", " + loop;
+    return stage_ref(p, d.at_ent, d.at_stage) + ".at(" + loop + ")";
+}
+
+std::string directive_text(const PipelineDesc &p, const Directive &d) {
+    std::vector<std::string> n;
+    for (const std::string &s : d.names) n.push_back(loop_ref(p, d.ent, s));
+    std::string st = stage_ref(p, d.ent, d.stage), f = entity_name(p, d.ent);
+    std::string tail = d.tail == Tail::Auto ? "" : std::string(", ") + tail_name(d.tail);
+    std::string k = std::to_string(d.factor), k2 = std::to_string(d.factor2);
+    switch (d.kind) {
+    case Directive::Split: return st + ".split(" + join_list(n) + ", " + k + tail + ");";
+    case Directive::Fuse: return st + ".fuse(" + join_list(n) + ");";
+    case Directive::Reorder: return st + ".reorder(" + join_list(n) + ");";
+    case Directive::Tile:
+    case Directive::TileInPlace: return st + ".tile(" + join_list(n) + ", " + k + ", " + k2 + tail + ");";
+    case Directive::Rename: return st + ".rename(" + join_list(n) + ");";
+    case Directive::Vectorize: return st + ".vectorize(" + n[0] + ");";
+    case Directive::VectorizeBy: return st + ".vectorize(" + n[0] + ", " + k + tail + ");";
+    case Directive::Unroll: return st + ".unroll(" + n[0] + ");";
+    case Directive::UnrollBy: return st + ".unroll(" + n[0] + ", " + k + tail + ");";
+    case Directive::Parallel: return st + ".parallel(" + n[0] + ");";
+    case Directive::ParallelBy: return st + ".parallel(" + n[0] + ", " + k + tail + ");";
+    case Directive::ComputeRoot: return f + ".compute_root();";
+    case Directive::ComputeInline: return f + ".compute_inline();";
+    case Directive::ComputeAt: return f + ".compute_at(" + level_ref(p, d) + ");";
+    case Directive::StoreRoot: return f + ".store_root();";
+    case Directive::StoreAt: return f + ".store_at(" + level_ref(p, d) + ");";
+    case Directive::ReorderStorage: {
+        std::vector<std::string> v;
+        for (int i : d.storage_order) {
+            v.push_back(d.ent < (int)p.funcs.size() ? std::string(kVarNames[i])
+                                                    : f + ".args()[" + std::to_string(i) + "]");
+        }
+        return f + ".reorder_storage(" + join_list(v) + ");";
+    }
+    }
+    return "";
+}
+
+void print_schedule(std::ostream &out, const PipelineDesc &p, const Schedule &s) {
+    for (const std::string &note : s.notes) out << "        // " << note << "\n";
+    for (const Directive &d : s.directives) out << "        " << directive_text(p, d) << "\n";
+}
+
+const char *bc_call(Boundary b) {
+    switch (b) {
+    case Boundary::RepeatEdge: return "repeat_edge";
+    case Boundary::ConstantExterior: return "constant_exterior";
+    case Boundary::MirrorImage: return "mirror_image";
+    case Boundary::MirrorInterior: return "mirror_interior";
+    default: return "";
+    }
+}
+
+}  // namespace
+
+std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Schedule &scheduled,
+                       const std::string &header_comment) {
+    std::ostringstream out;
+    out << header_comment;
+    out << "// Build: g++ -std=c++17 repro.cpp -I<loom>/dsl -I<loom> -L<build> -lloom -o repro\n";
+    out << "#include <loom.h>\n\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n"
+           "#include <type_traits>\n#include <vector>\n\nusing namespace loom;\n\n";
+    out << kFuzzDataSource << "\n\n";
+    out << "static std::vector<Func> pipeline(const std::vector<Buffer<>> &inputs, bool scheduled) {\n";
+    out << "    Var x(\"x\"), y(\"y\"), z(\"z\");\n";
+    for (size_t i = 0; i < p.inputs.size(); i++) {
+        const InputDesc &id = p.inputs[i];
+        out << "    Buffer<> " << id.name << " = inputs[" << i << "];\n";
+        if (id.bc == Boundary::ConstantExterior) {
+            PrintBackend pb(p);
+            out << "    Func " << bc_name(p, (int)i) << " = BoundaryConditions::constant_exterior("
+                << id.name << ", " << pb.konst(id.type, id.exterior) << ");\n";
+        } else if (id.bc != Boundary::None) {
+            out << "    Func " << bc_name(p, (int)i) << " = BoundaryConditions::" << bc_call(id.bc)
+                << "(" << id.name << ");\n";
+        }
+    }
+    for (const RDomDesc &rd : p.rdoms) {
+        out << "    RDom " << rd.name << "(";
+        for (size_t i = 0; i < rd.mins.size(); i++) out << rd.mins[i] << ", " << rd.extents[i] << ", ";
+        out << "\"" << rd.name << "\");\n";
+        std::string a = rd.name + "." + kRVarNames[rd.wa], b = rd.name + "." + kRVarNames[rd.wb];
+        if (rd.where_kind == 1) {
+            out << "    " << rd.name << ".where(" << (rd.wa == rd.wb ? a : "(" + a + " + " + b + ")")
+                << " % " << rd.wm << " != " << rd.wc << ");\n";
+        } else if (rd.where_kind == 2) {
+            out << "    " << rd.name << ".where(" << a << " <= " << b << " + " << rd.wc << ");\n";
+        }
+    }
+    out << "    Func";
+    for (size_t f = 0; f < p.funcs.size(); f++) {
+        out << (f ? ", " : " ") << p.funcs[f].name << "(\"" << p.funcs[f].name << "\")";
+    }
+    out << ";\n";
+    PrintBackend pb(p);
+    Emitter<PrintBackend>(p, pb).definitions();
+    out << pb.out.str();
+    out << "    if (scheduled) {\n";
+    print_schedule(out, p, scheduled);
+    out << "    } else {\n";
+    print_schedule(out, p, baseline);
+    out << "    }\n    return {";
+    for (size_t i = 0; i < p.outputs.size(); i++) out << (i ? ", " : "") << p.funcs[p.outputs[i]].name;
+    out << "};\n}\n\n";
+
+    out << "int main() {\n    std::vector<Buffer<>> inputs;\n";
+    for (const InputDesc &id : p.inputs) {
+        out << "    {\n        Buffer<> b(" << type_ctor(id.type) << ", " << ints(id.extents) << ", \""
+            << id.name << "\");\n        b.set_min(" << ints(id.mins) << ");\n        fuzz_fill_any(b, "
+            << id.data_seed << "u);\n        inputs.push_back(b);\n    }\n";
+    }
+    out << "    std::vector<Buffer<>> results[2];\n";
+    out << "    for (int scheduled = 0; scheduled < 2; scheduled++) {\n";
+    for (int o : p.outputs) {
+        for (size_t k = 0; k < p.funcs[o].types.size(); k++) {
+            out << "        results[scheduled].push_back(Buffer<>(" << type_ctor(p.funcs[o].types[k])
+                << ", " << ints(p.out_extents) << ", \"" << p.funcs[o].name << "_out" << k
+                << "\"));\n        results[scheduled].back().set_min(" << ints(p.out_mins) << ");\n";
+        }
+    }
+    out << "        try {\n"
+           "            Pipeline(pipeline(inputs, scheduled)).realize(RealizationArg(results[scheduled]));\n"
+           "        } catch (const std::exception &e) {\n"
+           "            std::printf(\"the %s pipeline threw: %s\\n\", scheduled ? \"scheduled\" : \"unscheduled\", e.what());\n"
+           "            return 2;\n"
+           "        }\n"
+           "    }\n";
+    out << R"(    int mismatches = 0;
+    for (size_t i = 0; i < results[0].size(); i++) {
+        const Buffer<> &a = results[0][i], &b = results[1][i];
+        const int bytes = a.type().bytes();
+        const char *pa = (const char *)a.raw_data(), *pb = (const char *)b.raw_data();
+        for (int64_t e = 0; e < a.number_of_elements(); e++) {
+            if (std::memcmp(pa + e * bytes, pb + e * bytes, bytes) == 0) continue;
+            if (mismatches++ < 10) {
+                std::printf("%s differs at (", a.name().c_str());
+                int64_t rest = e;
+                for (int d = 0; d < a.dimensions(); d++) {
+                    std::printf("%s%d", d ? ", " : "", (int)(a.dim(d).min() + rest % a.dim(d).extent()));
+                    rest /= a.dim(d).extent();
+                }
+                double va = 0, vb = 0;
+                if (a.type().is_float()) { va = ((const float *)pa)[e]; vb = ((const float *)pb)[e]; }
+                else if (a.type() == UInt(8)) { va = ((const uint8_t *)pa)[e]; vb = ((const uint8_t *)pb)[e]; }
+                else if (a.type() == UInt(16)) { va = ((const uint16_t *)pa)[e]; vb = ((const uint16_t *)pb)[e]; }
+                else if (a.type() == Int(16)) { va = ((const int16_t *)pa)[e]; vb = ((const int16_t *)pb)[e]; }
+                else { va = ((const int32_t *)pa)[e]; vb = ((const int32_t *)pb)[e]; }
+                std::printf("): unscheduled %.9g, scheduled %.9g\n", va, vb);
+            }
+        }
+    }
+    std::printf(mismatches ? "MISMATCH: %d elements differ\n" : "OK: identical\n", mismatches);
+    return mismatches != 0;
+}
+)";
+    return out.str();
+}
+
+}  // namespace loom_fuzz

@@ -1,0 +1,797 @@
+// Random legal schedules. The generator keeps a model of every stage's loops (names, extents
+// where known, loop types, and for RVars their order) and of where each Func is computed, and
+// only emits a directive that the model says is legal:
+//
+// - compute_at / store_at name a loop around every use of the Func (after inlining), never a
+//   vectorized loop or one inside a vectorized loop; storage outside a parallel loop only for
+//   Funcs without update definitions (their recomputation writes identical values);
+// - a Func with update definitions is computed (compute_root, compute_at, or Loom's default,
+//   the innermost loop of its one user); a Func whose pure definition holds an inline
+//   reduction is inlined only into a single user stage;
+// - splits: RoundUp only in pure definitions of non-outputs; ShiftInwards only in pure
+//   definitions, and in outputs only where the loop's extent is at least the factor; updates
+//   use GuardWithIf; no split by a factor at least a constant extent;
+// - RVar loops keep their relative order (a reordered reduction is a different reduction), and
+//   run in parallel or vectorized only when the RVar is a bare argument on the left and the Func
+//   is read only at the left-hand side's coordinates (Loom's race rule);
+// - vectorize / unroll without a factor only on loops of constant extent (<= 16 / <= 8).
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "FuzzIR.h"
+#include "FuzzRng.h"
+
+namespace loom_fuzz {
+
+namespace {
+
+enum class LT { Serial, Parallel, Vectorized, Unrolled };
+
+struct LoopM {
+    std::string name;
+    bool rvar = false;
+    std::vector<int> key;  // RVar loops: outer loops of the reduction have smaller keys
+    long extent = -1;      // known extent, -1 when it depends on the region
+    bool is_const = false; // a compile-time constant
+    LT type = LT::Serial;
+    bool par_ok = true;    // RVar loops: iterations may run at once
+    bool derived = false;  // made by a split, fuse or rename
+};
+
+struct StageM {
+    bool update = false;
+    bool output = false;
+    bool rvars_commute = false;  // an integer f = f op e reduction: RVars may be reordered
+    std::vector<LoopM> loops;  // innermost first, as Loom keeps them
+    int fresh = 0;
+};
+
+struct ChainElem {
+    int ent = 0, stage = 0;
+    std::string loop;
+    bool nameable = true;
+    bool is_loop = true;  // false for Var::outermost() of a stage
+    LT type = LT::Serial;
+    bool same(const ChainElem &o) const { return ent == o.ent && stage == o.stage && loop == o.loop; }
+};
+using Chain = std::vector<ChainElem>;
+
+struct EntM {
+    std::string name;
+    bool real = true;  // a Func the schedule can name
+    bool output = false;
+    bool has_updates = false;
+    int dims = 0;
+    std::vector<std::vector<int>> refs;      // per stage: the entities it reads directly
+    std::vector<std::vector<int>> reduces;   // per stage: its inline reductions (pseudo entities)
+    std::vector<StageM> stages;
+    enum State { Undecided, Inlined, Computed } state = Undecided;
+    Chain place;  // the loops around its computation
+};
+
+const char *kVar[] = {"x", "y", "z"};
+const char *kRVar[] = {"x", "y", "z", "w"};
+
+bool same_index(const Index &a, const Index &b);
+
+bool same_node(const Node &a, const Node &b) {
+    if (a.kind != b.kind || a.type != b.type || a.value != b.value || a.var != b.var || a.rdom != b.rdom ||
+        a.rdim != b.rdim || a.callee.kind != b.callee.kind || a.callee.index != b.callee.index ||
+        a.value_index != b.value_index || a.op != b.op || a.shift_left != b.shift_left ||
+        a.unary != b.unary || a.join_or != b.join_or || a.lo != b.lo || a.hi != b.hi || a.red != b.red ||
+        a.args.size() != b.args.size() || a.conds.size() != b.conds.size() || a.kids.size() != b.kids.size()) {
+        return false;
+    }
+    for (size_t i = 0; i < a.args.size(); i++) {
+        if (!same_index(a.args[i], b.args[i])) return false;
+    }
+    for (size_t i = 0; i < a.conds.size(); i++) {
+        if (a.conds[i].cmp != b.conds[i].cmp || !same_node(*a.conds[i].a, *b.conds[i].a) ||
+            !same_node(*a.conds[i].b, *b.conds[i].b)) {
+            return false;
+        }
+    }
+    for (size_t i = 0; i < a.kids.size(); i++) {
+        if (!same_node(*a.kids[i], *b.kids[i])) return false;
+    }
+    return true;
+}
+
+bool same_index(const Index &a, const Index &b) {
+    if (a.gather != b.gather || a.var != b.var || a.mul != b.mul || a.div != b.div || a.off != b.off ||
+        a.rdom != b.rdom || a.rdim != b.rdim || a.lo != b.lo || a.hi != b.hi) {
+        return false;
+    }
+    return !a.gather || same_node(*a.value, *b.value);
+}
+
+bool calls_func(const Node &n, int f) {
+    if (n.kind == Node::Call && n.callee.kind == Callee::Func && n.callee.index == f) return true;
+    for (const Index &ix : n.args) {
+        if (ix.value && calls_func(*ix.value, f)) return true;
+    }
+    for (const Cond &c : n.conds) {
+        if (calls_func(*c.a, f) || calls_func(*c.b, f)) return true;
+    }
+    for (const NodeP &k : n.kids) {
+        if (calls_func(*k, f)) return true;
+    }
+    return false;
+}
+
+/** Whether every read of Func f inside n is at exactly `lhs`. */
+bool reads_only_at(const Node &n, int f, const std::vector<Index> &lhs) {
+    if (n.kind == Node::Call && n.callee.kind == Callee::Func && n.callee.index == f) {
+        if (n.args.size() != lhs.size()) return false;
+        for (size_t i = 0; i < lhs.size(); i++) {
+            if (!same_index(n.args[i], lhs[i])) return false;
+        }
+    }
+    for (const Index &ix : n.args) {
+        if (ix.value && !reads_only_at(*ix.value, f, lhs)) return false;
+    }
+    for (const Cond &c : n.conds) {
+        if (!reads_only_at(*c.a, f, lhs) || !reads_only_at(*c.b, f, lhs)) return false;
+    }
+    for (const NodeP &k : n.kids) {
+        if (!reads_only_at(*k, f, lhs)) return false;
+    }
+    return true;
+}
+
+class ScheduleGen {
+public:
+    ScheduleGen(const PipelineDesc &p, uint32_t seed, bool baseline, const std::set<std::string> &avoid)
+        : p(p), r(seed), baseline(baseline), avoid(avoid) {}
+
+    Schedule run() {
+        build_entities();
+        const int nf = (int)p.funcs.size();
+        std::vector<int> order;
+        for (int f = nf - 1; f >= 0; f--) order.push_back(f);
+        for (size_t i = 0; i < p.inputs.size(); i++) {
+            if (p.inputs[i].bc != Boundary::None) order.push_back(nf + (int)i);
+        }
+        for (int e : order) decide(e);
+        return s;
+    }
+
+private:
+    const PipelineDesc &p;
+    Rng r;
+    bool baseline;
+    const std::set<std::string> &avoid;
+    Schedule s;
+    std::vector<EntM> ents;
+
+    // ---- The entities and what they read.
+
+    int entity_of(const Callee &c) const {
+        if (c.kind == Callee::Func) return c.index;
+        if (c.kind == Callee::Bc) return (int)p.funcs.size() + c.index;
+        return -1;
+    }
+
+    void collect(const Node &n, int owner, int stage) {
+        if (n.kind == Node::Reduce) {
+            EntM pe;
+            pe.name = "(" + std::string(n.red == Red::Sum ? "sum" : "inline reduction") + " in " + ents[owner].name + ")";
+            pe.real = false;
+            pe.has_updates = true;
+            pe.refs.resize(2);
+            pe.reduces.resize(2);
+            pe.stages.resize(2);
+            ents.push_back(pe);
+            int id = (int)ents.size() - 1;
+            ents[owner].reduces[stage].push_back(id);
+            ents[owner].refs[stage].push_back(id);
+            collect(*n.kids[0], id, 1);
+            return;
+        }
+        if (n.kind == Node::Call) {
+            int e = entity_of(n.callee);
+            if (e >= 0 && e != owner) ents[owner].refs[stage].push_back(e);
+        }
+        for (const Index &ix : n.args) {
+            if (ix.value) collect(*ix.value, owner, stage);
+        }
+        for (const Cond &c : n.conds) {
+            collect(*c.a, owner, stage);
+            collect(*c.b, owner, stage);
+        }
+        for (const NodeP &k : n.kids) collect(*k, owner, stage);
+    }
+
+    void build_entities() {
+        for (const FuncDesc &fd : p.funcs) {
+            EntM e;
+            e.name = fd.name;
+            e.dims = fd.dims;
+            e.has_updates = !fd.updates.empty();
+            int n = 1 + (int)fd.updates.size();
+            e.refs.resize(n);
+            e.reduces.resize(n);
+            e.stages.resize(n);
+            ents.push_back(e);
+        }
+        for (const int o : p.outputs) ents[o].output = true;
+        for (const InputDesc &id : p.inputs) {
+            EntM e;
+            e.name = id.name + "_bc";
+            e.dims = id.dims;
+            e.refs.resize(1);
+            e.reduces.resize(1);
+            e.stages.resize(1);
+            ents.push_back(e);
+        }
+        for (size_t f = 0; f < p.funcs.size(); f++) {
+            const FuncDesc &fd = p.funcs[f];
+            for (const NodeP &v : fd.init) collect(*v, (int)f, 0);
+            for (size_t u = 0; u < fd.updates.size(); u++) {
+                for (const Index &ix : fd.updates[u].lhs) {
+                    if (ix.value) collect(*ix.value, (int)f, (int)u + 1);
+                }
+                for (const NodeP &v : fd.updates[u].values) collect(*v, (int)f, (int)u + 1);
+            }
+        }
+    }
+
+    // ---- Where uses are.
+
+    void expand(const std::vector<int> &refs, std::set<int> &out) const {
+        for (int e : refs) {
+            if (ents[e].state == EntM::Inlined) {
+                expand(ents[e].refs[0], out);
+            } else {
+                out.insert(e);
+            }
+        }
+    }
+
+    /** The computed stages that read entity e once inlined Funcs are substituted. */
+    std::vector<std::pair<int, int>> readers(int e) const {
+        std::vector<std::pair<int, int>> out;
+        for (size_t g = 0; g < ents.size(); g++) {
+            if (ents[g].state != EntM::Computed) continue;
+            for (size_t k = 0; k < ents[g].refs.size(); k++) {
+                std::set<int> eff;
+                expand(ents[g].refs[k], eff);
+                if (eff.count(e)) out.push_back({(int)g, (int)k});
+            }
+        }
+        return out;
+    }
+
+    /** The loops around the body of stage k of computed entity g, outermost first. */
+    Chain chain(int g, int k) const {
+        const EntM &e = ents[g];
+        Chain c = e.place;
+        ChainElem outer;
+        outer.ent = g;
+        outer.stage = -1;
+        outer.loop = "__outermost";
+        outer.nameable = e.real;
+        outer.is_loop = false;
+        c.push_back(outer);
+        if (!e.real) {
+            ChainElem anon;
+            anon.ent = g;
+            anon.stage = k;
+            anon.loop = "(loops of an inline reduction)";
+            anon.nameable = false;
+            c.push_back(anon);
+            return c;
+        }
+        const std::vector<LoopM> &loops = e.stages[k].loops;
+        for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+            ChainElem el;
+            el.ent = g;
+            el.stage = k;
+            el.loop = it->name;
+            el.type = it->type;
+            el.nameable = unique_name(e.stages[k], it->name);
+            c.push_back(el);
+        }
+        return c;
+    }
+
+    static bool unique_name(const StageM &st, const std::string &name) {
+        int n = 0;
+        for (const LoopM &l : st.loops) n += l.name == name;
+        return n == 1;
+    }
+
+    // ---- Decisions per entity, consumers first.
+
+    /** The loops around every use: the common prefix of the readers' chains. */
+    Chain common_prefix(const std::vector<std::pair<int, int>> &rd) const {
+        Chain common = chain(rd[0].first, rd[0].second);
+        for (size_t i = 1; i < rd.size(); i++) {
+            Chain c = chain(rd[i].first, rd[i].second);
+            size_t n = 0;
+            while (n < common.size() && n < c.size() && common[n].same(c[n])) n++;
+            common.resize(n);
+        }
+        return common;
+    }
+
+    /** Where Loom puts a Func with updates that is not scheduled (and an inline reduction):
+     * the innermost loop around all its uses, or root. */
+    static Chain default_place(Chain common) {
+        while (!common.empty() && !common.back().is_loop) common.pop_back();
+        return common;
+    }
+
+    void decide(int e) {
+        EntM &E = ents[e];
+        if (E.output) {
+            E.state = EntM::Computed;
+            init_loops(e);
+            if (!baseline) schedule_loops(e);
+            place_reductions(e, {});
+            return;
+        }
+        std::vector<std::pair<int, int>> rd = readers(e);
+        if (rd.empty()) {
+            E.state = EntM::Inlined;  // not part of the pipeline
+            return;
+        }
+        const Chain common = common_prefix(rd);
+        std::vector<int> at_candidates;
+        for (size_t i = 0; i < common.size(); i++) {
+            if (common[i].type == LT::Vectorized) break;
+            if (common[i].nameable) at_candidates.push_back((int)i);
+        }
+
+        int choice;  // 0 inline, 1 unscheduled with updates (Loom's default placement), 2 root, 3 at
+        if (baseline) {
+            choice = E.has_updates ? 1 : 0;
+        } else {
+            choice = r.weighted({E.has_updates ? 0 : 35, E.has_updates ? 30 : 0, 25,
+                                 at_candidates.empty() ? 0 : 45});
+        }
+        if (choice == 0) {
+            E.state = EntM::Inlined;
+            if (!baseline && r.chance(15)) add_func_directive(Directive::ComputeInline, e);
+            place_reductions(e, default_place(common));
+            return;
+        }
+        E.state = EntM::Computed;
+        if (choice == 1) {
+            E.place = default_place(common);
+            s.notes.push_back(E.name + " has update definitions and is not scheduled: Loom computes "
+                              "it at the innermost loop around all its uses, or at root.");
+        } else if (choice == 2) {
+            E.place.clear();
+            add_func_directive(Directive::ComputeRoot, e);
+        } else {
+            int at = r.pick(at_candidates);
+            E.place.assign(common.begin(), common.begin() + at + 1);
+            Directive d = level_directive(Directive::ComputeAt, e, common[at]);
+            s.directives.push_back(d);
+            if (!baseline) choose_storage(e);
+        }
+        init_loops(e);
+        if (!baseline && E.real) schedule_loops(e);
+        if (!baseline && E.real && e < (int)p.funcs.size() && E.dims >= 2 && r.chance(12)) {
+            Directive d;
+            d.kind = Directive::ReorderStorage;
+            d.ent = e;
+            for (int i = 0; i < E.dims; i++) d.storage_order.push_back(i);
+            for (int i = E.dims - 1; i > 0; i--) std::swap(d.storage_order[i], d.storage_order[r.uni(0, i)]);
+            s.directives.push_back(d);
+        }
+        place_reductions(e, {});
+    }
+
+    void add_func_directive(Directive::Kind k, int e) {
+        Directive d;
+        d.kind = k;
+        d.ent = e;
+        s.directives.push_back(d);
+    }
+
+    Directive level_directive(Directive::Kind k, int e, const ChainElem &at) {
+        Directive d;
+        d.kind = k;
+        d.ent = e;
+        d.at_ent = at.ent;
+        d.at_stage = at.stage < 0 ? 0 : at.stage;
+        d.at_loop = at.loop;
+        return d;
+    }
+
+    /** store_root or store_at a loop outside the compute_at level: never outside a parallel
+     * loop around the computation (Loom and Halide reject that race), never inside a
+     * vectorized loop. */
+    void choose_storage(int e) {
+        EntM &E = ents[e];
+        if (!r.chance(50)) return;
+        std::vector<int> cands;  // -1: root
+        for (int i = -1; i + 1 < (int)E.place.size(); i++) {
+            bool ok = i < 0 || E.place[i].nameable;
+            for (int j = i + 1; j < (int)E.place.size(); j++) ok &= E.place[j].type != LT::Parallel;
+            if (ok) cands.push_back(i);
+        }
+        if (cands.empty()) return;
+        int i = r.pick(cands);
+        if (i < 0) {
+            add_func_directive(Directive::StoreRoot, e);
+        } else {
+            s.directives.push_back(level_directive(Directive::StoreAt, e, E.place[i]));
+        }
+    }
+
+    /** The inline reductions of e are computed at the innermost loop of the stage that holds
+     * them, or, when e is inlined, where Loom puts an unscheduled Func with updates. */
+    void place_reductions(int e, const Chain &inlined_place) {
+        EntM &E = ents[e];
+        for (size_t k = 0; k < E.reduces.size(); k++) {
+            for (int pe : E.reduces[k]) {
+                ents[pe].state = EntM::Computed;
+                ents[pe].place = E.state == EntM::Inlined ? inlined_place : default_place(chain(e, (int)k));
+            }
+        }
+    }
+
+    // ---- Loops.
+
+    void init_loops(int e) {
+        EntM &E = ents[e];
+        if (!E.real) return;
+        const bool is_bc = e >= (int)p.funcs.size();
+        for (size_t k = 0; k < E.stages.size(); k++) {
+            StageM &st = E.stages[k];
+            st.update = k > 0;
+            st.output = E.output;
+            if (k == 0) {
+                for (int d = 0; d < E.dims; d++) {
+                    LoopM l;
+                    l.name = is_bc ? "$" + std::to_string(d) : kVar[d];
+                    if (E.output) l.extent = p.out_extents[d];
+                    st.loops.push_back(l);
+                }
+                continue;
+            }
+            const UpdateDesc &u = p.funcs[e].updates[k - 1];
+            st.rvars_commute = order_independent(e, u);
+            if (u.rdom >= 0) {
+                const RDomDesc &rd = p.rdoms[u.rdom];
+                int n = (int)rd.mins.size();
+                for (int i = 0; i < n; i++) {
+                    LoopM l;
+                    l.name = rd.name + "$" + kRVar[i];
+                    l.rvar = true;
+                    l.key = {n - 1 - i};
+                    l.extent = rd.extents[i];
+                    l.is_const = true;
+                    l.par_ok = rvar_race_free(e, u, i);
+                    st.loops.push_back(l);
+                }
+            }
+            for (const Index &ix : u.lhs) {
+                if (ix.gather || ix.var < 0 || ix.rdom >= 0 || ix.mul != 1 || ix.div != 1 || ix.off != 0) continue;
+                LoopM l;
+                l.name = kVar[ix.var];
+                if (E.output) l.extent = p.out_extents[ix.var];
+                st.loops.push_back(l);
+            }
+        }
+    }
+
+    /** Loom's rule for reordering RVars: a single integer value f(lhs) op e, op one of
+     * + * min max & | ^, with e not reading f. */
+    bool order_independent(int f, const UpdateDesc &u) const {
+        if (u.values.size() != 1 || is_float(p.funcs[f].types[0])) return false;
+        const Node &v = *u.values[0];
+        static const std::vector<Op> ops = {Op::Add, Op::Mul, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor};
+        if (v.kind != Node::Bin || std::find(ops.begin(), ops.end(), v.op) == ops.end()) return false;
+        auto is_self = [&](const Node &n) {
+            if (n.kind != Node::Call || n.callee.kind != Callee::Func || n.callee.index != f) return false;
+            for (size_t i = 0; i < u.lhs.size(); i++) {
+                if (!same_index(n.args[i], u.lhs[i])) return false;
+            }
+            return true;
+        };
+        return (is_self(*v.kids[0]) && !calls_func(*v.kids[1], f)) ||
+               (is_self(*v.kids[1]) && !calls_func(*v.kids[0], f));
+    }
+
+    bool rvar_race_free(int f, const UpdateDesc &u, int rdim) const {
+        bool bare = false;
+        for (const Index &ix : u.lhs) {
+            bare |= !ix.gather && ix.var < 0 && ix.rdom == u.rdom && ix.rdim == rdim && ix.off == 0;
+        }
+        if (!bare) return false;
+        for (const NodeP &v : u.values) {
+            if (!reads_only_at(*v, f, u.lhs)) return false;
+        }
+        return true;
+    }
+
+    std::string fresh(StageM &st, const LoopM &from, const char *what) {
+        char base = from.rvar ? 'r' : from.name[0] == '$' ? 'a' : from.name[0];
+        return std::string(1, base) + what + std::to_string(++st.fresh);
+    }
+
+    static int find(const StageM &st, const std::string &name) {
+        for (size_t i = 0; i < st.loops.size(); i++) {
+            if (st.loops[i].name == name) return (int)i;
+        }
+        return -1;
+    }
+
+    static bool rvar_order_ok(const StageM &st) {
+        const std::vector<int> *prev = nullptr;
+        for (auto it = st.loops.rbegin(); it != st.loops.rend(); ++it) {
+            if (!it->rvar) continue;
+            if (prev && !(*prev < it->key)) return false;
+            prev = &it->key;
+        }
+        return true;
+    }
+
+    /** Loops a directive may name: unique names, optionally serial only. */
+    std::vector<int> nameable(const StageM &st, bool serial_only, bool pure_only = false) const {
+        std::vector<int> v;
+        for (size_t i = 0; i < st.loops.size(); i++) {
+            const LoopM &l = st.loops[i];
+            if (!unique_name(st, l.name)) continue;
+            if (serial_only && l.type != LT::Serial) continue;
+            if (pure_only && l.rvar) continue;
+            v.push_back((int)i);
+        }
+        return v;
+    }
+
+    bool tail_ok(const StageM &st, const LoopM &l, int factor, Tail t) const {
+        if (l.is_const && factor >= l.extent) return false;
+        if (avoid.count("guard-derived") && st.output && l.derived &&
+            (t == Tail::GuardWithIf || (st.update && t == Tail::Auto))) {
+            return false;
+        }
+        if (st.update) return t == Tail::Auto || t == Tail::GuardWithIf;
+        if (t == Tail::RoundUp) return !st.output;
+        if (t == Tail::ShiftInwards || t == Tail::Auto) return !st.output || l.extent >= factor;
+        return true;
+    }
+
+    Tail pick_tail(const StageM &st) {
+        if (st.update) return r.chance(60) ? Tail::Auto : Tail::GuardWithIf;
+        return (Tail)r.weighted({40, 25, 20, st.output ? 0 : 15});
+    }
+
+    /** Splits loop i of the model (Loom's order: inner at i, outer just outside). */
+    static void split_model(StageM &st, int i, const std::string &outer, const std::string &inner, int factor) {
+        LoopM l = st.loops[i], in = l, out = l;
+        in.name = inner;
+        in.extent = factor;
+        in.is_const = true;
+        in.type = LT::Serial;
+        in.derived = out.derived = true;
+        out.name = outer;
+        out.extent = l.extent >= 0 ? (l.extent + factor - 1) / factor : -1;
+        out.type = LT::Serial;
+        if (l.rvar) {
+            in.key.push_back(1);
+            out.key.push_back(0);
+        }
+        st.loops[i] = in;
+        st.loops.insert(st.loops.begin() + i + 1, out);
+    }
+
+    static bool has_vectorized(const StageM &st) {
+        for (const LoopM &l : st.loops) {
+            if (l.type == LT::Vectorized) return true;
+        }
+        return false;
+    }
+
+    static void reorder_model(StageM &st, const std::vector<std::string> &names) {
+        std::vector<int> pos;
+        for (const std::string &n : names) pos.push_back(find(st, n));
+        std::vector<int> sorted = pos;
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<LoopM> picked;
+        for (int q : pos) picked.push_back(st.loops[q]);
+        for (size_t k = 0; k < sorted.size(); k++) st.loops[sorted[k]] = picked[k];
+    }
+
+    void schedule_loops(int e) {
+        EntM &E = ents[e];
+        for (size_t k = 0; k < E.stages.size(); k++) {
+            // Compile time grows quickly with the number of loops; keep schedules moderate.
+            int attempts = r.weighted({20, 30, 25, 15, 10});
+            for (int a = 0; a < attempts && s.directives.size() < 14; a++) try_directive(e, (int)k);
+        }
+    }
+
+    void try_directive(int e, int k) {
+        StageM &st = ents[e].stages[k];
+        Directive d;
+        d.ent = e;
+        d.stage = k;
+        static const std::vector<int> weights = {20, 9, 12, 6, 16, 6, 8, 4, 12, 4, 2};
+        int which = r.weighted(weights);
+        std::vector<int> serial = nameable(st, true);
+        if (serial.empty()) return;
+        switch (which) {
+        case 0: {  // split
+            int i = r.pick(serial);
+            LoopM l = st.loops[i];
+            int factor = r.pick(std::vector<int>{2, 3, 4, 5, 7, 8, 16});
+            Tail t = pick_tail(st);
+            if (!tail_ok(st, l, factor, t)) return;
+            std::string outer = r.chance(30) ? l.name : fresh(st, l, "o");
+            std::string inner = fresh(st, l, "i");
+            d.kind = Directive::Split;
+            d.names = {l.name, outer, inner};
+            d.factor = factor;
+            d.tail = t;
+            split_model(st, i, outer, inner, factor);
+            break;
+        }
+        case 1: {  // tile, both forms
+            std::vector<int> pure = nameable(st, true, true);
+            if (pure.size() < 2) return;
+            int i = r.pick(pure), j = r.pick(pure);
+            if (i == j) return;
+            LoopM lx = st.loops[i], ly = st.loops[j];
+            int fx = r.pick(std::vector<int>{2, 4, 8, 16}), fy = r.pick(std::vector<int>{2, 3, 4, 8});
+            Tail t = pick_tail(st);
+            if (!tail_ok(st, lx, fx, t) || !tail_ok(st, ly, fy, t)) return;
+            std::string xi = fresh(st, lx, "i"), yi = fresh(st, ly, "i");
+            std::string xo = lx.name, yo = ly.name;
+            if (r.chance(60)) {
+                xo = fresh(st, lx, "o");
+                yo = fresh(st, ly, "o");
+                d.kind = Directive::Tile;
+                d.names = {lx.name, ly.name, xo, yo, xi, yi};
+            } else {
+                d.kind = Directive::TileInPlace;
+                d.names = {lx.name, ly.name, xi, yi};
+            }
+            d.factor = fx;
+            d.factor2 = fy;
+            d.tail = t;
+            split_model(st, i, xo, xi, fx);
+            split_model(st, find(st, ly.name), yo, yi, fy);
+            reorder_model(st, {xi, yi, xo, yo});
+            break;
+        }
+        case 2: {  // reorder
+            std::vector<int> all = nameable(st, false);
+            if (all.size() < 2) return;
+            int n = std::min((int)all.size(), r.uni(2, 3));
+            for (int i = (int)all.size() - 1; i > 0; i--) std::swap(all[i], all[r.uni(0, i)]);
+            std::vector<std::string> names;
+            for (int i = 0; i < n; i++) names.push_back(st.loops[all[i]].name);
+            StageM trial = st;
+            reorder_model(trial, names);
+            if (!st.rvars_commute && !rvar_order_ok(trial)) return;
+            st = trial;
+            d.kind = Directive::Reorder;
+            d.names = names;
+            break;
+        }
+        case 3: {  // fuse
+            if (avoid.count("fuse")) return;
+            int i = r.pick(serial);
+            if (i + 1 >= (int)st.loops.size()) return;
+            LoopM in = st.loops[i], out = st.loops[i + 1];
+            if (out.type != LT::Serial || !unique_name(st, out.name) || in.rvar != out.rvar) return;
+            LoopM fused = out;
+            fused.name = fresh(st, in, "f");
+            fused.extent = in.extent >= 0 && out.extent >= 0 ? in.extent * out.extent : -1;
+            fused.is_const = in.is_const && out.is_const;
+            fused.par_ok = !in.rvar;  // Loom's race check does not see through fused RVars
+            fused.derived = true;
+            st.loops[i] = fused;
+            st.loops.erase(st.loops.begin() + i + 1);
+            d.kind = Directive::Fuse;
+            d.names = {in.name, out.name, fused.name};
+            break;
+        }
+        case 4: {  // vectorize(var, factor)
+            // Two vectorized loops in one stage are legal but rare in practice.
+            if (has_vectorized(st) && (avoid.count("nested-vectorize") || r.chance(80))) return;
+            int i = st.loops.size() && unique_name(st, st.loops[0].name) && st.loops[0].type == LT::Serial &&
+                            r.chance(80)
+                        ? 0
+                        : r.pick(serial);
+            LoopM l = st.loops[i];
+            if ((l.rvar && !l.par_ok) || l.name == "vec") return;  // Loom names the inner loop "vec"
+            int factor = r.pick(std::vector<int>{4, 8, 16});
+            Tail t = r.chance(50) ? Tail::Auto : pick_tail(st);
+            if (!tail_ok(st, l, factor, t)) return;
+            d.kind = Directive::VectorizeBy;
+            d.names = {l.name};
+            d.factor = factor;
+            d.tail = t;
+            split_model(st, i, l.name, "vec", factor);
+            st.loops[i].type = LT::Vectorized;
+            break;
+        }
+        case 5: {  // vectorize a loop of constant extent
+            if (has_vectorized(st) && (avoid.count("nested-vectorize") || r.chance(80))) return;
+            int i = r.pick(serial);
+            LoopM &l = st.loops[i];
+            if (!l.is_const || l.extent < 2 || l.extent > 16 || (l.rvar && !l.par_ok)) return;
+            d.kind = Directive::Vectorize;
+            d.names = {l.name};
+            l.type = LT::Vectorized;
+            break;
+        }
+        case 6: {  // unroll(var, factor)
+            int i = r.pick(serial);
+            LoopM l = st.loops[i];
+            if (l.name == "unroll") return;
+            int factor = r.uni(2, 4);
+            Tail t = r.chance(50) ? Tail::Auto : pick_tail(st);
+            if (!tail_ok(st, l, factor, t)) return;
+            d.kind = Directive::UnrollBy;
+            d.names = {l.name};
+            d.factor = factor;
+            d.tail = t;
+            split_model(st, i, l.name, "unroll", factor);
+            st.loops[i].type = LT::Unrolled;
+            break;
+        }
+        case 7: {  // unroll a loop of constant extent
+            int i = r.pick(serial);
+            LoopM &l = st.loops[i];
+            if (!l.is_const || l.extent > 8) return;
+            d.kind = Directive::Unroll;
+            d.names = {l.name};
+            l.type = LT::Unrolled;
+            break;
+        }
+        case 8: {  // parallel
+            int i = r.pick(serial);
+            LoopM &l = st.loops[i];
+            if (l.rvar && !l.par_ok) return;
+            d.kind = Directive::Parallel;
+            d.names = {l.name};
+            l.type = LT::Parallel;
+            break;
+        }
+        case 9: {  // parallel(var, task size)
+            int i = r.pick(serial);
+            LoopM l = st.loops[i];
+            if ((l.rvar && !l.par_ok) || l.name == "par_inner") return;
+            int factor = r.pick(std::vector<int>{2, 3, 4, 8});
+            Tail t = r.chance(60) ? Tail::Auto : pick_tail(st);
+            if (!tail_ok(st, l, factor, t)) return;
+            d.kind = Directive::ParallelBy;
+            d.names = {l.name};
+            d.factor = factor;
+            d.tail = t;
+            split_model(st, i, l.name, "par_inner", factor);
+            st.loops[i + 1].type = LT::Parallel;
+            break;
+        }
+        default: {  // rename
+            if (avoid.count("guard-derived")) return;
+            int i = r.pick(serial);
+            LoopM &l = st.loops[i];
+            l.derived = true;
+            std::string n = fresh(st, l, "n");
+            d.kind = Directive::Rename;
+            d.names = {l.name, n};
+            l.name = n;
+            break;
+        }
+        }
+        s.directives.push_back(d);
+    }
+};
+
+}  // namespace
+
+Schedule generate_schedule(const PipelineDesc &p, uint32_t seed, bool baseline,
+                           const std::set<std::string> &avoid) {
+    return ScheduleGen(p, seed, baseline, avoid).run();
+}
+
+}  // namespace loom_fuzz

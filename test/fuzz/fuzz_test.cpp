@@ -1,0 +1,249 @@
+// Schedule-invariance fuzzer: random pipelines (pointwise, stencils, reductions over RDoms,
+// inline reductions, Tuples, two outputs; uint8/uint16/int16/int32/float) under random legal
+// schedules (compute_root/compute_at/store_at/inline, split with every tail strategy, tile,
+// reorder, fuse, vectorize, unroll, parallel, update schedules), each compared bit for bit with
+// the same pipeline unscheduled. Loom promises that any legal schedule gives identical bytes.
+//
+// Usage:
+//   loom_fuzz_test                          the CI batch: seed 1, LOOM_FUZZ_PAIRS pairs (300)
+//   loom_fuzz_test --seed 7 --pairs 5000    more pairs under another seed
+//   loom_fuzz_test --seed 7 --pipeline 12 --schedule 1 --print
+//                                           rerun one pair and print its reproducer
+//   LOOM_FUZZ_SEED / LOOM_FUZZ_PAIRS        the same as --seed / --pairs
+//   --verbose                               one line per pair
+//   --avoid fuse,nested-vectorize,guard-derived   (or LOOM_FUZZ_AVOID) leave constructs out,
+//                                           to explore past a known bug; CI uses none
+//
+// A pair is one pipeline and one schedule; each pipeline gets 1-3 schedules. On a mismatch, an
+// exception from the scheduled pipeline (the generator only makes legal schedules, so a
+// CompileError is a Loom bug or a generator bug, to be looked at), or a crash, the fuzzer
+// prints the seed, the pair and a self-contained C++ reproducer (a main() that builds the
+// pipeline unscheduled and scheduled and compares them), and goes on; the test fails if any
+// pair failed.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include "FuzzData.h"
+#include "FuzzIR.h"
+
+namespace {
+
+using namespace loom_fuzz;
+
+struct Options {
+    uint32_t seed = 1;
+    int pairs = 300;
+    int pipeline = -1;  // only this pipeline
+    int schedule = -1;  // only this schedule of it
+    bool print = false;
+    bool verbose = false;
+    std::set<std::string> avoid;  // constructs to leave out (see generate_schedule)
+};
+
+Options g_options;
+
+// What to print if a compiled pipeline crashes the process.
+std::string g_crash_report;
+
+extern "C" void on_crash(int sig) {
+    const char head[] = "\n==== CRASH (signal) while running this pair:\n";
+    ssize_t ignored = write(2, head, sizeof(head) - 1);
+    ignored = write(2, g_crash_report.data(), g_crash_report.size());
+    (void)ignored;
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+std::string describe_position(const loom::Buffer<> &b, int64_t e) {
+    std::string s = "(";
+    int64_t rest = e;
+    for (int d = 0; d < b.dimensions(); d++) {
+        s += (d ? ", " : "") + std::to_string(b.dim(d).min() + rest % b.dim(d).extent());
+        rest /= b.dim(d).extent();
+    }
+    return s + ")";
+}
+
+std::string describe_value(const loom::Buffer<> &b, int64_t e) {
+    const char *p = (const char *)b.raw_data();
+    std::ostringstream s;
+    s.precision(9);
+    loom::Type t = b.type();
+    if (t.is_float()) s << ((const float *)p)[e];
+    else if (t == loom::UInt(8)) s << (int)((const uint8_t *)p)[e];
+    else if (t == loom::UInt(16)) s << ((const uint16_t *)p)[e];
+    else if (t == loom::Int(16)) s << ((const int16_t *)p)[e];
+    else s << ((const int32_t *)p)[e];
+    return s.str();
+}
+
+/** Empty when a and b hold the same bytes; otherwise where they differ. */
+std::string compare(const std::vector<loom::Buffer<>> &a, const std::vector<loom::Buffer<>> &b) {
+    std::string diff;
+    for (size_t i = 0; i < a.size(); i++) {
+        const int bytes = a[i].type().bytes();
+        const char *pa = (const char *)a[i].raw_data(), *pb = (const char *)b[i].raw_data();
+        int64_t n = a[i].number_of_elements(), bad = 0, first = -1;
+        if (std::memcmp(pa, pb, n * bytes) == 0) continue;
+        for (int64_t e = 0; e < n; e++) {
+            if (std::memcmp(pa + e * bytes, pb + e * bytes, bytes) == 0) continue;
+            if (first < 0) first = e;
+            bad++;
+        }
+        diff += a[i].name() + ": " + std::to_string(bad) + " of " + std::to_string(n) +
+                " elements differ, first at " + describe_position(a[i], first) + ": unscheduled " +
+                describe_value(a[i], first) + ", scheduled " + describe_value(b[i], first) + "; ";
+    }
+    return diff;
+}
+
+/** How many different values the outputs hold (up to 1000): a degenerate pipeline has few. */
+size_t distinct_values(const std::vector<loom::Buffer<>> &bufs) {
+    std::set<std::string> seen;
+    for (const loom::Buffer<> &b : bufs) {
+        const int bytes = b.type().bytes();
+        const char *p = (const char *)b.raw_data();
+        for (int64_t e = 0; e < b.number_of_elements() && seen.size() < 1000; e++) {
+            seen.insert(b.name() + std::string(p + e * bytes, bytes));
+        }
+    }
+    return seen.size();
+}
+
+struct Outcome {
+    int pairs = 0;
+    int failures = 0;
+    int pipelines = 0;
+};
+
+std::string header(uint32_t seed, int k, int j, const std::string &what) {
+    std::ostringstream s;
+    s << "// Loom schedule-invariance fuzzer reproducer: seed " << seed << ", pipeline " << k
+      << ", schedule " << j << ".\n// " << what << "\n// Rerun: loom_fuzz_test --seed " << seed
+      << " --pipeline " << k << " --schedule " << j << " --print\n";
+    return s.str();
+}
+
+void report_failure(Outcome &out, uint32_t seed, int k, int j, const std::string &what,
+                    const std::string &repro) {
+    out.failures++;
+    std::cout << "\n==== FAILURE " << out.failures << ": seed " << seed << ", pipeline " << k
+              << ", schedule " << j << ": " << what << "\n---- reproducer ----\n"
+              << repro << "---- end of reproducer ----\n"
+              << std::flush;
+}
+
+Outcome run_fuzz(const Options &o) {
+    Outcome out;
+    for (int k = 0; out.pairs < o.pairs; k++) {
+        if (o.pipeline >= 0 && k != o.pipeline) {
+            if (k > o.pipeline) break;
+            continue;
+        }
+        const uint32_t ps = pipeline_seed(o.seed, k);
+        PipelineDesc p = generate_pipeline(ps);
+        Schedule base = generate_schedule(p, ps, true);
+        std::vector<loom::Buffer<>> inputs = make_inputs(p);
+        const int schedules = 1 + (int)(ps % 3);
+        out.pipelines++;
+
+        std::vector<loom::Buffer<>> expected;
+        {
+            Schedule first = generate_schedule(p, schedule_seed(o.seed, k, 0), false, o.avoid);
+            std::string repro = reproducer(p, base, first, header(o.seed, k, 0, "The unscheduled pipeline failed."));
+            g_crash_report = repro;
+            try {
+                expected = realize(p, base, inputs);
+            } catch (const std::exception &e) {
+                report_failure(out, o.seed, k, 0,
+                               std::string("the unscheduled pipeline threw: ") + e.what(), repro);
+                out.pairs++;
+                continue;
+            }
+        }
+        for (int j = 0; j < schedules && out.pairs < o.pairs; j++) {
+            if (o.schedule >= 0 && j != o.schedule) continue;
+            Schedule sched = generate_schedule(p, schedule_seed(o.seed, k, j), false, o.avoid);
+            auto start = std::chrono::steady_clock::now();
+            std::string what;
+            Timing timing;
+            g_crash_report = reproducer(p, base, sched, header(o.seed, k, j, "The scheduled pipeline crashed."));
+            try {
+                std::vector<loom::Buffer<>> got = realize(p, sched, inputs, &timing);
+                std::string diff = compare(expected, got);
+                if (!diff.empty()) what = "outputs differ: " + diff;
+            } catch (const std::exception &e) {
+                what = std::string("the scheduled pipeline threw: ") + e.what();
+            }
+            out.pairs++;
+            if (o.print && what.empty()) std::cout << reproducer(p, base, sched, header(o.seed, k, j, "Printed on request.")) << "\n";
+            if (!what.empty()) {
+                report_failure(out, o.seed, k, j, what,
+                               reproducer(p, base, sched, header(o.seed, k, j, what)));
+            }
+            if (o.verbose) {
+                double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                std::cout << "pipeline " << k << " schedule " << j << ": " << (what.empty() ? "ok" : "FAILED")
+                          << " (" << p.funcs.size() << " Funcs, " << sched.directives.size()
+                          << " directives, " << ms << " ms: compile " << timing.compile_ms
+                          << ", run " << timing.run_ms << "; distinct output values " << distinct_values(expected)
+                          << ")\n";
+            }
+        }
+    }
+    g_crash_report.clear();
+    return out;
+}
+
+TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
+    const Options &o = g_options;
+    auto start = std::chrono::steady_clock::now();
+    Outcome out = run_fuzz(o);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "seed " << o.seed << ": ran " << out.pairs << " pairs (" << out.pipelines << " pipelines) in "
+              << s << " s: " << (out.pairs - out.failures) << " clean, " << out.failures << " failed\n";
+    if (out.failures == 0) std::cout << "ran " << out.pairs << " pairs clean\n";
+    EXPECT_EQ(out.failures, 0) << "see the reproducers above";
+}
+
+}  // namespace
+
+void add_avoid(const std::string &list) {
+    std::stringstream s(list);
+    for (std::string item; std::getline(s, item, ',');) {
+        if (!item.empty()) g_options.avoid.insert(item);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (const char *s = std::getenv("LOOM_FUZZ_SEED")) g_options.seed = (uint32_t)std::strtoul(s, nullptr, 10);
+    if (const char *s = std::getenv("LOOM_FUZZ_PAIRS")) g_options.pairs = std::atoi(s);
+    if (const char *s = std::getenv("LOOM_FUZZ_AVOID")) add_avoid(s);
+    std::vector<char *> rest = {argv[0]};
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&]() { return i + 1 < argc ? argv[++i] : (char *)"0"; };
+        if (a == "--seed") g_options.seed = (uint32_t)std::strtoul(value(), nullptr, 10);
+        else if (a == "--pairs") g_options.pairs = std::atoi(value());
+        else if (a == "--pipeline") g_options.pipeline = std::atoi(value());
+        else if (a == "--schedule") g_options.schedule = std::atoi(value());
+        else if (a == "--print") g_options.print = true;
+        else if (a == "--verbose") g_options.verbose = true;
+        else if (a == "--avoid") add_avoid(value());
+        else rest.push_back(argv[i]);
+    }
+    if (g_options.pipeline >= 0 && !std::getenv("LOOM_FUZZ_PAIRS")) g_options.pairs = 1 << 20;
+    for (int sig : {SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT}) std::signal(sig, on_crash);
+    int n = (int)rest.size();
+    ::testing::InitGoogleTest(&n, rest.data());
+    return RUN_ALL_TESTS();
+}
