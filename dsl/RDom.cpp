@@ -9,6 +9,8 @@ namespace loom {
 
 using namespace Internal;
 
+RVar::RVar() : standalone_name(unique_user_name('r')) {}
+
 const std::string &RVar::name() const {
     if (!dom) {
         user_assert(!standalone_name.empty()) << "Use of an undefined RVar";

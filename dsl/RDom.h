@@ -31,7 +31,8 @@ struct ReductionDomainContents {
 
 class RVar {
 public:
-    RVar() = default;
+    /** An RVar with a fresh name, for the loops a split makes (as in Halide). */
+    RVar();
     RVar(std::shared_ptr<Internal::ReductionDomainContents> dom, int index)
         : dom(std::move(dom)), index(index) {}
     /** An RVar named only, to name a loop in a directive (Halide's RVar("r$x")). */

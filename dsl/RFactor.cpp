@@ -19,6 +19,64 @@ using namespace Internal;
 
 Func Stage::rfactor(const RVar &r, const Var &v) { return rfactor({{r, v}}); }
 
+// rfactor of the outer loop of a split RVar (split(r.x, rxo, rxi, k) then rfactor(rxo, u)):
+// the intermediate keeps the update's schedule with that loop made the pure Var u, so each u
+// reduces its own slice of r.x; this update then combines the slices over a new RVar.
+Func Stage::rfactor_split(const std::string &loop_name, const Var &u, const Reduction &red,
+                          const std::vector<Var> &pure, Type t) {
+    std::string where = "rfactor of " + stage_name();
+    Definition &d = definition();
+    size_t dim = find_dim(loop_name, "rfactor");
+    const std::string loop = d.schedule.dims[dim].var;
+    const Split *split = nullptr;
+    for (const Split &s : d.schedule.splits) {
+        if (s.kind == Split::SplitVar && s.outer == loop) split = &s;
+        user_assert(s.old_var != loop) << where << ": " << loop_name
+                                       << " is split again; rfactor the loop before splitting it";
+    }
+    const ReductionVariable *rv = nullptr;
+    for (const ReductionVariable &r : d.rdom->domain) {
+        if (split && r.var == split->old_var) rv = &r;
+    }
+    user_assert(split && rv && d.schedule.dims[dim].is_rvar)
+        << where << ": " << loop_name << " is neither an RVar of the RDom " << d.rdom->name
+        << " nor the outer loop of a split of one";
+    for (const Var &p : pure) {
+        user_assert(p.name() != u.name()) << where << ": the new Var " << u.name() << " is already an argument";
+    }
+
+    // The intermediate: f_intm(pure..., u) over the same RDom, with the update's schedule.
+    Func intm(func->name + "_intm_" + unique_user_name('f'));
+    std::vector<Expr> args(pure.begin(), pure.end());
+    args.push_back(u);
+    intm(args) = reduction_identity(red.op, t);
+    intm(args) = combine(red.op, Expr(intm(args)), red.other);
+    StageSchedule schedule = d.schedule;
+    for (Split &s : schedule.splits) {
+        if (s.outer == loop) s.outer = u.name();
+    }
+    schedule.dims[dim] = Dim{u.name()};
+    intm.function()->updates.back().schedule = schedule;
+
+    // This update now combines the slices: one per iteration of the split's outer loop.
+    auto merged = std::make_shared<ReductionDomainContents>();
+    merged->name = d.rdom->name + "_merge";
+    Expr slices = (rv->extent + split->factor - 1) / split->factor;
+    merged->domain.push_back(ReductionVariable{merged->name + "$x", make_zero(Int(32)), slices});
+    std::vector<Expr> reads(pure.begin(), pure.end());
+    reads.push_back(Variable::make(Int(32), merged->domain[0].var, nullptr, merged));
+    Expr self = Call::make(t, func->name, d.args, Call::Halide, func, 0);
+    d.values = {combine(red.op, self, Expr(intm(reads)))};
+    d.rdom = merged;
+    d.predicate = Expr();
+    d.schedule = StageSchedule();
+    Dim m{merged->domain[0].var};
+    m.is_rvar = true;
+    d.schedule.dims.push_back(m);
+    for (const Var &v : pure) d.schedule.dims.push_back(Dim{v.name()});
+    return intm;
+}
+
 Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     std::string where = "rfactor of " + stage_name();
     user_assert(index > 0 && !specialized) << where << ": rfactor applies to an update definition";
@@ -64,11 +122,13 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
         }
         (is_preserved ? kept : lifted).push_back(rv);
     }
+    if (preserved.size() == 1 && !rvar_to_var.count(preserved[0].first.name())) {
+        return rfactor_split(preserved[0].first.name(), preserved[0].second, red, pure, t);
+    }
     for (const auto &p : preserved) {
         user_assert(rvar_to_var.count(p.first.name()))
             << where << ": " << p.first.name() << " is not an RVar of the update's RDom "
-            << d.rdom->name << " (rfactor of a loop made by split is not available; factor the "
-            << "RDom itself, e.g. RDom(0, 8, 0, n / 8))";
+            << d.rdom->name << ", nor the outer loop of a split of one";
     }
 
     // The intermediate: f_intm(pure..., new...) reduces the lifted RVars.

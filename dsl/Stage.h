@@ -13,6 +13,9 @@ namespace loom {
 
 class Func;
 class RVar;
+namespace Internal {
+struct Reduction;
+}
 
 /** A loop variable of a stage: a pure Var (reduction variables come with RDom). */
 class VarOrRVar {
@@ -89,6 +92,8 @@ private:
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
     std::string stage_name() const;
     void check_no_race(const std::string &loop, const char *directive) const;
+    Func rfactor_split(const std::string &loop, const Var &u, const Internal::Reduction &red,
+                       const std::vector<Var> &pure, Type t);
     Stage &split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                      const Expr &factor, TailStrategy tail, const char *directive);
 };

@@ -175,6 +175,29 @@ TEST(RFactor, IntegerSumAndMaxMatchTheSerialReduction) {
     }
 }
 
+TEST(RFactor, OuterLoopOfASplitRVarInParallel) {
+    // Halide's canonical use: split the reduction, make the outer loop a pure Var of an
+    // intermediate, and reduce the slices in parallel.
+    Var x("x"), u("u");
+    Buffer<int> in = ramp_input(101, 3);
+    RDom r(0, 101, "r");
+    Func g("g");
+    g(x) = 5;
+    g(x) += in(r, x);
+    RVar rxo("rxo"), rxi("rxi");
+    g.update(0).split(r.x, rxo, rxi, 8);
+    Func intm = g.update(0).rfactor(rxo, u);
+    intm.compute_root().update(0).parallel(u);
+    std::string stmt = Pipeline(g).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("parallel (" + intm.name() + ".s1.u")) << stmt;
+    Buffer<int> out = g.realize({3});
+    for (int i = 0; i < 3; i++) {
+        int expected = 5;
+        for (int k = 0; k < 101; k++) expected += in(k, i);
+        EXPECT_EQ(out(i), expected) << i;
+    }
+}
+
 TEST(RFactor, RejectsFloatReductions) {
     Var x("x"), u("u");
     RDom q(0, 4, 0, 4);
