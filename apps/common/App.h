@@ -1,0 +1,67 @@
+// An app: one pipeline whose algorithm and schedules are written once in Halide's core API
+// (apps/<name>/<name>.inc, compiled against Loom here and against Halide 14 by the benchmark's
+// peer), its inputs, a plain C++ reference, and the minimum work of one run for roofline figures.
+//
+// Every app has two schedules: Hand, the one a performance engineer would write (fusion,
+// tiling, vectors, threads), and Unfused, every stage compute_root with the same per-stage
+// vectorization and parallelism: the eager baseline that writes each intermediate to memory.
+#pragma once
+
+#include <loom.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom_apps {
+
+enum class Variant { Hand, Unfused };
+const char *variant_name(Variant v);
+
+/** Test: small inputs so that CI runs every app in seconds. Bench: the size the benchmark uses. */
+enum class Size { Test, Bench };
+
+/** A compiled pipeline bound to an app's buffers: run() computes the outputs once. */
+struct Runner {
+    std::function<void()> run;
+    /** Wall-clock seconds from the pipeline's definition to runnable code (lowering + LLVM). */
+    double compile_seconds = 0;
+};
+
+/** The least work one run can do: every input read once, every output written once. */
+struct Work {
+    double min_bytes = 0;
+    double flops = 0;
+    /** Judged against the bandwidth ceiling (true) or the arithmetic one (false). */
+    bool memory_bound = true;
+};
+
+class App {
+public:
+    virtual ~App() = default;
+    virtual std::string name() const = 0;
+    /** One line: what the pipeline computes and on what data. */
+    virtual std::string description() const = 0;
+    /** Makes the inputs (deterministic: a photograph or a seeded pattern) and allocates the
+     * outputs, at the given size. `photo` overrides the default image of image apps. */
+    virtual void prepare(Size size, const std::string &photo = "") = 0;
+    /** Compiles the Loom pipeline with the given schedule, bound to inputs and outputs. */
+    virtual Runner compile_loom(Variant v) = 0;
+    /** Compares the outputs (as the last run left them) with the C++ reference. Returns ""
+     * when they match, else a message naming the output and the first differences. */
+    virtual std::string check() const = 0;
+    virtual Work work() const = 0;
+
+    /** Inputs and outputs in the order the pipeline's ImageParams and output Funcs have them.
+     * The Halide peer wraps this same memory, so both systems read and write the same bytes. */
+    std::vector<loom::Buffer<>> inputs, outputs;
+};
+
+using AppFactory = std::function<std::unique_ptr<App>()>;
+
+/** Every app, in the order the benchmark table lists them. */
+const std::vector<std::pair<std::string, AppFactory>> &all_apps();
+std::unique_ptr<App> make_app(const std::string &name);
+
+}  // namespace loom_apps

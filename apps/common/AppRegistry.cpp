@@ -1,0 +1,102 @@
+// The list of apps. Each app folder declares its factory in <name>.h; CMake defines
+// LOOM_APP_<name> for every app folder it builds.
+#include "apps/common/App.h"
+
+#include <stdexcept>
+
+#ifdef LOOM_APP_blur
+#include "apps/blur/blur.h"
+#endif
+#ifdef LOOM_APP_unsharp
+#include "apps/unsharp/unsharp.h"
+#endif
+#ifdef LOOM_APP_harris
+#include "apps/harris/harris.h"
+#endif
+#ifdef LOOM_APP_bilateral_grid
+#include "apps/bilateral_grid/bilateral_grid.h"
+#endif
+#ifdef LOOM_APP_local_laplacian
+#include "apps/local_laplacian/local_laplacian.h"
+#endif
+#ifdef LOOM_APP_interpolate
+#include "apps/interpolate/interpolate.h"
+#endif
+#ifdef LOOM_APP_camera_pipe
+#include "apps/camera_pipe/camera_pipe.h"
+#endif
+#ifdef LOOM_APP_pointwise
+#include "apps/pointwise/pointwise.h"
+#endif
+#ifdef LOOM_APP_softmax
+#include "apps/softmax/softmax.h"
+#endif
+#ifdef LOOM_APP_layer_norm
+#include "apps/layer_norm/layer_norm.h"
+#endif
+#ifdef LOOM_APP_matmul
+#include "apps/matmul/matmul.h"
+#endif
+#ifdef LOOM_APP_conv_relu
+#include "apps/conv_relu/conv_relu.h"
+#endif
+
+namespace loom_apps {
+
+const char *variant_name(Variant v) { return v == Variant::Hand ? "hand" : "unfused"; }
+
+const std::vector<std::pair<std::string, AppFactory>> &all_apps() {
+    static const std::vector<std::pair<std::string, AppFactory>> apps = {
+#ifdef LOOM_APP_blur
+        {"blur", make_blur_app},
+#endif
+#ifdef LOOM_APP_unsharp
+        {"unsharp", make_unsharp_app},
+#endif
+#ifdef LOOM_APP_harris
+        {"harris", make_harris_app},
+#endif
+#ifdef LOOM_APP_bilateral_grid
+        {"bilateral_grid", make_bilateral_grid_app},
+#endif
+#ifdef LOOM_APP_local_laplacian
+        {"local_laplacian", make_local_laplacian_app},
+#endif
+#ifdef LOOM_APP_interpolate
+        {"interpolate", make_interpolate_app},
+#endif
+#ifdef LOOM_APP_camera_pipe
+        {"camera_pipe", make_camera_pipe_app},
+#endif
+#ifdef LOOM_APP_pointwise
+        {"chain", make_chain_app},
+        {"bias_relu", make_bias_relu_app},
+#endif
+#ifdef LOOM_APP_softmax
+        {"softmax", make_softmax_app},
+#endif
+#ifdef LOOM_APP_layer_norm
+        {"layer_norm", make_layer_norm_app},
+#endif
+#ifdef LOOM_APP_matmul
+        {"matmul_1024", [] { return make_matmul_app(1024, false); }},
+        {"matmul_2048", [] { return make_matmul_app(2048, false); }},
+        {"matmul_bias_relu", [] { return make_matmul_app(1024, true); }},
+#endif
+#ifdef LOOM_APP_conv_relu
+        {"conv_relu", make_conv_relu_app},
+#endif
+    };
+    return apps;
+}
+
+std::unique_ptr<App> make_app(const std::string &name) {
+    std::string known;
+    for (const auto &[app_name, factory] : all_apps()) {
+        if (app_name == name) return factory();
+        known += (known.empty() ? "" : ", ") + app_name;
+    }
+    throw std::invalid_argument("no app named '" + name + "'; the apps are: " + known);
+}
+
+}  // namespace loom_apps

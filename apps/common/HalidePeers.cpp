@@ -1,0 +1,87 @@
+// The Halide 14 peer of each app, by the name all_apps() gives it.
+#include "apps/common/HalideRunner.h"
+
+#include <stdexcept>
+
+#ifdef LOOM_APP_blur
+#include "apps/blur/blur.h"
+#endif
+#ifdef LOOM_APP_unsharp
+#include "apps/unsharp/unsharp.h"
+#endif
+#ifdef LOOM_APP_harris
+#include "apps/harris/harris.h"
+#endif
+#ifdef LOOM_APP_bilateral_grid
+#include "apps/bilateral_grid/bilateral_grid.h"
+#endif
+#ifdef LOOM_APP_local_laplacian
+#include "apps/local_laplacian/local_laplacian.h"
+#endif
+#ifdef LOOM_APP_interpolate
+#include "apps/interpolate/interpolate.h"
+#endif
+#ifdef LOOM_APP_camera_pipe
+#include "apps/camera_pipe/camera_pipe.h"
+#endif
+#ifdef LOOM_APP_pointwise
+#include "apps/pointwise/pointwise.h"
+#endif
+#ifdef LOOM_APP_softmax
+#include "apps/softmax/softmax.h"
+#endif
+#ifdef LOOM_APP_layer_norm
+#include "apps/layer_norm/layer_norm.h"
+#endif
+#ifdef LOOM_APP_matmul
+#include "apps/matmul/matmul.h"
+#endif
+#ifdef LOOM_APP_conv_relu
+#include "apps/conv_relu/conv_relu.h"
+#endif
+
+namespace loom_apps {
+
+Runner compile_halide(App &app, Variant variant) {
+    const std::string name = app.name();
+#ifdef LOOM_APP_blur
+    if (name == "blur") return blur_halide(app, variant);
+#endif
+#ifdef LOOM_APP_unsharp
+    if (name == "unsharp") return unsharp_halide(app, variant);
+#endif
+#ifdef LOOM_APP_harris
+    if (name == "harris") return harris_halide(app, variant);
+#endif
+#ifdef LOOM_APP_bilateral_grid
+    if (name == "bilateral_grid") return bilateral_grid_halide(app, variant);
+#endif
+#ifdef LOOM_APP_local_laplacian
+    if (name == "local_laplacian") return local_laplacian_halide(app, variant);
+#endif
+#ifdef LOOM_APP_interpolate
+    if (name == "interpolate") return interpolate_halide(app, variant);
+#endif
+#ifdef LOOM_APP_camera_pipe
+    if (name == "camera_pipe") return camera_pipe_halide(app, variant);
+#endif
+#ifdef LOOM_APP_pointwise
+    if (name == "chain") return chain_halide(app, variant);
+    if (name == "bias_relu") return bias_relu_halide(app, variant);
+#endif
+#ifdef LOOM_APP_softmax
+    if (name == "softmax") return softmax_halide(app, variant);
+#endif
+#ifdef LOOM_APP_layer_norm
+    if (name == "layer_norm") return layer_norm_halide(app, variant);
+#endif
+#ifdef LOOM_APP_matmul
+    if (name.rfind("matmul", 0) == 0) return matmul_halide(app, variant);
+#endif
+#ifdef LOOM_APP_conv_relu
+    if (name == "conv_relu") return conv_relu_halide(app, variant);
+#endif
+    throw std::invalid_argument("no Halide peer for app '" + name + "'");
+}
+
+}  // namespace loom_apps

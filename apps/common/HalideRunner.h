@@ -1,0 +1,50 @@
+// The Halide 14 peer: binds an app's pipeline, built from the same .inc in a namespace that
+// uses Halide, to the memory of the app's Loom buffers, and compiles it with Halide's JIT for
+// the host (all of its CPU features), so that both systems run the same algorithm and schedule
+// on the same bytes.
+#pragma once
+
+// Halide.h before loom.h, and its assertion macros dropped: Loom's Error.h defines the same
+// four names. A file that includes this header includes it first.
+#include <Halide.h>
+#undef user_assert
+#undef user_error
+#undef internal_assert
+#undef internal_error
+
+#include <chrono>
+
+#include "apps/common/App.h"
+
+namespace loom_apps {
+
+/** A Halide buffer over the memory of a Loom buffer: same mins, extents and strides. */
+Halide::Buffer<> halide_view(const loom::Buffer<> &b);
+
+/** The host's features, less AVX512_SapphireRapids: Halide 14 reports it on CPUs that have
+ * AVX512-BF16 and -VNNI but not AVX-VNNI (this project's machines), then emits instructions they
+ * lack (SIGILL). Float math as Halide compiles it by default (it may contract a * b + c). */
+const Halide::Target &halide_peer_target();
+
+template<typename P>
+Runner halide_runner(App &app, Variant variant) {
+    auto start = std::chrono::steady_clock::now();
+    auto pipeline_def = std::make_shared<P>(variant);
+    std::vector<Halide::ImageParam> params = pipeline_def->inputs();
+    for (size_t i = 0; i < params.size(); i++) params[i].set(halide_view(app.inputs[i]));
+    auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
+    pipeline->compile_jit(halide_peer_target());
+    Runner r;
+    r.compile_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::vector<Halide::Buffer<>> outs;
+    for (const auto &b : app.outputs) outs.push_back(halide_view(b));
+    auto realization = std::make_shared<Halide::Realization>(outs);
+    r.run = [pipeline_def, pipeline, realization]() { pipeline->realize(*realization); };
+    return r;
+}
+
+/** The Halide peer of every app that has one, by app name. */
+Runner compile_halide(App &app, Variant variant);
+
+}  // namespace loom_apps
