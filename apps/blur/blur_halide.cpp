@@ -9,8 +9,8 @@ using namespace Halide;
 #include "apps/blur/blur.inc"
 }  // namespace blur_peer
 
-Runner blur_halide(App &app, Variant variant) {
-    return halide_runner<blur_peer::BlurPipeline>(app, variant);
+Runner blur_halide(App &app, Variant variant, const Halide::Target &target) {
+    return halide_runner<blur_peer::BlurPipeline>(app, variant, target);
 }
 
 }  // namespace loom_apps

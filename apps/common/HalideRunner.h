@@ -27,13 +27,13 @@ Halide::Buffer<> halide_view(const loom::Buffer<> &b);
 const Halide::Target &halide_peer_target();
 
 template<typename P>
-Runner halide_runner(App &app, Variant variant) {
+Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     auto start = std::chrono::steady_clock::now();
     auto pipeline_def = std::make_shared<P>(variant);
     std::vector<Halide::ImageParam> params = pipeline_def->inputs();
     for (size_t i = 0; i < params.size(); i++) params[i].set(halide_view(app.inputs[i]));
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
-    pipeline->compile_jit(halide_peer_target());
+    pipeline->compile_jit(target);
     Runner r;
     r.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -44,7 +44,8 @@ Runner halide_runner(App &app, Variant variant) {
     return r;
 }
 
-/** The Halide peer of every app that has one, by app name. */
-Runner compile_halide(App &app, Variant variant);
+/** The Halide peer of every app, by app name, compiled for `target` (the benchmark uses
+ * halide_peer_target(); the peer test adds StrictFloat so that float results match Loom's). */
+Runner compile_halide(App &app, Variant variant, const Halide::Target &target);
 
 }  // namespace loom_apps
