@@ -13,6 +13,8 @@ packages=(
     libcurl4-openssl-dev libpfm4-dev
     # libraries Loom and its tests, apps and benchmarks use
     libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev
+    # the benchmark's peer for matrix multiplies
+    libopenblas-dev
     # Halide 14: the oracle of the differential tests and the peer in benchmarks
     libhalide14-0-dev
 )

@@ -1,0 +1,368 @@
+// loom_bench: every app, Loom against Halide 14 with the same algorithm and schedule, measured
+// in one run, with the machine's ceilings measured beside them.
+//
+//   loom_bench [--apps=a,b,...] [--reps=N] [--min-time=SECONDS] [--markdown=FILE] [--quick]
+//              [--benchmark_* flags of Google Benchmark]
+//
+// For each app it compiles four pipelines on the app's own buffers (Loom hand schedule, Halide
+// hand schedule, Loom unfused, and OpenBLAS sgemm for the matrix multiplies), timing each
+// compilation; checks Loom's outputs against the C++ reference and compares them byte for byte
+// with Halide's; then hands every pipeline to Google Benchmark, which runs N repetitions of each
+// in random interleaved order (so that Loom and Halide alternate and share the machine's drift)
+// and reports medians. The ceilings are benchmarks of the same run: a streaming copy of 1 GiB
+// (bandwidth), an AVX-512 FMA loop (arithmetic), and OpenBLAS sgemm at 2048 (the arithmetic a
+// tuned library reaches). The table at the end gives every figure as a ratio.
+#include "apps/common/HalideRunner.h"
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/bench/Ceilings.h"
+
+using namespace loom_apps;
+
+namespace {
+
+struct Options {
+    std::vector<std::string> apps;  // empty: all
+    int reps = 9;
+    double min_time = 0.05;
+    std::string markdown;
+};
+
+/** One app's pipelines, compiled, checked and ready to time. */
+struct Entry {
+    std::string name;
+    std::unique_ptr<App> app;
+    Work work;
+    Runner loom, halide, loom_unfused;
+    std::function<void()> openblas;  // matrix multiplies only
+    std::string loom_check;          // "" when Loom's output matches the C++ reference
+    bool same_bytes_as_halide = false;
+};
+
+double seconds(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<std::string> split_commas(const std::string &s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');) {
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
+std::vector<std::vector<uint8_t>> snapshot(const App &app) {
+    std::vector<std::vector<uint8_t>> bytes;
+    for (const auto &out : app.outputs) {
+        const uint8_t *p = (const uint8_t *)out.raw_data();
+        bytes.emplace_back(p, p + out.number_of_elements() * out.type().bytes());
+    }
+    return bytes;
+}
+
+/** sgemm on a matmul app's buffers: C(x, y) = sum_k A(k, y) * B(x, k), x innermost, which
+ * is row-major C = A * B. Returns nothing when the app's layout is not that one. */
+std::function<void()> openblas_runner(App &app) {
+    if (app.inputs.size() < 2 || app.inputs[0].dimensions() != 2) return nullptr;
+    loom::Buffer<float> a(app.inputs[0]), b(app.inputs[1]);
+    const int m = a.height(), k = a.width(), n = b.width();
+    if (b.height() != k || a.stride(1) != k || b.stride(1) != n) return nullptr;
+    auto c = std::make_shared<std::vector<float>>((size_t)m * n);
+    return [a, b, c, m, n, k]() {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k,
+                    b.data(), n, 0.0f, c->data(), n);
+    };
+}
+
+Entry prepare_entry(const std::string &name) {
+    Entry e;
+    e.name = name;
+    e.app = make_app(name);
+    e.app->prepare(Size::Bench);
+    e.work = e.app->work();
+    e.loom = e.app->compile_loom(Variant::Hand);
+    e.loom_unfused = e.app->compile_loom(Variant::Unfused);
+    e.halide = compile_halide(*e.app, Variant::Hand, halide_peer_target());
+
+    e.loom.run();
+    e.loom_check = e.app->check();
+    auto loom_bytes = snapshot(*e.app);
+    e.halide.run();
+    e.same_bytes_as_halide = snapshot(*e.app) == loom_bytes;
+    if (name.rfind("matmul", 0) == 0 && name.find("bias") == std::string::npos) {
+        e.openblas = openblas_runner(*e.app);
+    }
+    return e;
+}
+
+/** Google Benchmark's medians, by benchmark name, in milliseconds. */
+class MedianCollector : public benchmark::ConsoleReporter {
+public:
+    std::map<std::string, double> median_ms;
+    void ReportRuns(const std::vector<Run> &runs) override {
+        for (const Run &run : runs) {
+            if (run.aggregate_name != "median") continue;
+            double t = run.GetAdjustedRealTime();
+            switch (run.time_unit) {
+            case benchmark::kNanosecond: t *= 1e-6; break;
+            case benchmark::kMicrosecond: t *= 1e-3; break;
+            case benchmark::kSecond: t *= 1e3; break;
+            default: break;
+            }
+            median_ms[run.run_name.function_name] = t;
+        }
+        ConsoleReporter::ReportRuns(runs);
+    }
+};
+
+void register_runner(const std::string &name, std::function<void()> run) {
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [run](benchmark::State &state) {
+                                     for (auto _ : state) run();
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+}
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+struct Table {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+
+    void print(FILE *out) const {
+        std::vector<size_t> width(header.size());
+        for (size_t c = 0; c < header.size(); c++) width[c] = header[c].size();
+        for (const auto &r : rows) {
+            for (size_t c = 0; c < r.size(); c++) width[c] = std::max(width[c], r[c].size());
+        }
+        auto line = [&](const std::vector<std::string> &r) {
+            for (size_t c = 0; c < r.size(); c++) {
+                std::fprintf(out, c == 0 ? "%-*s" : "  %*s", (int)width[c], r[c].c_str());
+            }
+            std::fprintf(out, "\n");
+        };
+        line(header);
+        for (const auto &r : rows) line(r);
+    }
+    std::string markdown() const {
+        std::ostringstream md;
+        auto line = [&](const std::vector<std::string> &r) {
+            md << "|";
+            for (const auto &cell : r) md << " " << cell << " |";
+            md << "\n";
+        };
+        line(header);
+        md << "|";
+        for (size_t c = 0; c < header.size(); c++) md << (c == 0 ? " --- |" : " ---: |");
+        md << "\n";
+        for (const auto &r : rows) line(r);
+        return md.str();
+    }
+};
+
+int usage(const char *argv0) {
+    std::fprintf(stderr,
+                 "usage: %s [--apps=a,b,...] [--reps=N] [--min-time=SECONDS] [--markdown=FILE] "
+                 "[--quick] [--benchmark_* flags]\n",
+                 argv0);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options opt;
+    std::vector<char *> gb_args = {argv[0]};
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&](const char *flag) { return a.substr(std::strlen(flag)); };
+        if (a.rfind("--apps=", 0) == 0) {
+            opt.apps = split_commas(value("--apps="));
+        } else if (a.rfind("--reps=", 0) == 0) {
+            opt.reps = std::max(1, std::atoi(value("--reps=").c_str()));
+        } else if (a.rfind("--min-time=", 0) == 0) {
+            opt.min_time = std::atof(value("--min-time=").c_str());
+        } else if (a.rfind("--markdown=", 0) == 0) {
+            opt.markdown = value("--markdown=");
+        } else if (a == "--quick") {
+            opt.apps = {"blur", "chain", "softmax", "matmul_1024"};
+            opt.reps = 5;
+        } else if (a.rfind("--benchmark_", 0) == 0) {
+            gb_args.push_back(argv[i]);
+        } else {
+            return usage(argv[0]);
+        }
+    }
+    if (opt.apps.empty()) {
+        for (const auto &entry : all_apps()) opt.apps.push_back(entry.first);
+    }
+
+    try {
+        // One-time start-up of each system (LLVM's and Halide's initialization), so that the
+        // per-app compile times below are what a user pays per pipeline.
+        auto start = std::chrono::steady_clock::now();
+        {
+            Halide::Func f;
+            Halide::Var x;
+            f(x) = x;
+            f.compile_jit(halide_peer_target());
+        }
+        const double halide_startup = seconds(start);
+        start = std::chrono::steady_clock::now();
+        {
+            loom::Func f;
+            loom::Var x;
+            f(x) = x;
+            f.compile_jit();
+        }
+        const double loom_startup = seconds(start);
+        std::printf("one-time JIT start-up: Loom %.1f ms, Halide %.1f ms\n", loom_startup * 1e3,
+                    halide_startup * 1e3);
+
+        std::vector<Entry> entries;
+        for (const auto &name : opt.apps) {
+            std::printf("preparing %s...\n", name.c_str());
+            std::fflush(stdout);
+            entries.push_back(prepare_entry(name));
+        }
+
+        // Ceilings. 1 GiB each way: far beyond the last-level cache.
+        const size_t copy_bytes = size_t(1) << 30;
+        std::vector<char> copy_src(copy_bytes, 1), copy_dst(copy_bytes, 0);
+        register_runner("ceiling/copy_1GiB",
+                        [&] { loom_bench::stream_copy(copy_src.data(), copy_dst.data(), copy_bytes); });
+        const long fma_iterations = 20'000'000;
+        double fma_flops = 0;  // per run of the FMA loop, over every thread
+        register_runner("ceiling/fma", [&] { fma_flops = loom_bench::fma_peak(fma_iterations); });
+        const int gemm_n = 2048;
+        std::vector<float> ga((size_t)gemm_n * gemm_n, 0.5f), gb((size_t)gemm_n * gemm_n, 0.25f),
+            gc((size_t)gemm_n * gemm_n);
+        register_runner("ceiling/openblas_sgemm_2048", [&] {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, gemm_n, gemm_n, gemm_n, 1.0f,
+                        ga.data(), gemm_n, gb.data(), gemm_n, 0.0f, gc.data(), gemm_n);
+        });
+        for (auto &e : entries) {
+            register_runner(e.name + "/loom", e.loom.run);
+            register_runner(e.name + "/halide", e.halide.run);
+            register_runner(e.name + "/loom_unfused", e.loom_unfused.run);
+            if (e.openblas) register_runner(e.name + "/openblas", e.openblas);
+        }
+
+        std::string reps = "--benchmark_repetitions=" + std::to_string(opt.reps);
+        std::string min_time = "--benchmark_min_time=" + fixed(opt.min_time, 3);
+        std::vector<std::string> defaults = {reps, min_time,
+                                             "--benchmark_enable_random_interleaving=true",
+                                             "--benchmark_report_aggregates_only=true",
+                                             "--benchmark_color=false"};
+        std::vector<char *> args = {gb_args[0]};
+        for (auto &d : defaults) args.push_back(d.data());
+        for (size_t i = 1; i < gb_args.size(); i++) args.push_back(gb_args[i]);
+        int gb_argc = (int)args.size();
+        benchmark::Initialize(&gb_argc, args.data());
+        MedianCollector collector;
+        benchmark::RunSpecifiedBenchmarks(&collector);
+        benchmark::Shutdown();
+
+        auto median = [&](const std::string &name) {
+            auto it = collector.median_ms.find(name);
+            return it == collector.median_ms.end() ? NAN : it->second;
+        };
+        const double copy_gbs = 2.0 * copy_bytes / (median("ceiling/copy_1GiB") * 1e-3) / 1e9;
+        const double fma_gflops = fma_flops / (median("ceiling/fma") * 1e-3) / 1e9;
+        const double gemm_gflops =
+            2.0 * gemm_n * gemm_n * gemm_n / (median("ceiling/openblas_sgemm_2048") * 1e-3) / 1e9;
+
+        Table t;
+        t.header = {"app",           "Loom ms",   "Halide ms", "Loom/Halide", "unfused ms",
+                    "fusion x",      "Loom JIT ms", "Halide JIT ms", "JIT ratio",
+                    "achieved",      "of ceiling", "same bytes", "vs OpenBLAS"};
+        double log_ratio_sum = 0, worst_ratio = 0;
+        int ratio_count = 0;
+        bool all_correct = true;
+        for (auto &e : entries) {
+            const double loom_ms = median(e.name + "/loom"), halide_ms = median(e.name + "/halide");
+            const double unfused_ms = median(e.name + "/loom_unfused");
+            const double ratio = loom_ms / halide_ms;
+            if (std::isfinite(ratio)) {
+                log_ratio_sum += std::log(ratio);
+                worst_ratio = std::max(worst_ratio, ratio);
+                ratio_count++;
+            }
+            std::string achieved, of_ceiling;
+            if (e.work.memory_bound) {
+                double gbs = e.work.min_bytes / (loom_ms * 1e-3) / 1e9;
+                achieved = fixed(gbs, 1) + " GB/s";
+                of_ceiling = fixed(100 * gbs / copy_gbs, 0) + "% copy";
+            } else {
+                double gflops = e.work.flops / (loom_ms * 1e-3) / 1e9;
+                achieved = fixed(gflops, 1) + " GFLOP/s";
+                of_ceiling = fixed(100 * gflops / fma_gflops, 0) + "% FMA";
+            }
+            std::string vs_blas = "";
+            if (e.openblas) vs_blas = fixed(median(e.name + "/openblas") / loom_ms, 2) + "x";
+            if (!e.loom_check.empty()) all_correct = false;
+            t.rows.push_back({e.name + (e.loom_check.empty() ? "" : " (WRONG)"), fixed(loom_ms, 3),
+                              fixed(halide_ms, 3), fixed(ratio, 2), fixed(unfused_ms, 3),
+                              fixed(unfused_ms / loom_ms, 2), fixed(e.loom.compile_seconds * 1e3, 1),
+                              fixed(e.halide.compile_seconds * 1e3, 1),
+                              fixed(e.loom.compile_seconds / e.halide.compile_seconds, 3),
+                              achieved, of_ceiling, e.same_bytes_as_halide ? "yes" : "no",
+                              vs_blas});
+        }
+
+        std::printf("\nCeilings measured in this run (%u threads): copy %.1f GB/s (read + write), "
+                    "FMA %.1f GFLOP/s, OpenBLAS sgemm 2048 %.1f GFLOP/s\n",
+                    std::max(1u, std::thread::hardware_concurrency()), copy_gbs, fma_gflops,
+                    gemm_gflops);
+        std::printf("Medians of %d interleaved repetitions. Loom/Halide < 1: Loom faster. fusion "
+                    "x = unfused / hand (Loom). JIT ratio = Loom / Halide compile time.\n"
+                    "vs OpenBLAS = OpenBLAS time / Loom time (1 = as fast).\n\n",
+                    opt.reps);
+        t.print(stdout);
+        if (ratio_count) {
+            std::printf("\ngeomean Loom/Halide: %.3f (target <= 1.0), worst: %.2f (target <= 1.15)\n",
+                        std::exp(log_ratio_sum / ratio_count), worst_ratio);
+        }
+        for (auto &e : entries) {
+            if (!e.loom_check.empty()) std::printf("WRONG OUTPUT: %s\n", e.loom_check.c_str());
+        }
+        if (!opt.markdown.empty()) {
+            std::ofstream md(opt.markdown);
+            md << "Ceilings (this run, " << std::max(1u, std::thread::hardware_concurrency())
+               << " threads): copy " << fixed(copy_gbs, 1) << " GB/s (read + write), FMA "
+               << fixed(fma_gflops, 1) << " GFLOP/s, OpenBLAS sgemm 2048 " << fixed(gemm_gflops, 1)
+               << " GFLOP/s. JIT start-up once per process: Loom " << fixed(loom_startup * 1e3, 1)
+               << " ms, Halide " << fixed(halide_startup * 1e3, 1) << " ms.\n\n"
+               << t.markdown();
+            if (ratio_count) {
+                md << "\ngeomean Loom/Halide " << fixed(std::exp(log_ratio_sum / ratio_count), 3)
+                   << ", worst " << fixed(worst_ratio, 2) << "\n";
+            }
+        }
+        return all_correct ? 0 : 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+}
