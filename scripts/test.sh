@@ -10,6 +10,7 @@ banner() { printf '\n==== %s ====\n' "$*"; }
 
 banner "dependencies"
 bash scripts/setup-deps.sh
+bash scripts/fetch-photos.sh
 
 banner "configure and build (Release, build/)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLOOM_BUILD_TESTS=ON -DLOOM_BUILD_APPS=ON
