@@ -111,13 +111,15 @@ Entry prepare_entry(const std::string &name) {
     return e;
 }
 
-/** Google Benchmark's medians, by benchmark name, in milliseconds. */
+/** Google Benchmark's medians, by benchmark name, in milliseconds. Prints one line per
+ * benchmark (median and spread) instead of Google Benchmark's four aggregate rows. */
 class MedianCollector : public benchmark::ConsoleReporter {
 public:
     std::map<std::string, double> median_ms;
     void ReportRuns(const std::vector<Run> &runs) override {
+        double median = NAN, stddev = NAN;
+        std::string name;
         for (const Run &run : runs) {
-            if (run.aggregate_name != "median") continue;
             double t = run.GetAdjustedRealTime();
             switch (run.time_unit) {
             case benchmark::kNanosecond: t *= 1e-6; break;
@@ -125,9 +127,14 @@ public:
             case benchmark::kSecond: t *= 1e3; break;
             default: break;
             }
-            median_ms[run.run_name.function_name] = t;
+            name = run.run_name.function_name;
+            if (run.aggregate_name == "median") median = t;
+            if (run.aggregate_name == "stddev") stddev = t;
         }
-        ConsoleReporter::ReportRuns(runs);
+        if (name.empty()) return;
+        median_ms[name] = median;
+        std::printf("  %-36s median %10.3f ms  stddev %8.3f ms\n", name.c_str(), median, stddev);
+        std::fflush(stdout);
     }
 };
 
