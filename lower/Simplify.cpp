@@ -376,8 +376,49 @@ private:
         Expr a = mutate(op->a), b = mutate(op->b);
         if (Expr f = fold(Arith::Div, a, b); f.defined()) return f;
         if (op->type.is_int_or_uint() && is_const_one(b)) return a;
+        if (Expr q = divide_out_multiples(a, b); q.defined()) return q;
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Div::make(a, b);
+    }
+
+    // (r + k * m) / k -> r / k + m for a constant k > 0, in types that do not overflow: the
+    // terms of a's linear form whose coefficients are multiples of k, and the multiple of k in
+    // its constant, leave the division (exact for Euclidean division). So a row index
+    // (base + 2 * y + 2) / 2 steps by one per y, which sliding windows need to see.
+    Expr divide_out_multiples(const Expr &a, const Expr &b) {
+        int64_t k;
+        if (!no_overflow_int(a.type()) || !a.type().is_scalar() || !const_int_value(b, &k) ||
+            k <= 1) {
+            return Expr();
+        }
+        Linear all;
+        all.type = a.type();
+        all.add(a, 1);
+        Linear rest, quotient;
+        rest.type = quotient.type = a.type();
+        bool moved = false;
+        for (const auto &t : all.terms) {
+            int64_t c = all.wrapped(t.second.second);
+            if (c == 0) continue;
+            if (c % k == 0) {
+                quotient.add_term(t.second.first, (uint64_t)(c / k));
+                moved = true;
+            } else {
+                rest.add_term(t.second.first, (uint64_t)c);
+            }
+        }
+        int64_t c = all.wrapped(all.constant);
+        int64_t r = ((c % k) + k) % k;
+        if (c - r != 0) {
+            quotient.constant = (uint64_t)((c - r) / k);
+            moved = true;
+        }
+        if (!moved) return Expr();
+        rest.constant = (uint64_t)r;
+        Expr remainder = rest.rebuild();
+        Expr q = quotient.rebuild();
+        if (is_const_zero(remainder)) return q;
+        return linear_or(Add::make(mutate(Div::make(remainder, b)), q));
     }
 
     Expr visit(const Mod *op) override {
@@ -592,6 +633,17 @@ private:
 
 Expr simplify(const Expr &e) { return Simplify().mutate(e); }
 Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
+
+Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets) {
+    Expr result = simplify(e);
+    // Each round substitutes one level of lets; the depth bounds a chain of lets.
+    for (int depth = 0; depth < 64 && !is_const(result); depth++) {
+        Expr next = substitute(lets, result);
+        if (next.same_as(result)) break;
+        result = simplify(next);
+    }
+    return result;
+}
 
 bool can_prove(const Expr &e) {
     Expr s = simplify(e);

@@ -9,6 +9,9 @@
 // not x when x is -0.0f).
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "dsl/IR.h"
 
 namespace loom {
@@ -16,6 +19,12 @@ namespace Internal {
 
 Expr simplify(const Expr &e);
 Stmt simplify(const Stmt &s);
+
+/** e simplified, then, while it is not a constant, with the values of the enclosing lets
+ * substituted (innermost first) and simplified again. For the extent of a vectorized or
+ * unrolled loop over a compute_at Func's region: bounds inference writes it with that region's
+ * lets (f.s0.x.max - f.s0.x.min + 1), whose values differ by a constant. */
+Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets);
 
 /** Whether e is provably true / false after simplification. */
 bool can_prove(const Expr &e);

@@ -16,9 +16,24 @@ public:
     using IRMutator::mutate;
 
 private:
+    // The values of the lets around the loop being visited.
+    std::map<std::string, Expr> lets;
+
+    Stmt visit(const LetStmt *op) override {
+        auto saved = lets.find(op->name) == lets.end() ? Expr() : lets[op->name];
+        lets[op->name] = op->value;
+        Stmt result = IRMutator::visit(op);
+        if (saved.defined()) {
+            lets[op->name] = saved;
+        } else {
+            lets.erase(op->name);
+        }
+        return result;
+    }
+
     Stmt visit(const For *op) override {
         if (op->for_type != ForType::Unrolled) return IRMutator::visit(op);
-        Expr extent = simplify(op->extent);
+        Expr extent = simplify_to_constant(op->extent, lets);
         const int64_t *n = as_const_int(extent);
         user_assert(n) << "Can't unroll loop " << op->name << ": its extent " << extent
                        << " is not a constant. Split it by a constant factor and unroll the inner "

@@ -49,6 +49,21 @@ TEST(Simplify, CancelsLinearIntegerTerms) {
     check(((x - 1) + 1) * 3, x * 3);
 }
 
+TEST(Simplify, DivisionByAConstantTakesOutMultiplesOfIt) {
+    Expr x = i32("x"), y = i32("y");
+    check((x + y * 2 + 2) / 2, x / 2 + y + 1);
+    check((x * 4 - 7) / 4, x - 2);
+    // Euclidean: (x - 7) / 4 == (x + 1) / 4 - 2.
+    check((x - 7) / 4, (x + 1) / 4 - 2);
+    check((x * 6) / 3, x * 2);
+    // Consecutive rows: the step is a constant, whatever x is.
+    check(((x + y * 2 + 2) / 2) * 2 - ((x + y * 2) / 2) * 2, 2);
+    // uint8 wraps: (a + 2) / 2 is not a / 2 + 1 when a == 255.
+    Expr a = u8("a");
+    Expr e = (a + cast<uint8_t>(Expr(2))) / cast<uint8_t>(Expr(2));
+    check(e, e);
+}
+
 TEST(Simplify, MinMaxOfConstantDifferenceOnlyForWideInts) {
     Expr x = i32("x");
     check(min(x, x + 1), x);

@@ -192,6 +192,23 @@ TEST(LoopKinds, UnrollAndVectorizeTogether) {
     EXPECT_EQ(occurrences(stmt, ", 1, 8)] = "), 4) << stmt;
 }
 
+// Halide's camera_pipe pattern: a producer computed per tile of its consumer covers a region of
+// constant size, so it may be vectorized and unrolled with no factor. Bounds inference writes
+// the loops' extents with the region's lets (g.s0.x.max - g.s0.x.min + 1); the passes see
+// through them.
+TEST(LoopKinds, VectorizeAndUnrollWithNoFactorOverAComputeAtRegionOfConstantSize) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x, y) * 2;
+    f.tile(x, y, xo, yo, xi, yi, 16, 2).vectorize(xi);
+    g.compute_at(f, xo).vectorize(x).unroll(y);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    // Two rows of 16 lanes.
+    EXPECT_EQ(stores_into(stmt, "g"), 2) << stmt;
+    EXPECT_EQ(occurrences(block(stmt, "produce g"), ", 1, 16)] = "), 2) << stmt;
+}
+
 TEST(LoopOrder, Reorder) {
     Var x("x"), y("y"), c("c");
     Func f("f");
