@@ -509,6 +509,39 @@ void Func::compile_to_llvm_assembly(const std::string &filename,
     pipeline().compile_to_llvm_assembly(filename, args, target);
 }
 
+void Func::compile_to_static_library(const std::string &filename_prefix,
+                                     const std::vector<Argument> &args, const std::string &fn_name,
+                                     const Target &target) {
+    pipeline().compile_to_static_library(filename_prefix, args, fn_name, target);
+}
+
+void Func::compile_to_multitarget_static_library(const std::string &filename_prefix,
+                                                 const std::vector<Argument> &args,
+                                                 const std::string &fn_name,
+                                                 const std::vector<Target> &targets) {
+    pipeline().compile_to_multitarget_static_library(filename_prefix, args, fn_name, targets);
+}
+
+void Func::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target) {
+    pipeline().compile_to_object(filename, args, fn_name, target);
+}
+
+void Func::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target) {
+    pipeline().compile_to_header(filename, args, fn_name, target);
+}
+
+void Func::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                               const std::string &fn_name, const Target &target) {
+    pipeline().compile_to_assembly(filename, args, fn_name, target);
+}
+
+void Func::compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
+                                    const std::string &fn_name, const Target &target) {
+    pipeline().compile_to_llvm_assembly(filename, args, fn_name, target);
+}
+
 void Func::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
                                const Target &target) {
     pipeline().compile_to_assembly(filename, args, target);

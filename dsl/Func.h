@@ -169,6 +169,24 @@ public:
     void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args = {},
                              const Target &target = Target());
 
+    /** Ahead-of-time compilation of the pipeline whose output is this Func: see Pipeline. */
+    void compile_to_static_library(const std::string &filename_prefix,
+                                   const std::vector<Argument> &args,
+                                   const std::string &fn_name = "",
+                                   const Target &target = Target());
+    void compile_to_multitarget_static_library(const std::string &filename_prefix,
+                                               const std::vector<Argument> &args,
+                                               const std::string &fn_name,
+                                               const std::vector<Target> &targets);
+    void compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name, const Target &target = Target());
+    void compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name, const Target &target = Target());
+    void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target);
+    void compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
+                                  const std::string &fn_name, const Target &target);
+
     /** The pipeline whose single output is this Func (cached, so compiled code is reused). */
     Pipeline pipeline();
     const Internal::FunctionPtr &function() const { return func; }

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/AOT.h"
 #include "codegen/JIT.h"
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
@@ -337,6 +338,76 @@ void Pipeline::compile_to_llvm_assembly(const std::string &filename,
 void Pipeline::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
                                    const Target &target) {
     write_file(filename, compile_to_assembly_text(lower_pipeline(*contents, target, args), target));
+}
+
+namespace {
+
+std::vector<AOTVariant> lower_for_targets(const PipelineContents &p,
+                                          const std::vector<Argument> &args,
+                                          const std::vector<Target> &targets) {
+    user_assert(!p.outputs.empty()) << "Can't compile a Pipeline with no outputs";
+    user_assert(!targets.empty()) << "Ahead-of-time compilation of " << p.outputs[0]->name
+                                  << " needs at least one Target";
+    std::vector<AOTVariant> variants;
+    for (const Target &t : targets) variants.push_back({lower_pipeline(p, t, args), t});
+    return variants;
+}
+
+std::string default_fn_name(const std::string &filename_prefix, const std::string &fn_name) {
+    if (!fn_name.empty()) return fn_name;
+    size_t slash = filename_prefix.find_last_of('/');
+    return slash == std::string::npos ? filename_prefix : filename_prefix.substr(slash + 1);
+}
+
+void write_binary_file(const std::string &filename, const std::string &bytes) {
+    std::ofstream out(filename, std::ios::binary);
+    user_assert(out.good()) << "Can't open " << filename << " for writing";
+    out.write(bytes.data(), (std::streamsize)bytes.size());
+    user_assert(out.good()) << "Failed writing " << filename;
+}
+
+}  // namespace
+
+void Pipeline::compile_to_static_library(const std::string &filename_prefix,
+                                         const std::vector<Argument> &args,
+                                         const std::string &fn_name, const Target &target) {
+    compile_to_multitarget_static_library(filename_prefix, args, fn_name, {target});
+}
+
+void Pipeline::compile_to_multitarget_static_library(const std::string &filename_prefix,
+                                                     const std::vector<Argument> &args,
+                                                     const std::string &fn_name,
+                                                     const std::vector<Target> &targets) {
+    const std::string name = default_fn_name(filename_prefix, fn_name);
+    std::vector<AOTVariant> variants = lower_for_targets(*contents, args, targets);
+    std::string object = compile_aot(variants, name, AOTOutput::Object);
+    write_static_library(filename_prefix + ".a", object, name);
+    write_file(filename_prefix + ".h", c_header(variants.front().lowered.args, name, targets));
+}
+
+void Pipeline::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                                 const std::string &fn_name, const Target &target) {
+    write_binary_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
+                                            AOTOutput::Object));
+}
+
+void Pipeline::compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                                 const std::string &fn_name, const Target &target) {
+    LoweredPipeline lowered = lower_pipeline(*contents, target, args);
+    write_file(filename, c_header(lowered.args, fn_name, {target}));
+}
+
+void Pipeline::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                                   const std::string &fn_name, const Target &target) {
+    write_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
+                                     AOTOutput::Assembly));
+}
+
+void Pipeline::compile_to_llvm_assembly(const std::string &filename,
+                                        const std::vector<Argument> &args,
+                                        const std::string &fn_name, const Target &target) {
+    write_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
+                                     AOTOutput::LLVMAssembly));
 }
 
 }  // namespace loom

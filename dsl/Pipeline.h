@@ -60,6 +60,34 @@ public:
     void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args = {},
                              const Target &target = Target());
 
+    // Ahead-of-time compilation. `args` lists the inputs (ImageParams, Params, or Buffers
+    // the pipeline reads) in the order the C function takes them; the outputs follow. The C
+    // function is int32_t fn_name(loom_buffer_t *..., <scalars>..., loom_buffer_t *out...),
+    // returning 0 or a loom_error_code_t (see the header it comes with).
+
+    /** Writes filename_prefix.a (the pipeline and the runtime: a C program links it with
+     * only -lm -lpthread) and filename_prefix.h. fn_name defaults to the prefix's file name. */
+    void compile_to_static_library(const std::string &filename_prefix,
+                                   const std::vector<Argument> &args,
+                                   const std::string &fn_name = "",
+                                   const Target &target = Target());
+    /** One library holding a version per target; at run time the entry point runs the first
+     * the CPU supports, so list the most capable first and a baseline last. */
+    void compile_to_multitarget_static_library(const std::string &filename_prefix,
+                                               const std::vector<Argument> &args,
+                                               const std::string &fn_name,
+                                               const std::vector<Target> &targets);
+    /** The object file alone (it calls the runtime, which compile_to_static_library adds). */
+    void compile_to_object(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name, const Target &target = Target());
+    void compile_to_header(const std::string &filename, const std::vector<Argument> &args,
+                           const std::string &fn_name, const Target &target = Target());
+    /** The assembly / LLVM IR of the ahead-of-time object, C entry point included. */
+    void compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
+                             const std::string &fn_name, const Target &target);
+    void compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
+                                  const std::string &fn_name, const Target &target);
+
 private:
     std::shared_ptr<Internal::PipelineContents> contents;
 };

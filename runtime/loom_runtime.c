@@ -103,3 +103,18 @@ void loom_free(void *user_context, void *ptr) {
     (void)user_context;
     free(ptr);
 }
+
+int32_t loom_error_bad_buffer(void *user_context, const char *function_name,
+                              const char *argument_name, const char *problem, int32_t got,
+                              int32_t expected) {
+    char message[512];
+    if (expected >= 0) {
+        snprintf(message, sizeof message, "%s: argument %s %s (got %d, expected %d)",
+                 function_name, argument_name, problem, got, expected);
+    } else {
+        snprintf(message, sizeof message, "%s: argument %s %s", function_name, argument_name,
+                 problem);
+    }
+    current_handler(user_context, message);
+    return loom_code_bad_buffer;
+}

@@ -72,6 +72,29 @@ int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int6
 int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
                                   int32_t fold, int32_t window);
 
+/* Called by the C entry point of an ahead-of-time pipeline when an argument is unusable
+ * (NULL buffer or host pointer, wrong element type or dimension count): names the function,
+ * the argument and the problem; returns loom_code_bad_buffer. `got`/`expected` are printed
+ * when expected >= 0. */
+int32_t loom_error_bad_buffer(void *user_context, const char *function_name,
+                              const char *argument_name, const char *problem, int32_t got,
+                              int32_t expected);
+
+/* Instruction-set extensions a multi-target ahead-of-time library chooses between. */
+typedef enum loom_cpu_feature_t {
+    loom_cpu_sse41 = 1 << 0,
+    loom_cpu_avx = 1 << 1,
+    loom_cpu_avx2 = 1 << 2,
+    loom_cpu_fma = 1 << 3,
+    loom_cpu_f16c = 1 << 4,
+    loom_cpu_avx512 = 1 << 5,         /* AVX-512 F and CD */
+    loom_cpu_avx512_skylake = 1 << 6  /* AVX-512 BW, DQ and VL */
+} loom_cpu_feature_t;
+
+/* Nonzero when the running CPU (and the OS, for the wide register state) supports every
+ * feature in mask, a set of loom_cpu_feature_t bits. */
+int32_t loom_cpu_has_features(uint32_t mask);
+
 /* Heap used for intermediate Funcs. Aligned to 64 bytes so vector loads never split lines. */
 void *loom_malloc(void *user_context, int64_t bytes);
 void loom_free(void *user_context, void *ptr);

@@ -1,0 +1,175 @@
+#include "codegen/AOT.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Object/Archive.h>
+#include <llvm/Object/ArchiveWriter.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cctype>
+#include <sstream>
+
+#include "codegen/CEntryPoint.h"
+#include "codegen/CodeGen_LLVM.h"
+#include "codegen/EmbeddedRuntime.h"
+#include "codegen/LLVMTarget.h"
+#include "dsl/Error.h"
+
+namespace loom {
+namespace Internal {
+
+namespace {
+
+/** A short name for a target's variant: the features, joined. */
+std::string variant_suffix(const Target &t) {
+    std::string s = t.is_host_default() ? "host" : t.to_string();
+    for (char &c : s) {
+        if (!std::isalnum((unsigned char)c)) c = '_';
+    }
+    return s;
+}
+
+/** Every function of m is compiled for tm's CPU, whichever machine emits the module it is
+ * linked into: that is what lets one object hold an AVX-512 and a baseline version. */
+void pin_subtarget(llvm::Module &m, const llvm::TargetMachine &tm) {
+    for (llvm::Function &f : m) {
+        if (f.isDeclaration()) continue;
+        f.addFnAttr("target-cpu", tm.getTargetCPU());
+        f.addFnAttr("target-features", tm.getTargetFeatureString());
+    }
+}
+
+std::string emit(llvm::Module &m, llvm::TargetMachine &tm, llvm::CodeGenFileType type) {
+    llvm::SmallString<16384> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    bool failed = tm.addPassesToEmitFile(pm, os, nullptr, type);
+    internal_assert(!failed) << "LLVM can't emit this file type for the target";
+    pm.run(m);
+    return std::string(buffer.str());
+}
+
+std::string c_scalar_type(Type t) {
+    if (t.is_float()) return t.bits() == 32 ? "float" : "double";
+    if (t.is_bool()) return "bool";
+    return std::string(t.is_uint() ? "uint" : "int") + std::to_string(t.bits()) + "_t";
+}
+
+}  // namespace
+
+std::string compile_aot(const std::vector<AOTVariant> &variants, const std::string &fn_name,
+                        AOTOutput output) {
+    user_assert(!variants.empty()) << "compile_to_static_library for " << fn_name
+                                   << " needs at least one target";
+    user_assert(!fn_name.empty() && (std::isalpha((unsigned char)fn_name[0]) || fn_name[0] == '_'))
+        << "\"" << fn_name << "\" is not a C function name. Pass fn_name as a C identifier.";
+    for (char c : fn_name) {
+        user_assert(std::isalnum((unsigned char)c) || c == '_')
+            << "\"" << fn_name << "\" is not a C function name. Pass fn_name as a C identifier.";
+    }
+    llvm::LLVMContext ctx;
+    // The entry point and anything shared is compiled for the last (least capable) target:
+    // it must run on every CPU the library may be loaded on.
+    std::unique_ptr<llvm::TargetMachine> base_tm = make_target_machine(variants.back().target);
+    auto module = std::make_unique<llvm::Module>(fn_name, ctx);
+    module->setTargetTriple(base_tm->getTargetTriple().str());
+    module->setDataLayout(base_tm->createDataLayout());
+
+    std::vector<EntryVariant> entries;
+    for (const AOTVariant &v : variants) {
+        LoweredPipeline lowered = v.lowered;
+        lowered.name = variants.size() == 1 ? fn_name + "_argv"
+                                            : fn_name + "_argv_" + variant_suffix(v.target);
+        std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(v.target);
+        std::unique_ptr<llvm::Module> part = codegen_llvm(lowered, ctx, *tm);
+        pin_subtarget(*part, *tm);
+        optimize_module(*part, *tm);
+        internal_assert(!llvm::Linker::linkModules(*module, std::move(part)))
+            << "Linking the " << v.target.to_string() << " version of " << fn_name << " failed";
+        // Every variant, the last included, is guarded: a library compiled for AVX-512 only
+        // reports an error on an older CPU instead of dying of an illegal instruction.
+        entries.push_back({lowered.name, cpu_feature_mask(v.target)});
+    }
+    add_c_entry_point(*module, variants.front().lowered.args, fn_name, entries);
+
+    switch (output) {
+    case AOTOutput::LLVMAssembly: return module_to_llvm_ir(*module);
+    case AOTOutput::Assembly: return emit(*module, *base_tm, llvm::CodeGenFileType::AssemblyFile);
+    case AOTOutput::Object: break;
+    }
+    return emit(*module, *base_tm, llvm::CodeGenFileType::ObjectFile);
+}
+
+void write_static_library(const std::string &path, const std::string &object,
+                          const std::string &fn_name) {
+    std::vector<llvm::NewArchiveMember> members;
+    const std::string object_name = fn_name + ".o";
+    members.emplace_back(llvm::MemoryBufferRef(object, object_name));
+    for (const EmbeddedObject &o : embedded_runtime_objects()) {
+        members.emplace_back(llvm::MemoryBufferRef(
+            llvm::StringRef((const char *)o.data, o.size), o.member_name));
+    }
+    llvm::Error error = llvm::writeArchive(path, members, llvm::SymtabWritingMode::NormalSymtab,
+                                           llvm::object::Archive::K_GNU, /*Deterministic=*/true,
+                                           /*Thin=*/false);
+    if (error) {
+        std::string text = llvm::toString(std::move(error));
+        user_error << "Can't write the static library " << path << ": " << text;
+    }
+}
+
+std::string c_header(const std::vector<LoweredArgument> &args, const std::string &fn_name,
+                     const std::vector<Target> &targets) {
+    std::string guard = "LOOM_PIPELINE_" + fn_name + "_H";
+    for (char &c : guard) c = (char)std::toupper((unsigned char)c);
+    std::ostringstream h;
+    h << "/* " << fn_name << ": an ahead-of-time Loom pipeline. Generated by Loom; do not edit.\n"
+      << " * Compiled for:";
+    for (const Target &t : targets) h << " " << t.to_string();
+    h << " (the first the running CPU supports is used).\n"
+      << " * Link " << fn_name << ".a together with -lm -lpthread; nothing else is needed. */\n"
+      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+      << "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n"
+      << embedded_runtime_header() << "\n"
+      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      << "/* Runs the pipeline. Buffers are described by loom_buffer_t (element type, dimension\n"
+      << " * count, and per dimension min, extent and stride in elements); each output buffer's\n"
+      << " * region is what the pipeline computes. Returns 0, or a negative loom_error_code_t\n"
+      << " * after passing a message to the error handler (loom_set_error_handler):\n"
+      << " * loom_code_bad_buffer for a NULL buffer or a wrong type or dimension count,\n"
+      << " * loom_code_out_of_bounds when an input does not cover the region the pipeline\n"
+      << " * reads, loom_code_buffer_too_small when an output is smaller than its computed region.\n"
+      << " *\n";
+    for (const LoweredArgument &a : args) {
+        h << " *   " << a.name << ": ";
+        if (a.kind == Argument::InputScalar) {
+            h << "scalar " << c_scalar_type(a.type);
+        } else {
+            h << (a.kind == Argument::InputBuffer ? "input" : "output") << " buffer of "
+              << type_to_string(a.type) << ", " << a.dimensions << " dimension"
+              << (a.dimensions == 1 ? "" : "s");
+        }
+        h << "\n";
+    }
+    h << " */\nint32_t " << fn_name << "(";
+    for (size_t i = 0; i < args.size(); i++) {
+        const LoweredArgument &a = args[i];
+        std::string name = a.name;
+        for (char &c : name) {
+            if (!std::isalnum((unsigned char)c)) c = '_';
+        }
+        h << (i ? ", " : "")
+          << (a.kind == Argument::InputScalar ? c_scalar_type(a.type) + " " : "loom_buffer_t *")
+          << name;
+    }
+    h << ");\n\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
+    return h.str();
+}
+
+}  // namespace Internal
+}  // namespace loom

@@ -1,0 +1,42 @@
+// Ahead-of-time compilation: a pipeline, lowered once per target, becomes one object file
+// holding a version for each target and the C entry point that picks among them at run time
+// (see CEntryPoint.h); a static library adds the runtime's objects; the C header declares the
+// entry point and carries the runtime's types, so a C program needs nothing else from Loom.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dsl/Target.h"
+#include "lower/Lower.h"
+
+namespace loom {
+namespace Internal {
+
+/** The pipeline lowered for one target. Variants are tried in order at run time: list the
+ * most capable first. All variants have the same arguments. */
+struct AOTVariant {
+    LoweredPipeline lowered;
+    Target target;
+};
+
+/** What to emit for a set of variants. */
+enum class AOTOutput { Object, Assembly, LLVMAssembly };
+
+/** The object file (bytes), assembly or LLVM IR text of the pipeline with its C entry point
+ * named fn_name. */
+std::string compile_aot(const std::vector<AOTVariant> &variants, const std::string &fn_name,
+                        AOTOutput output);
+
+/** Writes a static library (GNU ar, with a symbol index) holding `object` as fn_name.o and
+ * the runtime's objects. */
+void write_static_library(const std::string &path, const std::string &object,
+                          const std::string &fn_name);
+
+/** The C header of the entry point: the runtime's types and functions, then the declaration
+ * of fn_name with one parameter per argument, documented. */
+std::string c_header(const std::vector<LoweredArgument> &args, const std::string &fn_name,
+                     const std::vector<Target> &targets);
+
+}  // namespace Internal
+}  // namespace loom
