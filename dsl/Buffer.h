@@ -43,9 +43,12 @@ struct BufferContents {
 /** Makes the Call that reads a buffer at the given coordinates inside a definition. */
 Expr buffer_call(const std::shared_ptr<BufferContents> &b, std::vector<Expr> args);
 
+/** Coordinates and sizes: integers, or unscoped enum constants (as Halide's Buffer takes). */
 template<typename... Args>
 constexpr bool all_integral() {
-    return (std::is_integral<std::decay_t<Args>>::value && ...);
+    return ((std::is_integral<std::decay_t<Args>>::value ||
+             std::is_enum<std::decay_t<Args>>::value) &&
+            ...);
 }
 
 }  // namespace Internal

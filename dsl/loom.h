@@ -8,6 +8,7 @@
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
 #include "dsl/Func.h"
+#include "dsl/Generator.h"
 #include "dsl/IR.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"

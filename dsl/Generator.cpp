@@ -1,0 +1,114 @@
+#include "dsl/Generator.h"
+
+#include <algorithm>
+
+namespace loom {
+namespace Internal {
+
+GeneratorBase *&generator_under_construction() {
+    thread_local GeneratorBase *current = nullptr;
+    return current;
+}
+
+GeneratorParamBase::GeneratorParamBase(std::string name) : param_name(std::move(name)) {
+    GeneratorBase *g = generator_under_construction();
+    user_assert(g) << "GeneratorParam " << param_name << " must be a member of a Generator";
+    g->add_param(this);
+}
+
+GeneratorBase::GeneratorBase() { generator_under_construction() = this; }
+
+void GeneratorBase::set_generator_params(const std::map<std::string, std::string> &values) {
+    for (const auto &[name, text] : values) {
+        auto it = std::find_if(params.begin(), params.end(),
+                               [&](GeneratorParamBase *p) { return p->name() == name; });
+        if (it == params.end()) {
+            std::string known;
+            for (GeneratorParamBase *p : params) {
+                known += (known.empty() ? "" : ", ") + p->name() + "=" + p->value_string();
+            }
+            user_error << "Generator " << registered_name << " has no GeneratorParam named \""
+                       << name << "\". Its GeneratorParams (with their defaults) are: "
+                       << (known.empty() ? "none" : known);
+        }
+        (*it)->set_from_string(text);
+    }
+}
+
+Pipeline GeneratorBase::build_pipeline(const Target &t) {
+    user_assert(!built) << "Generator " << registered_name
+                        << " was already built; create a new instance to build it again";
+    built = true;
+    target = t;
+    call_generate();
+    call_schedule();
+    user_assert(!outputs.empty()) << "Generator " << registered_name
+                                  << " declares no Output; declare at least one "
+                                     "Output<Buffer<T>> member";
+    std::vector<Func> funcs;
+    for (const GeneratorOutputInfo &o : outputs) {
+        Func f = o.func();
+        user_assert(f.defined()) << "Output " << o.name << " of Generator " << registered_name
+                                 << " is not defined; define it in generate()";
+        user_assert(f.outputs() == 1 && f.output_type() == o.type)
+            << "Output " << o.name << " of Generator " << registered_name << " is declared as "
+            << type_to_string(o.type) << " but generate() defines it as "
+            << type_to_string(f.output_types()[0])
+            << (f.outputs() > 1 ? " (a Tuple)" : "") << ". Make the two agree.";
+        user_assert(f.dimensions() == o.dimensions)
+            << "Output " << o.name << " of Generator " << registered_name << " is declared with "
+            << o.dimensions << " dimensions but generate() defines it with " << f.dimensions();
+        funcs.push_back(f);
+    }
+    return Pipeline(funcs);
+}
+
+std::vector<Argument> GeneratorBase::arguments() const {
+    std::vector<Argument> args;
+    for (const GeneratorInputInfo &i : inputs) args.push_back(i.argument());
+    return args;
+}
+
+namespace {
+
+std::map<std::string, GeneratorFactory> &registry() {
+    // Filled by static registrations before main() and only read afterwards.
+    static std::map<std::string, GeneratorFactory> generators;
+    return generators;
+}
+
+}  // namespace
+
+void GeneratorRegistry::add(const std::string &name, GeneratorFactory factory) {
+    internal_assert(!registry().count(name)) << "Two Generators are registered as " << name;
+    registry()[name] = std::move(factory);
+}
+
+std::unique_ptr<GeneratorBase> GeneratorRegistry::create(const std::string &name) {
+    auto it = registry().find(name);
+    if (it == registry().end()) {
+        std::string known;
+        for (const auto &kv : registry()) known += (known.empty() ? "" : ", ") + kv.first;
+        user_error << "No Generator is registered as \"" << name
+                   << "\". The registered ones are: " << (known.empty() ? "none" : known);
+    }
+    std::unique_ptr<GeneratorBase> g;
+    try {
+        g = it->second();
+    } catch (...) {
+        generator_under_construction() = nullptr;
+        throw;
+    }
+    generator_under_construction() = nullptr;
+    g->set_registered_name(name);
+    return g;
+}
+
+std::vector<std::string> GeneratorRegistry::names() {
+    std::vector<std::string> names;
+    for (const auto &kv : registry()) names.push_back(kv.first);
+    return names;
+}
+
+}  // namespace Internal
+}  // namespace loom

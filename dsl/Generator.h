@@ -1,0 +1,303 @@
+// Generators: a pipeline packaged for ahead-of-time compilation, as in Halide. A Generator
+// declares its Inputs, Outputs and GeneratorParams as members, defines the outputs in
+// generate() and schedules them in schedule(); LOOM_REGISTER_GENERATOR gives it a name the
+// generator driver (loom_generator_main, see GeneratorMain.cpp) and loom_add_library() use:
+//
+//   class Brighten : public loom::Generator<Brighten> {
+//   public:
+//       GeneratorParam<bool> parallel{"parallel", true};
+//       Input<Buffer<uint8_t>> input{"input", 2};
+//       Input<float> gain{"gain", 1.0f};
+//       Output<Buffer<uint8_t>> output{"output", 2};
+//       void generate() { output(x, y) = saturating_cast<uint8_t>(input(x, y) * gain); }
+//       void schedule() { output.vectorize(x, 32); if (parallel) output.parallel(y); }
+//       Var x, y;
+//   };
+//   LOOM_REGISTER_GENERATOR(Brighten, brighten)
+//
+// The C function takes the Inputs in declaration order, then the Outputs.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "dsl/Argument.h"
+#include "dsl/Buffer.h"
+#include "dsl/Error.h"
+#include "dsl/Func.h"
+#include "dsl/ImageParam.h"
+#include "dsl/Param.h"
+#include "dsl/Pipeline.h"
+#include "dsl/Target.h"
+
+namespace loom {
+
+namespace Internal {
+
+class GeneratorBase;
+
+/** The Generator whose members are being constructed on this thread: each Input, Output and
+ * GeneratorParam registers itself with it. Set only while GeneratorRegistry::create runs a
+ * factory, so construction outside it (a member of no generator) is an error. */
+GeneratorBase *&generator_under_construction();
+
+class GeneratorParamBase {
+public:
+    explicit GeneratorParamBase(std::string name);
+    virtual ~GeneratorParamBase() = default;
+    const std::string &name() const { return param_name; }
+    /** Parses `text` (as given on the driver's command line: param=text). Throws a
+     * loom::Error naming the parameter on a value it can't take. */
+    virtual void set_from_string(const std::string &text) = 0;
+    virtual std::string value_string() const = 0;
+
+private:
+    std::string param_name;
+};
+
+/** A value from the command line, parsed as T (bool, integers, floats, std::string). */
+template<typename T>
+T parse_generator_value(const std::string &param, const std::string &text) {
+    if constexpr (std::is_same<T, bool>::value) {
+        user_assert(text == "true" || text == "false")
+            << "GeneratorParam " << param << " is a bool: pass true or false, not \"" << text << "\"";
+        return text == "true";
+    } else if constexpr (std::is_same<T, std::string>::value) {
+        return text;
+    } else if constexpr (std::is_arithmetic<T>::value) {
+        std::istringstream in(text);
+        typename std::conditional<std::is_floating_point<T>::value, long double,
+                                  typename std::conditional<std::is_signed<T>::value, long long,
+                                                            unsigned long long>::type>::type v;
+        in >> v;
+        user_assert(!in.fail() && in.eof() && (long double)v >= (long double)std::numeric_limits<T>::lowest() &&
+                    (long double)v <= (long double)std::numeric_limits<T>::max())
+            << "GeneratorParam " << param << " can't take the value \"" << text << "\"";
+        return (T)v;
+    } else {
+        static_assert(std::is_same<T, Target>::value, "GeneratorParam of an unsupported type");
+        return Target(text);
+    }
+}
+
+}  // namespace Internal
+
+/** A compile-time parameter of a Generator: an algorithm or schedule knob, set on the driver's
+ * command line as name=value (or with an enum map: name=key). */
+template<typename T>
+class GeneratorParam : public Internal::GeneratorParamBase {
+public:
+    GeneratorParam(const std::string &name, const T &value)
+        : Internal::GeneratorParamBase(name), v(value) {}
+    GeneratorParam(const std::string &name, const T &value, const T &min, const T &max)
+        : GeneratorParam(name, value) {
+        has_range = true;
+        min_value = min;
+        max_value = max;
+        check_range(value);
+    }
+    GeneratorParam(const std::string &name, const T &value, const std::map<std::string, T> &names)
+        : GeneratorParam(name, value) {
+        enum_names = names;
+    }
+
+    operator T() const { return v; }
+    T value() const { return v; }
+    void set(const T &value) {
+        check_range(value);
+        v = value;
+    }
+
+    void set_from_string(const std::string &text) override {
+        if (!enum_names.empty()) {
+            auto it = enum_names.find(text);
+            std::string known;
+            for (const auto &kv : enum_names) known += (known.empty() ? "" : ", ") + kv.first;
+            user_assert(it != enum_names.end()) << "GeneratorParam " << name() << " can't be \""
+                                                << text << "\"; it takes one of: " << known;
+            set(it->second);
+            return;
+        }
+        set(Internal::parse_generator_value<T>(name(), text));
+    }
+    std::string value_string() const override {
+        for (const auto &kv : enum_names) {
+            if (kv.second == v) return kv.first;
+        }
+        if constexpr (std::is_same<T, Target>::value) {
+            return v.to_string();
+        } else if constexpr (std::is_same<T, bool>::value) {
+            return v ? "true" : "false";
+        } else {
+            std::ostringstream out;
+            out << v;
+            return out.str();
+        }
+    }
+
+private:
+    T v;
+    bool has_range = false;
+    T min_value{}, max_value{};
+    std::map<std::string, T> enum_names;
+
+    void check_range(const T &value) const {
+        if constexpr (std::is_arithmetic<T>::value) {
+            user_assert(!has_range || (value >= min_value && value <= max_value))
+                << "GeneratorParam " << name() << " must be in [" << +min_value << ", "
+                << +max_value << "]; got " << +value;
+        }
+    }
+};
+
+template<typename T>
+class Input;
+template<typename T>
+class Output;
+
+namespace Internal {
+
+/** What a Generator knows of each member, in declaration order. */
+struct GeneratorInputInfo {
+    std::function<Argument()> argument;
+};
+struct GeneratorOutputInfo {
+    std::string name;
+    Type type;
+    int dimensions;
+    std::function<Func()> func;
+};
+
+class GeneratorBase {
+public:
+    GeneratorBase();
+    virtual ~GeneratorBase() = default;
+    GeneratorBase(const GeneratorBase &) = delete;
+    GeneratorBase &operator=(const GeneratorBase &) = delete;
+
+    /** The name the Generator was registered under. */
+    const std::string &generator_name() const { return registered_name; }
+    /** The target being compiled for (the first, for a multi-target library). */
+    Target get_target() const { return target; }
+
+    /** Sets GeneratorParams from name=value pairs; "target" is handled by the driver. Throws
+     * on an unknown name, listing the known ones. */
+    void set_generator_params(const std::map<std::string, std::string> &values);
+    /** Runs generate() and schedule() and returns the pipeline of the outputs, checked
+     * against their declared types and dimensions. */
+    Pipeline build_pipeline(const Target &target);
+    /** The C function's arguments: the Inputs in declaration order. */
+    std::vector<Argument> arguments() const;
+
+    void add_param(GeneratorParamBase *p) { params.push_back(p); }
+    void add_input(GeneratorInputInfo info) { inputs.push_back(std::move(info)); }
+    void add_output(GeneratorOutputInfo info) { outputs.push_back(std::move(info)); }
+    void set_registered_name(const std::string &name) { registered_name = name; }
+
+protected:
+    virtual void call_generate() = 0;
+    virtual void call_schedule() = 0;
+
+private:
+    std::string registered_name;
+    Target target;
+    std::vector<GeneratorParamBase *> params;
+    std::vector<GeneratorInputInfo> inputs;
+    std::vector<GeneratorOutputInfo> outputs;
+    bool built = false;
+};
+
+using GeneratorFactory = std::function<std::unique_ptr<GeneratorBase>()>;
+
+class GeneratorRegistry {
+public:
+    static void add(const std::string &name, GeneratorFactory factory);
+    /** A new instance of the named Generator; throws naming the registered ones if unknown. */
+    static std::unique_ptr<GeneratorBase> create(const std::string &name);
+    static std::vector<std::string> names();
+};
+
+struct RegisterGenerator {
+    RegisterGenerator(const char *name, GeneratorFactory factory) {
+        GeneratorRegistry::add(name, std::move(factory));
+    }
+};
+
+}  // namespace Internal
+
+/** A buffer input: an ImageParam of element type T. */
+template<typename T>
+class Input<Buffer<T>> : public ImageParam {
+public:
+    Input(const std::string &name, int dimensions) : ImageParam(type_of<T>(), dimensions, name) {
+        Internal::GeneratorBase *g = Internal::generator_under_construction();
+        user_assert(g) << "Input " << name << " must be a member of a Generator";
+        ImageParam self = *this;
+        g->add_input({[self] { return Argument(self); }});
+    }
+};
+
+/** A scalar input: a Param<T>, an argument of the C function. */
+template<typename T>
+class Input : public Param<T> {
+public:
+    explicit Input(const std::string &name) : Param<T>(name) { register_input(); }
+    Input(const std::string &name, T value) : Param<T>(name, value) { register_input(); }
+    Input(const std::string &name, T value, T /*min*/, T /*max*/) : Param<T>(name, value) {
+        register_input();
+    }
+
+private:
+    void register_input() {
+        Internal::GeneratorBase *g = Internal::generator_under_construction();
+        user_assert(g) << "Input " << this->name() << " must be a member of a Generator";
+        Param<T> self = *this;
+        g->add_input({[self] { return Argument(self); }});
+    }
+};
+
+/** A buffer output: a Func of element type T that generate() defines (or assigns). */
+template<typename T>
+class Output<Buffer<T>> : public Func {
+public:
+    Output(const std::string &name, int dimensions) : Func(name) {
+        Internal::GeneratorBase *g = Internal::generator_under_construction();
+        user_assert(g) << "Output " << name << " must be a member of a Generator";
+        g->add_output({name, type_of<T>(), dimensions, [this] { return Func(*this); }});
+    }
+    /** Makes the output the given Func (defined elsewhere in generate()). */
+    Output &operator=(const Func &f) {
+        Func::operator=(f);
+        return *this;
+    }
+};
+
+/** The base of user Generators (CRTP, as Halide's): T defines generate() and optionally
+ * schedule(). */
+template<typename T>
+class Generator : public Internal::GeneratorBase {
+protected:
+    void call_generate() override { static_cast<T *>(this)->generate(); }
+    void call_schedule() override { schedule_if_any(static_cast<T *>(this), 0); }
+
+private:
+    template<typename U>
+    static auto schedule_if_any(U *u, int) -> decltype(u->schedule(), void()) {
+        u->schedule();
+    }
+    template<typename U>
+    static void schedule_if_any(U *, long) {}
+};
+
+}  // namespace loom
+
+/** Registers GEN_CLASS under NAME (an identifier) for the generator driver. */
+#define LOOM_REGISTER_GENERATOR(GEN_CLASS, NAME)                                                    \
+    static ::loom::Internal::RegisterGenerator loom_register_generator_##NAME(                     \
+        #NAME, [] { return std::unique_ptr<::loom::Internal::GeneratorBase>(new GEN_CLASS()); });

@@ -1,0 +1,118 @@
+// The generator driver: main() of every generator executable (link Loom::loom_generator_main
+// with the files that define and register Generators; loom_add_generator does it).
+//
+//   GEN -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [target=T[,T...]] [param=value ...]
+//   GEN -l
+//
+// Builds Generator NAME with the given GeneratorParams and writes, into DIR, the files KINDS
+// lists (comma-separated; default static_library,h): static_library (FUNCTION_NAME.a), h
+// (FUNCTION_NAME.h), o (FUNCTION_NAME.o), assembly (.s), llvm_assembly (.ll), stmt (the
+// lowered loop nest). FUNCTION_NAME defaults to NAME. target is "host" (default) or a Loom
+// target such as x86-64-linux-avx2-fma; several, comma-separated, make a multi-target library
+// (most capable first). -l lists the registered Generators.
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dsl/Generator.h"
+
+namespace {
+
+int usage(const char *argv0) {
+    std::fprintf(stderr,
+                 "usage: %s -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [target=T[,T...]] "
+                 "[param=value ...]\n       %s -l\n"
+                 "KINDS: comma-separated among static_library, h, o, assembly, llvm_assembly, "
+                 "stmt (default static_library,h)\n",
+                 argv0, argv0);
+    return 2;
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+    std::vector<std::string> parts;
+    std::stringstream in(s);
+    for (std::string part; std::getline(in, part, sep);) {
+        if (!part.empty()) parts.push_back(part);
+    }
+    return parts;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    using namespace loom;
+    std::string name, dir, fn_name, kinds = "static_library,h", targets = "host";
+    std::map<std::string, std::string> params;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "-l") {
+            for (const std::string &g : Internal::GeneratorRegistry::names()) std::printf("%s\n", g.c_str());
+            return 0;
+        } else if (a == "-g") {
+            name = value();
+        } else if (a == "-o") {
+            dir = value();
+        } else if (a == "-f") {
+            fn_name = value();
+        } else if (a == "-e") {
+            kinds = value();
+        } else if (a.find('=') != std::string::npos && a[0] != '-') {
+            std::string key = a.substr(0, a.find('=')), v = a.substr(a.find('=') + 1);
+            if (key == "target") {
+                targets = v;
+            } else {
+                params[key] = v;
+            }
+        } else {
+            return usage(argv[0]);
+        }
+    }
+    if (name.empty() || dir.empty()) return usage(argv[0]);
+    if (fn_name.empty()) fn_name = name;
+
+    try {
+        std::vector<Target> target_list;
+        for (const std::string &t : split(targets, ',')) target_list.push_back(Target(t));
+        user_assert(!target_list.empty()) << "target= needs at least one target";
+        std::set<std::string> wanted;
+        for (const std::string &k : split(kinds, ',')) {
+            static const std::set<std::string> known = {"static_library", "h", "o", "assembly",
+                                                        "llvm_assembly", "stmt"};
+            user_assert(known.count(k)) << "Unknown output kind \"" << k
+                                        << "\"; the kinds are static_library, h, o, assembly, "
+                                           "llvm_assembly, stmt";
+            wanted.insert(k);
+        }
+        std::unique_ptr<Internal::GeneratorBase> gen = Internal::GeneratorRegistry::create(name);
+        gen->set_generator_params(params);
+        Pipeline pipeline = gen->build_pipeline(target_list.front());
+        const std::vector<Argument> args = gen->arguments();
+        const std::string base = dir + "/" + fn_name;
+        if (wanted.count("static_library")) {
+            // Writes the header too.
+            pipeline.compile_to_multitarget_static_library(base, args, fn_name, target_list);
+        } else if (wanted.count("h")) {
+            pipeline.compile_to_header(base + ".h", args, fn_name, target_list.front());
+        }
+        user_assert(target_list.size() == 1 ||
+                    !(wanted.count("o") || wanted.count("assembly") || wanted.count("llvm_assembly")))
+            << "Several targets make a static library; o, assembly and llvm_assembly take one";
+        if (wanted.count("o")) pipeline.compile_to_object(base + ".o", args, fn_name, target_list[0]);
+        if (wanted.count("assembly")) {
+            pipeline.compile_to_assembly(base + ".s", args, fn_name, target_list[0]);
+        }
+        if (wanted.count("llvm_assembly")) {
+            pipeline.compile_to_llvm_assembly(base + ".ll", args, fn_name, target_list[0]);
+        }
+        if (wanted.count("stmt")) pipeline.compile_to_lowered_stmt(base + ".stmt", args, target_list[0]);
+        return 0;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s: generator %s: %s\n", argv[0], name.c_str(), e.what());
+        return 1;
+    }
+}

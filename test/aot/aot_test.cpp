@@ -1,0 +1,208 @@
+// Ahead-of-time libraries built by loom_add_library from the Generators of app_generators.cpp:
+// each must give exactly the bytes the JIT gives for the same algorithm and schedule, in a C++
+// program (this test) and in a C program that links nothing else from Loom
+// (aot_c_program.c, run from here); every misuse must return its error code with a message.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <loom.h>
+
+#include "aot_inputs.h"
+#include "apps/common/App.h"
+#include "bilateral_grid_aot.h"
+#include "blur_aot.h"
+#include "blur_baseline_aot.h"
+#include "blur_multi_aot.h"
+#include "blur_unfused_aot.h"
+
+namespace loom_apps {
+namespace blur_jit {
+using namespace loom;
+#include "apps/blur/blur.inc"
+}  // namespace blur_jit
+namespace bilateral_grid_jit {
+using namespace loom;
+#include "apps/bilateral_grid/bilateral_grid.inc"
+}  // namespace bilateral_grid_jit
+}  // namespace loom_apps
+
+namespace {
+
+using loom::Buffer;
+using loom_apps::Variant;
+
+Buffer<uint16_t> blur_input() {
+    Buffer<uint16_t> in(kBlurWidth, kBlurHeight);
+    for (int y = 0; y < kBlurHeight; y++) {
+        for (int x = 0; x < kBlurWidth; x++) in(x, y) = aot_blur_input(x, y);
+    }
+    return in;
+}
+
+Buffer<uint16_t> blur_output() {
+    Buffer<uint16_t> out(kBlurWidth - 2, kBlurHeight - 2);
+    out.set_min(1, 1);
+    std::memset(out.data(), 0xA5, out.number_of_elements() * sizeof(uint16_t));
+    return out;
+}
+
+Buffer<uint16_t> blur_with_jit(const Buffer<uint16_t> &in) {
+    loom_apps::blur_jit::BlurPipeline p(Variant::Hand);
+    p.input.set(in);
+    Buffer<uint16_t> out = blur_output();
+    loom::Pipeline(p.outputs()).realize(out);
+    return out;
+}
+
+Buffer<float> grid_input() {
+    Buffer<float> in(kGridWidth, kGridHeight);
+    for (int y = 0; y < kGridHeight; y++) {
+        for (int x = 0; x < kGridWidth; x++) in(x, y) = aot_grid_input(x, y);
+    }
+    return in;
+}
+
+Buffer<float> grid_with_jit(const Buffer<float> &in) {
+    loom_apps::bilateral_grid_jit::BilateralGridPipeline p(Variant::Hand);
+    p.input.set(in);
+    Buffer<float> out(kGridWidth, kGridHeight);
+    loom::Pipeline(p.outputs()).realize(out);
+    return out;
+}
+
+template<typename T>
+uint64_t checksum(const Buffer<T> &b) {
+    return aot_fnv1a(b.data(), b.number_of_elements() * sizeof(T));
+}
+
+template<typename T>
+bool same_bytes(const Buffer<T> &a, const Buffer<T> &b) {
+    return a.number_of_elements() == b.number_of_elements() &&
+           std::memcmp(a.data(), b.data(), a.number_of_elements() * sizeof(T)) == 0;
+}
+
+using BlurFn = int32_t (*)(loom_buffer_t *, loom_buffer_t *);
+
+TEST(AheadOfTime, EveryBlurLibraryGivesTheJITsBytes) {
+    Buffer<uint16_t> in = blur_input();
+    Buffer<uint16_t> expected = blur_with_jit(in);
+    const std::pair<const char *, BlurFn> libraries[] = {
+        {"blur_aot (host, hand schedule)", blur_aot},
+        {"blur_unfused_aot (host, unfused schedule)", blur_unfused_aot},
+        {"blur_multi_aot (AVX-512, AVX2, baseline)", blur_multi_aot},
+        {"blur_baseline_aot (x86-64 baseline only)", blur_baseline_aot},
+    };
+    for (const auto &[name, fn] : libraries) {
+        Buffer<uint16_t> out = blur_output();
+        EXPECT_EQ(fn(in.raw_buffer(), out.raw_buffer()), 0) << name;
+        EXPECT_TRUE(same_bytes(out, expected)) << name;
+    }
+}
+
+TEST(AheadOfTime, BilateralGridLibraryGivesTheJITsBytes) {
+    Buffer<float> in = grid_input();
+    Buffer<float> expected = grid_with_jit(in);
+    Buffer<float> out(kGridWidth, kGridHeight);
+    EXPECT_EQ(bilateral_grid_aot(in.raw_buffer(), out.raw_buffer()), 0);
+    EXPECT_TRUE(same_bytes(out, expected));
+}
+
+TEST(AheadOfTime, CProgramGivesTheJITsBytesAndEveryErrorCode) {
+    // The C program prints "name value" lines; its checksums must be the JIT's.
+    std::unique_ptr<FILE, int (*)(FILE *)> pipe(popen(LOOM_AOT_C_PROGRAM " 2>/dev/null", "r"),
+                                                pclose);
+    ASSERT_TRUE(pipe) << "can't run " << LOOM_AOT_C_PROGRAM;
+    std::string output;
+    std::array<char, 256> line;
+    while (std::fgets(line.data(), line.size(), pipe.get())) output += line.data();
+    int status = pclose(pipe.release());
+    EXPECT_EQ(status, 0) << output;
+
+    char blur_sum[32], grid_sum[32];
+    std::snprintf(blur_sum, sizeof blur_sum, "%016llx",
+                  (unsigned long long)checksum(blur_with_jit(blur_input())));
+    std::snprintf(grid_sum, sizeof grid_sum, "%016llx",
+                  (unsigned long long)checksum(grid_with_jit(grid_input())));
+    EXPECT_NE(output.find(std::string("blur_checksum ") + blur_sum), std::string::npos) << output;
+    EXPECT_NE(output.find(std::string("bilateral_grid_checksum ") + grid_sum), std::string::npos)
+        << output;
+    for (const char *expected : {"null_buffer -4", "wrong_type -4", "wrong_dimensions -4",
+                                 "input_too_small -2", "messages 4"}) {
+        EXPECT_NE(output.find(expected), std::string::npos) << expected << "\n" << output;
+    }
+}
+
+// Every misuse returns its code and passes one message, naming the argument, to the handler.
+std::vector<std::string> messages;
+void record_message(void *, const char *message) { messages.push_back(message); }
+
+struct Misuse {
+    const char *what;
+    int32_t code;
+    const char *message_part;
+};
+
+TEST(AheadOfTime, MisusesReturnTheirErrorCodeWithAMessage) {
+    Buffer<uint16_t> in = blur_input();
+    Buffer<uint16_t> out = blur_output();
+    loom_error_handler_t previous = loom_set_error_handler(record_message);
+
+    loom_buffer_t in_raw = *in.raw_buffer(), out_raw = *out.raw_buffer();
+    std::vector<std::pair<Misuse, std::function<int32_t()>>> cases;
+    cases.push_back({{"NULL output", loom_code_bad_buffer, "is NULL"},
+                     [&] { return blur_aot(&in_raw, nullptr); }});
+    cases.push_back({{"NULL host", loom_code_bad_buffer, "NULL host pointer"}, [&] {
+                         loom_buffer_t b = in_raw;
+                         b.host = nullptr;
+                         return blur_aot(&b, &out_raw);
+                     }});
+    cases.push_back({{"float output", loom_code_bad_buffer, "wrong element type code"}, [&] {
+                         loom_buffer_t b = out_raw;
+                         b.type.code = loom_type_float;
+                         return blur_aot(&in_raw, &b);
+                     }});
+    cases.push_back({{"1-D input", loom_code_bad_buffer, "wrong number of dimensions"}, [&] {
+                         loom_buffer_t b = in_raw;
+                         b.dimensions = 1;
+                         return blur_aot(&b, &out_raw);
+                     }});
+    cases.push_back({{"NULL dim", loom_code_bad_buffer, "NULL dim array"}, [&] {
+                         loom_buffer_t b = in_raw;
+                         b.dim = nullptr;
+                         return blur_aot(&b, &out_raw);
+                     }});
+    loom_dimension_t short_rows[2] = {in_raw.dim[0], in_raw.dim[1]};
+    short_rows[1].extent -= 1;  // the last row the blur reads is missing
+    cases.push_back({{"input too small", loom_code_out_of_bounds, "input"}, [&] {
+                         loom_buffer_t b = in_raw;
+                         b.dim = short_rows;
+                         return blur_aot(&b, &out_raw);
+                     }});
+    loom_dimension_t strided[2] = {in_raw.dim[0], in_raw.dim[1]};
+    strided[0].stride = 2;
+    strided[0].extent /= 2;
+    cases.push_back({{"input not dense", loom_code_generic_error, "dense"}, [&] {
+                         loom_buffer_t b = in_raw;
+                         b.dim = strided;
+                         return blur_aot(&b, &out_raw);
+                     }});
+    for (auto &[misuse, call] : cases) {
+        messages.clear();
+        EXPECT_EQ(call(), misuse.code) << misuse.what;
+        ASSERT_EQ(messages.size(), 1u) << misuse.what;
+        EXPECT_NE(messages[0].find(misuse.message_part), std::string::npos)
+            << misuse.what << ": " << messages[0];
+        EXPECT_NE(messages[0].find(misuse.code == loom_code_bad_buffer ? "blur_aot" : "input"),
+                  std::string::npos)
+            << misuse.what << ": " << messages[0];
+    }
+    loom_set_error_handler(previous);
+}
+
+}  // namespace

@@ -1,0 +1,49 @@
+// Two apps as Generators, for the ahead-of-time tests: the same .inc algorithms and schedules
+// the JIT runs (apps/blur, apps/bilateral_grid), with a GeneratorParam choosing the schedule.
+#include <loom.h>
+
+#include "apps/common/App.h"
+
+namespace loom_apps {
+namespace blur_gen {
+using namespace loom;
+#include "apps/blur/blur.inc"
+}  // namespace blur_gen
+namespace bilateral_grid_gen {
+using namespace loom;
+#include "apps/bilateral_grid/bilateral_grid.inc"
+}  // namespace bilateral_grid_gen
+}  // namespace loom_apps
+
+namespace {
+
+using namespace loom;
+using loom_apps::Variant;
+
+class BlurGenerator : public Generator<BlurGenerator> {
+public:
+    GeneratorParam<bool> fused{"fused", true};
+    Input<Buffer<uint16_t>> input{"input", 2};
+    Output<Buffer<uint16_t>> output{"output", 2};
+
+    void generate() {
+        loom_apps::blur_gen::BlurPipeline p(fused ? Variant::Hand : Variant::Unfused, input);
+        output = p.outputs()[0];
+    }
+};
+
+class BilateralGridGenerator : public Generator<BilateralGridGenerator> {
+public:
+    Input<Buffer<float>> input{"input", 2};
+    Output<Buffer<float>> output{"output", 2};
+
+    void generate() {
+        loom_apps::bilateral_grid_gen::BilateralGridPipeline p(Variant::Hand, input);
+        output = p.outputs()[0];
+    }
+};
+
+}  // namespace
+
+LOOM_REGISTER_GENERATOR(BlurGenerator, blur)
+LOOM_REGISTER_GENERATOR(BilateralGridGenerator, bilateral_grid)
