@@ -31,6 +31,7 @@
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"
 #include "dsl/Func.h"
+#include "dsl/IROperator.h"
 #include "dsl/ImageParam.h"
 #include "dsl/Param.h"
 #include "dsl/Pipeline.h"
@@ -108,6 +109,17 @@ public:
     }
 
     operator T() const { return v; }
+    /** A numeric GeneratorParam is a constant inside definitions and schedules. */
+    template<typename U = T, typename = std::enable_if_t<std::is_arithmetic<U>::value>>
+    operator Expr() const {
+        if constexpr (std::is_floating_point<U>::value) {
+            return Internal::make_const(type_of<U>(), (double)v);
+        } else if constexpr (std::is_signed<U>::value) {
+            return Internal::make_const(type_of<U>(), (int64_t)v);
+        } else {
+            return Internal::make_const(type_of<U>(), (uint64_t)v);
+        }
+    }
     T value() const { return v; }
     void set(const T &value) {
         check_range(value);

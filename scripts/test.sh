@@ -46,9 +46,10 @@ status=0
     cmake -S test/install -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_PREFIX_PATH="$work/prefix" &&
     cmake --build "$work/build" -j2 &&
-    "$work/build/loom_install_check"
+    "$work/build/loom_install_check" &&
+    "$work/build/loom_install_aot_check"
 } || status=$?
-record "install + consumer check (find_package(Loom) from $work/prefix)" $status
+record "install + consumer check (find_package(Loom) from $work/prefix; JIT, and AOT through loom_add_library)" $status
 
 banner "summary"
 printf '%s\n' "${results[@]}"
