@@ -1,0 +1,147 @@
+// The ahead-of-time API's files and its errors: compile_to_object / _assembly /
+// _llvm_assembly / _header / _static_library write what they should, and Generators reject
+// bad parameters and outputs with messages that name them.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <loom.h>
+
+namespace {
+
+using namespace loom;
+
+std::string read_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string temp_path(const std::string &name) {
+    return ::testing::TempDir() + "loom_aot_api_" + name;
+}
+
+struct Scale {
+    ImageParam input{Float(32), 2, "input"};
+    Param<float> factor{"factor"};
+    Func out{"out"};
+    Scale() {
+        Var x("x"), y("y");
+        out(x, y) = input(x, y) * factor;
+        out.vectorize(x, 8);
+    }
+};
+
+TEST(AheadOfTimeFiles, ObjectAssemblyLLVMAndHeader) {
+    Scale p;
+    const std::vector<Argument> args = {p.input, p.factor};
+    p.out.compile_to_object(temp_path("scale.o"), args, "scale_fn");
+    std::string object = read_file(temp_path("scale.o"));
+    ASSERT_GT(object.size(), 4u);
+    EXPECT_EQ(object.substr(0, 4), "\x7f" "ELF");
+    EXPECT_NE(object.find("scale_fn"), std::string::npos);
+
+    p.out.compile_to_assembly(temp_path("scale.s"), args, "scale_fn", Target("x86-64-linux-avx2"));
+    std::string assembly = read_file(temp_path("scale.s"));
+    EXPECT_NE(assembly.find("scale_fn:"), std::string::npos) << assembly;
+    EXPECT_NE(assembly.find("ymm"), std::string::npos) << "8 float lanes on AVX2 use ymm registers";
+
+    p.out.compile_to_llvm_assembly(temp_path("scale.ll"), args, "scale_fn", Target("x86-64-linux"));
+    std::string ir = read_file(temp_path("scale.ll"));
+    EXPECT_NE(ir.find("define i32 @scale_fn(ptr"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("float"), std::string::npos);
+
+    p.out.compile_to_header(temp_path("scale.h"), args, "scale_fn");
+    std::string header = read_file(temp_path("scale.h"));
+    EXPECT_NE(header.find("int32_t scale_fn(loom_buffer_t *input, float factor, loom_buffer_t *out);"),
+              std::string::npos)
+        << header;
+    EXPECT_NE(header.find("typedef struct loom_buffer_t"), std::string::npos)
+        << "the header must carry the runtime's types";
+
+    p.out.compile_to_static_library(temp_path("scale_lib"), args, "scale_lib_fn");
+    std::string archive = read_file(temp_path("scale_lib.a"));
+    EXPECT_EQ(archive.substr(0, 8), "!<arch>\n");
+    EXPECT_NE(archive.find("loom_do_par_for"), std::string::npos) << "the runtime is inside";
+    EXPECT_NE(read_file(temp_path("scale_lib.h")).find("scale_lib_fn("), std::string::npos);
+}
+
+TEST(AheadOfTimeFiles, ErrorsNameTheProblem) {
+    Scale p;
+    try {
+        p.out.compile_to_object(temp_path("bad.o"), {p.input, p.factor}, "not a name");
+        FAIL() << "expected an error";
+    } catch (const loom::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("not a C function name"), std::string::npos) << e.what();
+    }
+    try {
+        p.out.compile_to_object(temp_path("bad.o"), {p.input}, "scale_fn");
+        FAIL() << "expected an error: factor is read but not an argument";
+    } catch (const loom::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("factor"), std::string::npos) << e.what();
+    }
+}
+
+class ScaleGenerator : public Generator<ScaleGenerator> {
+public:
+    GeneratorParam<int> lanes{"lanes", 8, 1, 64};
+    GeneratorParam<bool> wrong_type{"wrong_type", false};
+    Input<Buffer<float>> input{"input", 2};
+    Output<Buffer<float>> output{"output", 2};
+    void generate() {
+        Var x("x"), y("y");
+        if (wrong_type) {
+            output(x, y) = cast<int32_t>(input(x, y));
+        } else {
+            output(x, y) = input(x, y) * 2.0f;
+        }
+        output.vectorize(x, lanes);
+    }
+};
+LOOM_REGISTER_GENERATOR(ScaleGenerator, aot_api_scale)
+
+std::string generator_error(const std::string &name, const std::map<std::string, std::string> &params) {
+    try {
+        auto g = Internal::GeneratorRegistry::create(name);
+        g->set_generator_params(params);
+        g->build_pipeline(Target());
+    } catch (const loom::Error &e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(Generators, ErrorsNameTheGeneratorAndTheParameter) {
+    EXPECT_NE(generator_error("no_such_generator", {}).find("aot_api_scale"), std::string::npos);
+    std::string unknown = generator_error("aot_api_scale", {{"lane", "4"}});
+    EXPECT_NE(unknown.find("no GeneratorParam named \"lane\""), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("lanes=8"), std::string::npos) << unknown;
+    std::string range = generator_error("aot_api_scale", {{"lanes", "100"}});
+    EXPECT_NE(range.find("lanes must be in [1, 64]"), std::string::npos) << range;
+    std::string not_bool = generator_error("aot_api_scale", {{"wrong_type", "yes"}});
+    EXPECT_NE(not_bool.find("wrong_type is a bool"), std::string::npos) << not_bool;
+    std::string type = generator_error("aot_api_scale", {{"wrong_type", "true"}});
+    EXPECT_NE(type.find("Output output of Generator aot_api_scale is declared as float32"),
+              std::string::npos)
+        << type;
+    EXPECT_EQ(generator_error("aot_api_scale", {{"lanes", "4"}}), "");
+}
+
+TEST(Generators, ArgumentsFollowDeclarationOrder) {
+    auto g = Internal::GeneratorRegistry::create("aot_api_scale");
+    Pipeline p = g->build_pipeline(Target());
+    std::vector<Argument> args = g->arguments();
+    ASSERT_EQ(args.size(), 1u);
+    EXPECT_EQ(args[0].name, "input");
+    EXPECT_EQ(args[0].kind, Argument::InputBuffer);
+    p.compile_to_header(temp_path("gen.h"), args, "gen_fn");
+    EXPECT_NE(read_file(temp_path("gen.h")).find("int32_t gen_fn(loom_buffer_t *input, loom_buffer_t *output);"),
+              std::string::npos)
+        << read_file(temp_path("gen.h"));
+}
+
+}  // namespace
