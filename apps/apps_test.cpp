@@ -1,28 +1,12 @@
 // Every app, under each of its schedules, at the test size, against its plain C++ reference.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
-#include "apps/common/App.h"
+#include "apps/common/AppCases.h"
 
 namespace loom_apps {
 namespace {
 
-struct Case {
-    std::string app;
-    Variant variant;
-};
-
-std::vector<Case> all_cases() {
-    std::vector<Case> cases;
-    for (const auto &[name, factory] : all_apps()) {
-        cases.push_back({name, Variant::Hand});
-        cases.push_back({name, Variant::Unfused});
-    }
-    return cases;
-}
-
-class AppTest : public ::testing::TestWithParam<Case> {};
+class AppTest : public ::testing::TestWithParam<AppCase> {};
 
 TEST_P(AppTest, MatchesTheCppReference) {
     std::unique_ptr<App> app = make_app(GetParam().app);
@@ -32,17 +16,15 @@ TEST_P(AppTest, MatchesTheCppReference) {
     EXPECT_EQ(app->check(), "");
     // A second run, into outputs overwritten with garbage, must write every element again and
     // give the same result (no state left behind by the first run).
-    for (auto &out : app->outputs) {
-        std::memset(out.raw_data(), 0xA5, out.number_of_elements() * out.type().bytes());
-    }
+    scribble_outputs(*app);
     runner.run();
     EXPECT_EQ(app->check(), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Apps, AppTest, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case> &info) {
-                             return info.param.app + "_" + variant_name(info.param.variant);
+INSTANTIATE_TEST_SUITE_P(Apps, AppTest, ::testing::ValuesIn(all_app_cases()),
+                         [](const ::testing::TestParamInfo<AppCase> &info) {
+                             return app_case_name(info.param);
                          });
 
-}  // namespace
-}  // namespace loom_apps
+} // namespace
+} // namespace loom_apps

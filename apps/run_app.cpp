@@ -26,7 +26,7 @@ int usage(const char *argv0) {
     return 2;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
     if (argc < 2) return usage(argv[0]);
@@ -64,8 +64,8 @@ int main(int argc, char **argv) {
         double run_ms =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3;
         std::printf("%s (%s schedule): %s\n  compile %.1f ms, first run %.2f ms\n", name.c_str(),
-                    variant_name(variant), app->description().c_str(),
-                    runner.compile_seconds * 1e3, run_ms);
+                    variant_name(variant), app->description().c_str(), runner.compile_seconds * 1e3,
+                    run_ms);
         std::string mismatch = app->check();
         if (!out_path.empty()) {
             write_png(app->outputs[0], out_path);

@@ -38,5 +38,5 @@ void write_static_library(const std::string &path, const std::string &object,
 std::string c_header(const std::vector<LoweredArgument> &args, const std::string &fn_name,
                      const std::vector<Target> &targets);
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -17,7 +17,8 @@ namespace {
 
 // The C entry point takes scalars as the C types the header declares; bool travels as a byte.
 llvm::Type *scalar_type(llvm::LLVMContext &ctx, Type t) {
-    if (t.is_float()) return t.bits() == 32 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
+    if (t.is_float())
+        return t.bits() == 32 ? llvm::Type::getFloatTy(ctx) : llvm::Type::getDoubleTy(ctx);
     return llvm::Type::getIntNTy(ctx, t.is_bool() ? 8 : t.bits());
 }
 
@@ -26,7 +27,8 @@ public:
     EntryBuilder(llvm::Module &m, const std::string &fn_name)
         : m(m), ctx(m.getContext()), builder(ctx), fn_name(fn_name) {}
 
-    void build(const std::vector<LoweredArgument> &args, const std::vector<EntryVariant> &variants) {
+    void build(const std::vector<LoweredArgument> &args,
+               const std::vector<EntryVariant> &variants) {
         llvm::Type *ptr = builder.getPtrTy();
         std::vector<llvm::Type *> params;
         for (const LoweredArgument &a : args) {
@@ -42,12 +44,14 @@ public:
         }
 
         // args[i] points at the buffer, or at a stack slot holding the scalar.
-        llvm::Value *argv = builder.CreateAlloca(ptr, builder.getInt32(std::max<size_t>(args.size(), 1)), "argv");
+        llvm::Value *argv =
+            builder.CreateAlloca(ptr, builder.getInt32(std::max<size_t>(args.size(), 1)), "argv");
         for (size_t i = 0; i < args.size(); i++) {
             llvm::Value *value = fn->getArg(i);
             value->setName(args[i].name);
             if (args[i].kind == Argument::InputScalar) {
-                llvm::Value *slot = builder.CreateAlloca(value->getType(), nullptr, args[i].name + ".slot");
+                llvm::Value *slot =
+                    builder.CreateAlloca(value->getType(), nullptr, args[i].name + ".slot");
                 builder.CreateStore(value, slot);
                 value = slot;
             }
@@ -61,7 +65,7 @@ public:
         for (const EntryVariant &v : variants) {
             llvm::FunctionCallee callee = m.getOrInsertFunction(v.argv_name, argv_type);
             targets += (targets.empty() ? "" : ", ") + v.argv_name;
-            if (v.cpu_features == 0) {  // runs on any x86-64: no test, nothing after it runs
+            if (v.cpu_features == 0) { // runs on any x86-64: no test, nothing after it runs
                 builder.CreateRet(builder.CreateCall(callee, {null_context, argv}));
                 return finish();
             }
@@ -76,12 +80,16 @@ public:
             builder.CreateRet(builder.CreateCall(callee, {null_context, argv}));
             builder.SetInsertPoint(next);
         }
-        llvm::FunctionCallee error = m.getOrInsertFunction("loom_error", builder.getInt32Ty(), ptr, ptr);
-        std::string message = fn_name + ": this CPU lacks the features of every variant the "
-                              "library was compiled for (" + targets + "). Add a target this "
+        llvm::FunctionCallee error =
+            m.getOrInsertFunction("loom_error", builder.getInt32Ty(), ptr, ptr);
+        std::string message = fn_name +
+                              ": this CPU lacks the features of every variant the "
+                              "library was compiled for (" +
+                              targets +
+                              "). Add a target this "
                               "CPU supports, such as x86-64-linux, to the library's targets.";
-        builder.CreateRet(builder.CreateCall(
-            error, {null_context, builder.CreateGlobalStringPtr(message)}));
+        builder.CreateRet(
+            builder.CreateCall(error, {null_context, builder.CreateGlobalStringPtr(message)}));
         finish();
     }
 
@@ -107,21 +115,22 @@ private:
         builder.CreateCondBr(ok, pass, fail);
         builder.SetInsertPoint(fail);
         llvm::Type *ptr = builder.getPtrTy(), *i32 = builder.getInt32Ty();
-        llvm::FunctionCallee report = m.getOrInsertFunction("loom_error_bad_buffer", i32, ptr, ptr,
-                                                            ptr, ptr, i32, i32);
+        llvm::FunctionCallee report =
+            m.getOrInsertFunction("loom_error_bad_buffer", i32, ptr, ptr, ptr, ptr, i32, i32);
         builder.CreateRet(builder.CreateCall(
-            report, {llvm::ConstantPointerNull::get(builder.getPtrTy()),
-                     builder.CreateGlobalStringPtr(fn_name), builder.CreateGlobalStringPtr(arg_name),
-                     builder.CreateGlobalStringPtr(problem), got ? got : builder.getInt32(0),
-                     builder.getInt32(expected)}));
+            report,
+            {llvm::ConstantPointerNull::get(builder.getPtrTy()),
+             builder.CreateGlobalStringPtr(fn_name), builder.CreateGlobalStringPtr(arg_name),
+             builder.CreateGlobalStringPtr(problem), got ? got : builder.getInt32(0),
+             builder.getInt32(expected)}));
         builder.SetInsertPoint(pass);
     }
 
     void check_buffer(const LoweredArgument &a, llvm::Value *buffer) {
         llvm::Type *ptr = builder.getPtrTy();
         const std::string kind = a.kind == Argument::OutputBuffer ? "output" : "input";
-        require(builder.CreateIsNotNull(buffer), a.name, "is NULL: pass a loom_buffer_t for the " + kind,
-                nullptr, -1);
+        require(builder.CreateIsNotNull(buffer), a.name,
+                "is NULL: pass a loom_buffer_t for the " + kind, nullptr, -1);
         auto field = [&](size_t offset, llvm::Type *type) {
             return builder.CreateLoad(
                 type, builder.CreateConstGEP1_64(builder.getInt8Ty(), buffer, offset));
@@ -129,10 +138,12 @@ private:
         require(builder.CreateIsNotNull(field(offsetof(loom_buffer_t, host), ptr)), a.name,
                 "has a NULL host pointer: point it at the " + kind + "'s memory", nullptr, -1);
         const size_t type_at = offsetof(loom_buffer_t, type);
-        llvm::Value *code = builder.CreateZExt(
-            field(type_at + offsetof(loom_type_t, code), builder.getInt8Ty()), builder.getInt32Ty());
-        llvm::Value *bits = builder.CreateZExt(
-            field(type_at + offsetof(loom_type_t, bits), builder.getInt8Ty()), builder.getInt32Ty());
+        llvm::Value *code =
+            builder.CreateZExt(field(type_at + offsetof(loom_type_t, code), builder.getInt8Ty()),
+                               builder.getInt32Ty());
+        llvm::Value *bits =
+            builder.CreateZExt(field(type_at + offsetof(loom_type_t, bits), builder.getInt8Ty()),
+                               builder.getInt32Ty());
         const int want_code = (int)a.type.code, want_bits = a.type.bits();
         require(builder.CreateICmpEQ(code, builder.getInt32(want_code)), a.name,
                 "has the wrong element type code (0 int, 1 uint, 2 float)", code, want_code);
@@ -143,13 +154,13 @@ private:
                 "has the wrong number of dimensions", dims, a.dimensions);
         if (a.dimensions > 0) {
             require(builder.CreateIsNotNull(field(offsetof(loom_buffer_t, dim), ptr)), a.name,
-                    "has a NULL dim array: point it at one loom_dimension_t per dimension",
-                    nullptr, -1);
+                    "has a NULL dim array: point it at one loom_dimension_t per dimension", nullptr,
+                    -1);
         }
     }
 };
 
-}  // namespace
+} // namespace
 
 uint32_t cpu_feature_mask(const Target &t) {
     if (t.is_host_default()) return cpu_feature_mask(get_host_target());
@@ -170,5 +181,5 @@ void add_c_entry_point(llvm::Module &m, const std::vector<LoweredArgument> &args
     EntryBuilder(m, fn_name).build(args, variants);
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

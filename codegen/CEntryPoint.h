@@ -37,5 +37,5 @@ void add_c_entry_point(llvm::Module &m, const std::vector<LoweredArgument> &args
 /** The loom_cpu_feature_t bits a Target's features need. */
 uint32_t cpu_feature_mask(const Target &t);
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

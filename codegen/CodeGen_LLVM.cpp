@@ -1,8 +1,12 @@
 #include "codegen/CodeGen_LLVM.h"
 
+#include <algorithm>
+#include <climits>
 #include <map>
+#include <optional>
 #include <set>
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
@@ -15,6 +19,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "codegen/LaneOffsets.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
@@ -381,7 +386,9 @@ private:
         return *b;
     }
 
-    // A dense vector access when the index is ramp(base, 1, lanes); otherwise per lane.
+    // A vector load is, in order of preference: one dense load (lanes at consecutive
+    // elements); dense loads covering the lanes' span plus a shuffle (small constant strides,
+    // reversals, ramp / k); a gather (32- and 64-bit elements); one load per lane.
     void visit(const Load *op) override {
         llvm::Value *host = buffer_host(op->name);
         Type t = op->type;
@@ -398,7 +405,15 @@ private:
             value = builder.CreateAlignedLoad(llvm_type(t), addr, align);
             return;
         }
+        if (std::optional<LaneOffsets> lanes = lane_offsets(op->index)) {
+            if ((value = shuffled_load(t, host, *lanes))) return;
+        }
         llvm::Value *index = codegen(op->index);
+        if (t.bits() >= 32) {
+            llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
+            value = builder.CreateMaskedGather(llvm_type(t), addrs, align);
+            return;
+        }
         llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
         for (int i = 0; i < t.lanes(); i++) {
             llvm::Value *idx = builder.CreateExtractElement(index, (uint64_t)i);
@@ -406,6 +421,72 @@ private:
             result = builder.CreateInsertElement(result, builder.CreateAlignedLoad(elem, addr, align), (uint64_t)i);
         }
         value = result;
+    }
+
+    // The lanes lie at constant offsets from a base: load the span from the lowest lane's
+    // element to the highest's with `pieces` dense loads of `width` elements, the last one
+    // ending exactly at the highest (pieces may overlap), and shuffle the lanes out of them.
+    // Every lane is loaded anyway, so the elements between the lowest and the highest lie in
+    // the buffer: nothing outside [min lane, max lane] is read. With a residue, the span and
+    // the shuffle depend on it: one shuffle per residue, picked by a select. Returns nullptr
+    // where the span is too wide for this to pay.
+    llvm::Value *shuffled_load(Type t, llvm::Value *host, const LaneOffsets &lanes) {
+        const int64_t n = t.lanes();
+        std::vector<int64_t> lo, hi;
+        int64_t min_span = INT64_MAX, max_span = 0;
+        for (const auto &row : lanes.offsets) {
+            lo.push_back(*std::min_element(row.begin(), row.end()));
+            hi.push_back(*std::max_element(row.begin(), row.end()));
+            min_span = std::min(min_span, hi.back() - lo.back() + 1);
+            max_span = std::max(max_span, hi.back() - lo.back() + 1);
+        }
+        // Strides up to 4 (Halide's limit for this rewrite); beyond, a gather reads less.
+        if (max_span > 4 * n) return nullptr;
+        int64_t width = 1;
+        while (width * 2 <= min_span && width * 2 <= 2 * n) width *= 2;
+        int64_t pieces = (max_span + width - 1) / width;
+        // The pieces before the last start at lo + j * width and must end within every span.
+        if (pieces > 4 || (pieces - 1) * width > min_span) return nullptr;
+
+        llvm::Type *elem = llvm_type(t.element_of());
+        llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
+        llvm::Type *piece_type = llvm::FixedVectorType::get(elem, (unsigned)width);
+        llvm::Value *base = codegen(lanes.base);
+        llvm::Type *index_type = base->getType();
+        llvm::Value *residue = lanes.modulus > 1 ? codegen(lanes.residue) : nullptr;
+        auto is_residue = [&](size_t m) {
+            return builder.CreateICmpEQ(residue, llvm::ConstantInt::get(index_type, m));
+        };
+        // A constant per residue, picked at run time (LLVM folds the select where they agree).
+        auto by_residue = [&](const std::vector<int64_t> &v) -> llvm::Value * {
+            llvm::Value *r = llvm::ConstantInt::get(index_type, v[0], true);
+            for (size_t m = 1; m < v.size(); m++) {
+                r = builder.CreateSelect(is_residue(m), llvm::ConstantInt::get(index_type, v[m], true), r);
+            }
+            return r;
+        };
+        llvm::Value *lo_v = by_residue(lo), *hi_v = by_residue(hi);
+        std::vector<llvm::Value *> loaded;
+        for (int64_t j = 0; j < pieces; j++) {
+            llvm::Value *start =
+                j + 1 < pieces ? builder.CreateAdd(lo_v, llvm::ConstantInt::get(index_type, j * width))
+                               : builder.CreateSub(hi_v, llvm::ConstantInt::get(index_type, width - 1));
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, builder.CreateAdd(base, start));
+            loaded.push_back(builder.CreateAlignedLoad(piece_type, addr, align));
+        }
+        llvm::Value *all = loaded.size() == 1 ? loaded[0] : llvm::concatenateVectors(builder, loaded);
+        llvm::Value *result = nullptr;
+        for (size_t m = 0; m < lanes.offsets.size(); m++) {
+            std::vector<int> mask;
+            for (int64_t o : lanes.offsets[m]) {
+                int64_t p = o - lo[m];
+                if (p >= (pieces - 1) * width) p = (pieces - 1) * width + o - (hi[m] - width + 1);
+                mask.push_back((int)p);
+            }
+            llvm::Value *s = builder.CreateShuffleVector(all, mask);
+            result = m == 0 ? s : builder.CreateSelect(is_residue(m), s, result);
+        }
+        return result;
     }
 
     void visit(const Store *op) override {

@@ -10,7 +10,7 @@ namespace loom {
 namespace Internal {
 
 struct EmbeddedObject {
-    const char *member_name;  // the file name inside a static library
+    const char *member_name; // the file name inside a static library
     const unsigned char *data;
     size_t size;
 };
@@ -18,5 +18,5 @@ struct EmbeddedObject {
 const std::vector<EmbeddedObject> &embedded_runtime_objects();
 const char *embedded_runtime_header();
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -53,8 +53,8 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
         user_assert(f.outputs() == 1 && f.output_type() == o.type)
             << "Output " << o.name << " of Generator " << registered_name << " is declared as "
             << type_to_string(o.type) << " but generate() defines it as "
-            << type_to_string(f.output_types()[0])
-            << (f.outputs() > 1 ? " (a Tuple)" : "") << ". Make the two agree.";
+            << type_to_string(f.output_types()[0]) << (f.outputs() > 1 ? " (a Tuple)" : "")
+            << ". Make the two agree.";
         user_assert(f.dimensions() == o.dimensions)
             << "Output " << o.name << " of Generator " << registered_name << " is declared with "
             << o.dimensions << " dimensions but generate() defines it with " << f.dimensions();
@@ -65,7 +65,8 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
 
 std::vector<Argument> GeneratorBase::arguments() const {
     std::vector<Argument> args;
-    for (const GeneratorInputInfo &i : inputs) args.push_back(i.argument());
+    for (const GeneratorInputInfo &i : inputs)
+        args.push_back(i.argument());
     return args;
 }
 
@@ -77,7 +78,7 @@ std::map<std::string, GeneratorFactory> &registry() {
     return generators;
 }
 
-}  // namespace
+} // namespace
 
 void GeneratorRegistry::add(const std::string &name, GeneratorFactory factory) {
     internal_assert(!registry().count(name)) << "Two Generators are registered as " << name;
@@ -88,7 +89,8 @@ std::unique_ptr<GeneratorBase> GeneratorRegistry::create(const std::string &name
     auto it = registry().find(name);
     if (it == registry().end()) {
         std::string known;
-        for (const auto &kv : registry()) known += (known.empty() ? "" : ", ") + kv.first;
+        for (const auto &kv : registry())
+            known += (known.empty() ? "" : ", ") + kv.first;
         user_error << "No Generator is registered as \"" << name
                    << "\". The registered ones are: " << (known.empty() ? "none" : known);
     }
@@ -106,9 +108,10 @@ std::unique_ptr<GeneratorBase> GeneratorRegistry::create(const std::string &name
 
 std::vector<std::string> GeneratorRegistry::names() {
     std::vector<std::string> names;
-    for (const auto &kv : registry()) names.push_back(kv.first);
+    for (const auto &kv : registry())
+        names.push_back(kv.first);
     return names;
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -63,11 +63,11 @@ private:
 };
 
 /** A value from the command line, parsed as T (bool, integers, floats, std::string). */
-template<typename T>
-T parse_generator_value(const std::string &param, const std::string &text) {
+template <typename T> T parse_generator_value(const std::string &param, const std::string &text) {
     if constexpr (std::is_same<T, bool>::value) {
         user_assert(text == "true" || text == "false")
-            << "GeneratorParam " << param << " is a bool: pass true or false, not \"" << text << "\"";
+            << "GeneratorParam " << param << " is a bool: pass true or false, not \"" << text
+            << "\"";
         return text == "true";
     } else if constexpr (std::is_same<T, std::string>::value) {
         return text;
@@ -77,7 +77,8 @@ T parse_generator_value(const std::string &param, const std::string &text) {
                                   typename std::conditional<std::is_signed<T>::value, long long,
                                                             unsigned long long>::type>::type v;
         in >> v;
-        user_assert(!in.fail() && in.eof() && (long double)v >= (long double)std::numeric_limits<T>::lowest() &&
+        user_assert(!in.fail() && in.eof() &&
+                    (long double)v >= (long double)std::numeric_limits<T>::lowest() &&
                     (long double)v <= (long double)std::numeric_limits<T>::max())
             << "GeneratorParam " << param << " can't take the value \"" << text << "\"";
         return (T)v;
@@ -87,12 +88,11 @@ T parse_generator_value(const std::string &param, const std::string &text) {
     }
 }
 
-}  // namespace Internal
+} // namespace Internal
 
 /** A compile-time parameter of a Generator: an algorithm or schedule knob, set on the driver's
  * command line as name=value (or with an enum map: name=key). */
-template<typename T>
-class GeneratorParam : public Internal::GeneratorParamBase {
+template <typename T> class GeneratorParam : public Internal::GeneratorParamBase {
 public:
     GeneratorParam(const std::string &name, const T &value)
         : Internal::GeneratorParamBase(name), v(value) {}
@@ -110,7 +110,7 @@ public:
 
     operator T() const { return v; }
     /** A numeric GeneratorParam is a constant inside definitions and schedules. */
-    template<typename U = T, typename = std::enable_if_t<std::is_arithmetic<U>::value>>
+    template <typename U = T, typename = std::enable_if_t<std::is_arithmetic<U>::value>>
     operator Expr() const {
         if constexpr (std::is_floating_point<U>::value) {
             return Internal::make_const(type_of<U>(), (double)v);
@@ -130,7 +130,8 @@ public:
         if (!enum_names.empty()) {
             auto it = enum_names.find(text);
             std::string known;
-            for (const auto &kv : enum_names) known += (known.empty() ? "" : ", ") + kv.first;
+            for (const auto &kv : enum_names)
+                known += (known.empty() ? "" : ", ") + kv.first;
             user_assert(it != enum_names.end()) << "GeneratorParam " << name() << " can't be \""
                                                 << text << "\"; it takes one of: " << known;
             set(it->second);
@@ -168,10 +169,8 @@ private:
     }
 };
 
-template<typename T>
-class Input;
-template<typename T>
-class Output;
+template <typename T> class Input;
+template <typename T> class Output;
 
 namespace Internal {
 
@@ -241,11 +240,10 @@ struct RegisterGenerator {
     }
 };
 
-}  // namespace Internal
+} // namespace Internal
 
 /** A buffer input: an ImageParam of element type T. */
-template<typename T>
-class Input<Buffer<T>> : public ImageParam {
+template <typename T> class Input<Buffer<T>> : public ImageParam {
 public:
     Input(const std::string &name, int dimensions) : ImageParam(type_of<T>(), dimensions, name) {
         Internal::GeneratorBase *g = Internal::generator_under_construction();
@@ -256,8 +254,7 @@ public:
 };
 
 /** A scalar input: a Param<T>, an argument of the C function. */
-template<typename T>
-class Input : public Param<T> {
+template <typename T> class Input : public Param<T> {
 public:
     explicit Input(const std::string &name) : Param<T>(name) { register_input(); }
     Input(const std::string &name, T value) : Param<T>(name, value) { register_input(); }
@@ -275,8 +272,7 @@ private:
 };
 
 /** A buffer output: a Func of element type T that generate() defines (or assigns). */
-template<typename T>
-class Output<Buffer<T>> : public Func {
+template <typename T> class Output<Buffer<T>> : public Func {
 public:
     Output(const std::string &name, int dimensions) : Func(name) {
         Internal::GeneratorBase *g = Internal::generator_under_construction();
@@ -292,24 +288,22 @@ public:
 
 /** The base of user Generators (CRTP, as Halide's): T defines generate() and optionally
  * schedule(). */
-template<typename T>
-class Generator : public Internal::GeneratorBase {
+template <typename T> class Generator : public Internal::GeneratorBase {
 protected:
     void call_generate() override { static_cast<T *>(this)->generate(); }
     void call_schedule() override { schedule_if_any(static_cast<T *>(this), 0); }
 
 private:
-    template<typename U>
+    template <typename U>
     static auto schedule_if_any(U *u, int) -> decltype(u->schedule(), void()) {
         u->schedule();
     }
-    template<typename U>
-    static void schedule_if_any(U *, long) {}
+    template <typename U> static void schedule_if_any(U *, long) {}
 };
 
-}  // namespace loom
+} // namespace loom
 
 /** Registers GEN_CLASS under NAME (an identifier) for the generator driver. */
-#define LOOM_REGISTER_GENERATOR(GEN_CLASS, NAME)                                                    \
+#define LOOM_REGISTER_GENERATOR(GEN_CLASS, NAME)                                                   \
     static ::loom::Internal::RegisterGenerator loom_register_generator_##NAME(                     \
         #NAME, [] { return std::unique_ptr<::loom::Internal::GeneratorBase>(new GEN_CLASS()); });

@@ -15,4 +15,4 @@ void stream_copy(const void *src, void *dst, size_t bytes);
  * number of floating-point operations done (2 per lane per FMA). */
 double fma_peak(long iterations);
 
-}  // namespace loom_bench
+} // namespace loom_bench

@@ -37,7 +37,7 @@ using namespace loom_apps;
 namespace {
 
 struct Options {
-    std::vector<std::string> apps;  // empty: all
+    std::vector<std::string> apps; // empty: all
     int reps = 9;
     double min_time = 0.05;
     std::string markdown;
@@ -49,8 +49,8 @@ struct Entry {
     std::unique_ptr<App> app;
     Work work;
     Runner loom, halide, loom_unfused;
-    std::function<void()> openblas;  // matrix multiplies only
-    std::string loom_check;          // "" when Loom's output matches the C++ reference
+    std::function<void()> openblas; // matrix multiplies only
+    std::string loom_check;         // "" when Loom's output matches the C++ reference
     bool same_bytes_as_halide = false;
 };
 
@@ -85,8 +85,8 @@ std::function<void()> openblas_runner(App &app) {
     if (b.height() != k || a.stride(1) != k || b.stride(1) != n) return nullptr;
     auto c = std::make_shared<std::vector<float>>((size_t)m * n);
     return [a, b, c, m, n, k]() {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k,
-                    b.data(), n, 0.0f, c->data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(),
+                    n, 0.0f, c->data(), n);
     };
 }
 
@@ -122,10 +122,17 @@ public:
         for (const Run &run : runs) {
             double t = run.GetAdjustedRealTime();
             switch (run.time_unit) {
-            case benchmark::kNanosecond: t *= 1e-6; break;
-            case benchmark::kMicrosecond: t *= 1e-3; break;
-            case benchmark::kSecond: t *= 1e3; break;
-            default: break;
+            case benchmark::kNanosecond:
+                t *= 1e-6;
+                break;
+            case benchmark::kMicrosecond:
+                t *= 1e-3;
+                break;
+            case benchmark::kSecond:
+                t *= 1e3;
+                break;
+            default:
+                break;
             }
             name = run.run_name.function_name;
             if (run.aggregate_name == "median") median = t;
@@ -141,7 +148,8 @@ public:
 void register_runner(const std::string &name, std::function<void()> run) {
     benchmark::RegisterBenchmark(name.c_str(),
                                  [run](benchmark::State &state) {
-                                     for (auto _ : state) run();
+                                     for (auto _ : state)
+                                         run();
                                  })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
@@ -159,9 +167,11 @@ struct Table {
 
     void print(FILE *out) const {
         std::vector<size_t> width(header.size());
-        for (size_t c = 0; c < header.size(); c++) width[c] = header[c].size();
+        for (size_t c = 0; c < header.size(); c++)
+            width[c] = header[c].size();
         for (const auto &r : rows) {
-            for (size_t c = 0; c < r.size(); c++) width[c] = std::max(width[c], r[c].size());
+            for (size_t c = 0; c < r.size(); c++)
+                width[c] = std::max(width[c], r[c].size());
         }
         auto line = [&](const std::vector<std::string> &r) {
             for (size_t c = 0; c < r.size(); c++) {
@@ -170,20 +180,24 @@ struct Table {
             std::fprintf(out, "\n");
         };
         line(header);
-        for (const auto &r : rows) line(r);
+        for (const auto &r : rows)
+            line(r);
     }
     std::string markdown() const {
         std::ostringstream md;
         auto line = [&](const std::vector<std::string> &r) {
             md << "|";
-            for (const auto &cell : r) md << " " << cell << " |";
+            for (const auto &cell : r)
+                md << " " << cell << " |";
             md << "\n";
         };
         line(header);
         md << "|";
-        for (size_t c = 0; c < header.size(); c++) md << (c == 0 ? " --- |" : " ---: |");
+        for (size_t c = 0; c < header.size(); c++)
+            md << (c == 0 ? " --- |" : " ---: |");
         md << "\n";
-        for (const auto &r : rows) line(r);
+        for (const auto &r : rows)
+            line(r);
         return md.str();
     }
 };
@@ -196,7 +210,7 @@ int usage(const char *argv0) {
     return 2;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
     Options opt;
@@ -222,7 +236,8 @@ int main(int argc, char **argv) {
         }
     }
     if (opt.apps.empty()) {
-        for (const auto &entry : all_apps()) opt.apps.push_back(entry.first);
+        for (const auto &entry : all_apps())
+            opt.apps.push_back(entry.first);
     }
 
     try {
@@ -257,10 +272,11 @@ int main(int argc, char **argv) {
         // Ceilings. 1 GiB each way: far beyond the last-level cache.
         const size_t copy_bytes = size_t(1) << 30;
         std::vector<char> copy_src(copy_bytes, 1), copy_dst(copy_bytes, 0);
-        register_runner("ceiling/copy_1GiB",
-                        [&] { loom_bench::stream_copy(copy_src.data(), copy_dst.data(), copy_bytes); });
+        register_runner("ceiling/copy_1GiB", [&] {
+            loom_bench::stream_copy(copy_src.data(), copy_dst.data(), copy_bytes);
+        });
         const long fma_iterations = 20'000'000;
-        double fma_flops = 0;  // per run of the FMA loop, over every thread
+        double fma_flops = 0; // per run of the FMA loop, over every thread
         register_runner("ceiling/fma", [&] { fma_flops = loom_bench::fma_peak(fma_iterations); });
         const int gemm_n = 2048;
         std::vector<float> ga((size_t)gemm_n * gemm_n, 0.5f), gb((size_t)gemm_n * gemm_n, 0.25f),
@@ -278,13 +294,14 @@ int main(int argc, char **argv) {
 
         std::string reps = "--benchmark_repetitions=" + std::to_string(opt.reps);
         std::string min_time = "--benchmark_min_time=" + fixed(opt.min_time, 3);
-        std::vector<std::string> defaults = {reps, min_time,
-                                             "--benchmark_enable_random_interleaving=true",
-                                             "--benchmark_report_aggregates_only=true",
-                                             "--benchmark_color=false"};
+        std::vector<std::string> defaults = {
+            reps, min_time, "--benchmark_enable_random_interleaving=true",
+            "--benchmark_report_aggregates_only=true", "--benchmark_color=false"};
         std::vector<char *> args = {gb_args[0]};
-        for (auto &d : defaults) args.push_back(d.data());
-        for (size_t i = 1; i < gb_args.size(); i++) args.push_back(gb_args[i]);
+        for (auto &d : defaults)
+            args.push_back(d.data());
+        for (size_t i = 1; i < gb_args.size(); i++)
+            args.push_back(gb_args[i]);
         int gb_argc = (int)args.size();
         benchmark::Initialize(&gb_argc, args.data());
         MedianCollector collector;
@@ -301,9 +318,9 @@ int main(int argc, char **argv) {
             2.0 * gemm_n * gemm_n * gemm_n / (median("ceiling/openblas_sgemm_2048") * 1e-3) / 1e9;
 
         Table t;
-        t.header = {"app",           "Loom ms",   "Halide ms", "Loom/Halide", "unfused ms",
-                    "fusion x",      "Loom JIT ms", "Halide JIT ms", "JIT ratio",
-                    "achieved",      "of ceiling", "same bytes", "vs OpenBLAS"};
+        t.header = {"app",        "Loom ms",     "Halide ms",     "Loom/Halide", "unfused ms",
+                    "fusion x",   "Loom JIT ms", "Halide JIT ms", "JIT ratio",   "achieved",
+                    "of ceiling", "same bytes",  "vs OpenBLAS"};
         double log_ratio_sum = 0, worst_ratio = 0;
         int ratio_count = 0;
         bool all_correct = true;
@@ -331,11 +348,11 @@ int main(int argc, char **argv) {
             if (!e.loom_check.empty()) all_correct = false;
             t.rows.push_back({e.name + (e.loom_check.empty() ? "" : " (WRONG)"), fixed(loom_ms, 3),
                               fixed(halide_ms, 3), fixed(ratio, 2), fixed(unfused_ms, 3),
-                              fixed(unfused_ms / loom_ms, 2), fixed(e.loom.compile_seconds * 1e3, 1),
+                              fixed(unfused_ms / loom_ms, 2),
+                              fixed(e.loom.compile_seconds * 1e3, 1),
                               fixed(e.halide.compile_seconds * 1e3, 1),
-                              fixed(e.loom.compile_seconds / e.halide.compile_seconds, 3),
-                              achieved, of_ceiling, e.same_bytes_as_halide ? "yes" : "no",
-                              vs_blas});
+                              fixed(e.loom.compile_seconds / e.halide.compile_seconds, 3), achieved,
+                              of_ceiling, e.same_bytes_as_halide ? "yes" : "no", vs_blas});
         }
 
         std::printf("\nCeilings measured in this run (%u threads): copy %.1f GB/s (read + write), "
@@ -348,8 +365,9 @@ int main(int argc, char **argv) {
                     opt.reps);
         t.print(stdout);
         if (ratio_count) {
-            std::printf("\ngeomean Loom/Halide: %.3f (target <= 1.0), worst: %.2f (target <= 1.15)\n",
-                        std::exp(log_ratio_sum / ratio_count), worst_ratio);
+            std::printf(
+                "\ngeomean Loom/Halide: %.3f (target <= 1.0), worst: %.2f (target <= 1.15)\n",
+                std::exp(log_ratio_sum / ratio_count), worst_ratio);
         }
         for (auto &e : entries) {
             if (!e.loom_check.empty()) std::printf("WRONG OUTPUT: %s\n", e.loom_check.c_str());

@@ -64,4 +64,4 @@ using AppFactory = std::function<std::unique_ptr<App>()>;
 const std::vector<std::pair<std::string, AppFactory>> &all_apps();
 std::unique_ptr<App> make_app(const std::string &name);
 
-}  // namespace loom_apps
+} // namespace loom_apps

@@ -1,49 +1,22 @@
 // The list of apps. Each app folder declares its factory in <name>.h; CMake defines
 // LOOM_APP_<name> for every app folder it builds.
 #include "apps/common/App.h"
+#include "apps/common/AppCases.h"
 
+#include <cstring>
 #include <stdexcept>
 
-#ifdef LOOM_APP_blur
-#include "apps/blur/blur.h"
-#endif
-#ifdef LOOM_APP_unsharp
-#include "apps/unsharp/unsharp.h"
-#endif
-#ifdef LOOM_APP_harris
-#include "apps/harris/harris.h"
-#endif
-#ifdef LOOM_APP_bilateral_grid
-#include "apps/bilateral_grid/bilateral_grid.h"
-#endif
-#ifdef LOOM_APP_local_laplacian
-#include "apps/local_laplacian/local_laplacian.h"
-#endif
-#ifdef LOOM_APP_interpolate
-#include "apps/interpolate/interpolate.h"
-#endif
-#ifdef LOOM_APP_camera_pipe
-#include "apps/camera_pipe/camera_pipe.h"
-#endif
-#ifdef LOOM_APP_pointwise
-#include "apps/pointwise/pointwise.h"
-#endif
-#ifdef LOOM_APP_softmax
-#include "apps/softmax/softmax.h"
-#endif
-#ifdef LOOM_APP_layer_norm
-#include "apps/layer_norm/layer_norm.h"
-#endif
-#ifdef LOOM_APP_matmul
-#include "apps/matmul/matmul.h"
-#endif
-#ifdef LOOM_APP_conv_relu
-#include "apps/conv_relu/conv_relu.h"
-#endif
+#include "apps/common/AllApps.h"
 
 namespace loom_apps {
 
 const char *variant_name(Variant v) { return v == Variant::Hand ? "hand" : "unfused"; }
+
+void scribble_outputs(App &app) {
+    for (auto &out : app.outputs) {
+        std::memset(out.raw_data(), 0xA5, out.number_of_elements() * out.type().bytes());
+    }
+}
 
 const std::vector<std::pair<std::string, AppFactory>> &all_apps() {
     static const std::vector<std::pair<std::string, AppFactory>> apps = {
@@ -99,4 +72,4 @@ std::unique_ptr<App> make_app(const std::string &name) {
     throw std::invalid_argument("no app named '" + name + "'; the apps are: " + known);
 }
 
-}  // namespace loom_apps
+} // namespace loom_apps

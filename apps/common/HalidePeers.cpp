@@ -3,42 +3,7 @@
 
 #include <stdexcept>
 
-#ifdef LOOM_APP_blur
-#include "apps/blur/blur.h"
-#endif
-#ifdef LOOM_APP_unsharp
-#include "apps/unsharp/unsharp.h"
-#endif
-#ifdef LOOM_APP_harris
-#include "apps/harris/harris.h"
-#endif
-#ifdef LOOM_APP_bilateral_grid
-#include "apps/bilateral_grid/bilateral_grid.h"
-#endif
-#ifdef LOOM_APP_local_laplacian
-#include "apps/local_laplacian/local_laplacian.h"
-#endif
-#ifdef LOOM_APP_interpolate
-#include "apps/interpolate/interpolate.h"
-#endif
-#ifdef LOOM_APP_camera_pipe
-#include "apps/camera_pipe/camera_pipe.h"
-#endif
-#ifdef LOOM_APP_pointwise
-#include "apps/pointwise/pointwise.h"
-#endif
-#ifdef LOOM_APP_softmax
-#include "apps/softmax/softmax.h"
-#endif
-#ifdef LOOM_APP_layer_norm
-#include "apps/layer_norm/layer_norm.h"
-#endif
-#ifdef LOOM_APP_matmul
-#include "apps/matmul/matmul.h"
-#endif
-#ifdef LOOM_APP_conv_relu
-#include "apps/conv_relu/conv_relu.h"
-#endif
+#include "apps/common/AllApps.h"
 
 namespace loom_apps {
 
@@ -84,4 +49,4 @@ Runner compile_halide(App &app, Variant variant, const Halide::Target &target) {
     throw std::invalid_argument("no Halide peer for app '" + name + "'");
 }
 
-}  // namespace loom_apps
+} // namespace loom_apps

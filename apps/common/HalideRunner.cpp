@@ -19,4 +19,4 @@ const Halide::Target &halide_peer_target() {
     return target;
 }
 
-}  // namespace loom_apps
+} // namespace loom_apps

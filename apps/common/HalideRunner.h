@@ -26,19 +26,21 @@ Halide::Buffer<> halide_view(const loom::Buffer<> &b);
  * lack (SIGILL). Float math as Halide compiles it by default (it may contract a * b + c). */
 const Halide::Target &halide_peer_target();
 
-template<typename P>
+template <typename P>
 Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     auto start = std::chrono::steady_clock::now();
     auto pipeline_def = std::make_shared<P>(variant);
     std::vector<Halide::ImageParam> params = pipeline_def->inputs();
-    for (size_t i = 0; i < params.size(); i++) params[i].set(halide_view(app.inputs[i]));
+    for (size_t i = 0; i < params.size(); i++)
+        params[i].set(halide_view(app.inputs[i]));
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
     pipeline->compile_jit(target);
     Runner r;
     r.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<Halide::Buffer<>> outs;
-    for (const auto &b : app.outputs) outs.push_back(halide_view(b));
+    for (const auto &b : app.outputs)
+        outs.push_back(halide_view(b));
     auto realization = std::make_shared<Halide::Realization>(outs);
     r.run = [pipeline_def, pipeline, realization]() { pipeline->realize(*realization); };
     return r;
@@ -48,4 +50,4 @@ Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
  * halide_peer_target(); the peer test adds StrictFloat so that float results match Loom's). */
 Runner compile_halide(App &app, Variant variant, const Halide::Target &target);
 
-}  // namespace loom_apps
+} // namespace loom_apps

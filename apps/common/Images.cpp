@@ -43,18 +43,26 @@ double element_as_double(const loom::Buffer<> &b, const int *coords) {
         return t.bits() == 32 ? *(const float *)p : *(const double *)p;
     case loom::Type::Int:
         switch (t.bits()) {
-        case 8: return *(const int8_t *)p;
-        case 16: return *(const int16_t *)p;
-        case 32: return *(const int32_t *)p;
-        default: return (double)*(const int64_t *)p;
+        case 8:
+            return *(const int8_t *)p;
+        case 16:
+            return *(const int16_t *)p;
+        case 32:
+            return *(const int32_t *)p;
+        default:
+            return (double)*(const int64_t *)p;
         }
     default:
         switch (t.bits()) {
         case 1:
-        case 8: return *(const uint8_t *)p;
-        case 16: return *(const uint16_t *)p;
-        case 32: return *(const uint32_t *)p;
-        default: return (double)*(const uint64_t *)p;
+        case 8:
+            return *(const uint8_t *)p;
+        case 16:
+            return *(const uint16_t *)p;
+        case 32:
+            return *(const uint32_t *)p;
+        default:
+            return (double)*(const uint64_t *)p;
         }
     }
 }
@@ -70,7 +78,7 @@ loom::Buffer<uint8_t> pattern_image(int width, int height, int channels) {
             for (int x = 0; x < width; x++) {
                 double fx = (double)x / width, fy = (double)y / height;
                 double v = 96 + 64 * std::sin(6.28 * (fx * (2 + c) + fy));
-                if (((x / 37) + (y / 29)) % 3 == 0) v += 60;  // blocks: edges and corners
+                if (((x / 37) + (y / 29)) % 3 == 0) v += 60; // blocks: edges and corners
                 v += noise(rng);
                 img(x, y, c) = (uint8_t)std::clamp((int)std::lround(v), 0, 255);
             }
@@ -79,7 +87,7 @@ loom::Buffer<uint8_t> pattern_image(int width, int height, int channels) {
     return img;
 }
 
-}  // namespace
+} // namespace
 
 std::string photo_path(const std::string &file_name) {
     const char *env = std::getenv("LOOM_PHOTO_DIR");
@@ -119,7 +127,8 @@ loom::Buffer<uint8_t> read_png(const std::string &path) {
     const size_t row_bytes = png_get_rowbytes(png, info);
     pixels.resize(row_bytes * height);
     rows.resize(height);
-    for (int y = 0; y < height; y++) rows[y] = pixels.data() + row_bytes * y;
+    for (int y = 0; y < height; y++)
+        rows[y] = pixels.data() + row_bytes * y;
     png_read_image(png, rows.data());
     png_destroy_read_struct(&png, &info, nullptr);
     if (channels != 1 && channels != 3) {
@@ -129,7 +138,8 @@ loom::Buffer<uint8_t> read_png(const std::string &path) {
     loom::Buffer<uint8_t> img(width, height, channels);
     for (int c = 0; c < channels; c++) {
         for (int y = 0; y < height; y++) {
-            for (int x = 0; x < width; x++) img(x, y, c) = rows[y][x * channels + c];
+            for (int x = 0; x < width; x++)
+                img(x, y, c) = rows[y][x * channels + c];
         }
     }
     return img;
@@ -158,7 +168,7 @@ void write_png(const loom::Buffer<> &image, const std::string &path) {
                 coords[2] = image.dimensions() > 2 ? image.dim(2).min() + c : 0;
                 uint32_t v = (uint32_t)element_as_double(image, coords);
                 size_t at = (((size_t)y * width + x) * channels + c) * bytes;
-                if (bytes == 2) {  // PNG stores 16-bit samples big-endian
+                if (bytes == 2) { // PNG stores 16-bit samples big-endian
                     pixels[at] = (uint8_t)(v >> 8);
                     pixels[at + 1] = (uint8_t)v;
                 } else {
@@ -234,7 +244,8 @@ loom::Buffer<uint8_t> input_image(const std::string &path, const std::string &de
                 int sum = src(x, y, 0) + src(x, y, 1) + src(x, y, 2);
                 out(x, y, 0) = (uint8_t)((sum + 1) / 3);
             } else {
-                for (int c = 0; c < channels; c++) out(x, y, c) = src(x, y, 0);
+                for (int c = 0; c < channels; c++)
+                    out(x, y, c) = src(x, y, 0);
             }
         }
     }
@@ -246,14 +257,16 @@ void fill_uniform(loom::Buffer<float> &b, uint32_t seed, float lo, float hi) {
     std::uniform_real_distribution<float> dist(lo, hi);
     // Dense buffers (the apps allocate them) are filled in memory order.
     float *p = b.data();
-    for (int64_t i = 0, n = b.number_of_elements(); i < n; i++) p[i] = dist(rng);
+    for (int64_t i = 0, n = b.number_of_elements(); i < n; i++)
+        p[i] = dist(rng);
 }
 
 std::string compare(const std::string &what, const loom::Buffer<> &got,
                     const std::function<double(const int *coords)> &expected, double tolerance) {
     const int dims = got.dimensions();
     std::vector<int> coords(std::max(dims, 1));
-    for (int d = 0; d < dims; d++) coords[d] = got.dim(d).min();
+    for (int d = 0; d < dims; d++)
+        coords[d] = got.dim(d).min();
     int64_t bad = 0, total = got.number_of_elements();
     std::ostringstream first;
     for (int64_t i = 0; i < total; i++) {
@@ -263,10 +276,11 @@ std::string compare(const std::string &what, const loom::Buffer<> &got,
                                 : (g == e || (std::isnan(g) && std::isnan(e)));
         if (!ok && bad++ < 5) {
             first << "\n  at (";
-            for (int d = 0; d < dims; d++) first << (d ? ", " : "") << coords[d];
+            for (int d = 0; d < dims; d++)
+                first << (d ? ", " : "") << coords[d];
             first << "): got " << g << ", expected " << e;
         }
-        for (int d = 0; d < dims; d++) {  // next coordinate, dimension 0 fastest
+        for (int d = 0; d < dims; d++) { // next coordinate, dimension 0 fastest
             if (++coords[d] < got.dim(d).min() + got.dim(d).extent()) break;
             coords[d] = got.dim(d).min();
         }
@@ -279,4 +293,4 @@ std::string compare(const std::string &what, const loom::Buffer<> &got,
     return msg.str();
 }
 
-}  // namespace loom_apps
+} // namespace loom_apps

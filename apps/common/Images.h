@@ -39,7 +39,6 @@ void fill_uniform(loom::Buffer<float> &b, uint32_t seed, float lo, float hi);
  * reference too, but vector and scalar code may differ in the last bits). Returns "" when they
  * match, else a message naming `what` with the count and the first few differences. */
 std::string compare(const std::string &what, const loom::Buffer<> &got,
-                    const std::function<double(const int *coords)> &expected,
-                    double tolerance = 0);
+                    const std::function<double(const int *coords)> &expected, double tolerance = 0);
 
-}  // namespace loom_apps
+} // namespace loom_apps

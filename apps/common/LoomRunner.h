@@ -10,15 +10,15 @@ namespace loom_apps {
 
 /** P is an app's pipeline struct: inputs() lists its ImageParams in the order of
  * app.inputs, outputs() its output Funcs in the order of app.outputs. */
-template<typename P>
-Runner loom_runner(App &app, Variant variant) {
+template <typename P> Runner loom_runner(App &app, Variant variant) {
     auto start = std::chrono::steady_clock::now();
     auto pipeline_def = std::make_shared<P>(variant);
     std::vector<loom::ImageParam> params = pipeline_def->inputs();
     user_assert(params.size() == app.inputs.size())
         << app.name() << ": the pipeline has " << params.size() << " ImageParams but the app "
         << app.inputs.size() << " inputs";
-    for (size_t i = 0; i < params.size(); i++) params[i].set(app.inputs[i]);
+    for (size_t i = 0; i < params.size(); i++)
+        params[i].set(app.inputs[i]);
     auto pipeline = std::make_shared<loom::Pipeline>(pipeline_def->outputs());
     pipeline->compile_jit();
     Runner r;
@@ -29,4 +29,4 @@ Runner loom_runner(App &app, Variant variant) {
     return r;
 }
 
-}  // namespace loom_apps
+} // namespace loom_apps

@@ -41,7 +41,7 @@ std::vector<std::string> split(const std::string &s, char sep) {
     return parts;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
     using namespace loom;
@@ -51,7 +51,8 @@ int main(int argc, char **argv) {
         std::string a = argv[i];
         auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
         if (a == "-l") {
-            for (const std::string &g : Internal::GeneratorRegistry::names()) std::printf("%s\n", g.c_str());
+            for (const std::string &g : Internal::GeneratorRegistry::names())
+                std::printf("%s\n", g.c_str());
             return 0;
         } else if (a == "-g") {
             name = value();
@@ -77,12 +78,13 @@ int main(int argc, char **argv) {
 
     try {
         std::vector<Target> target_list;
-        for (const std::string &t : split(targets, ',')) target_list.push_back(Target(t));
+        for (const std::string &t : split(targets, ','))
+            target_list.push_back(Target(t));
         user_assert(!target_list.empty()) << "target= needs at least one target";
         std::set<std::string> wanted;
         for (const std::string &k : split(kinds, ',')) {
-            static const std::set<std::string> known = {"static_library", "h", "o", "assembly",
-                                                        "llvm_assembly", "stmt"};
+            static const std::set<std::string> known = {"static_library", "h",   "o", "assembly",
+                                                        "llvm_assembly",  "stmt"};
             user_assert(known.count(k)) << "Unknown output kind \"" << k
                                         << "\"; the kinds are static_library, h, o, assembly, "
                                            "llvm_assembly, stmt";
@@ -99,17 +101,19 @@ int main(int argc, char **argv) {
         } else if (wanted.count("h")) {
             pipeline.compile_to_header(base + ".h", args, fn_name, target_list.front());
         }
-        user_assert(target_list.size() == 1 ||
-                    !(wanted.count("o") || wanted.count("assembly") || wanted.count("llvm_assembly")))
+        user_assert(target_list.size() == 1 || !(wanted.count("o") || wanted.count("assembly") ||
+                                                 wanted.count("llvm_assembly")))
             << "Several targets make a static library; o, assembly and llvm_assembly take one";
-        if (wanted.count("o")) pipeline.compile_to_object(base + ".o", args, fn_name, target_list[0]);
+        if (wanted.count("o"))
+            pipeline.compile_to_object(base + ".o", args, fn_name, target_list[0]);
         if (wanted.count("assembly")) {
             pipeline.compile_to_assembly(base + ".s", args, fn_name, target_list[0]);
         }
         if (wanted.count("llvm_assembly")) {
             pipeline.compile_to_llvm_assembly(base + ".ll", args, fn_name, target_list[0]);
         }
-        if (wanted.count("stmt")) pipeline.compile_to_lowered_stmt(base + ".stmt", args, target_list[0]);
+        if (wanted.count("stmt"))
+            pipeline.compile_to_lowered_stmt(base + ".stmt", args, target_list[0]);
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "%s: generator %s: %s\n", argv[0], name.c_str(), e.what());

@@ -42,7 +42,8 @@ TEST(AheadOfTimeFiles, ObjectAssemblyLLVMAndHeader) {
     p.out.compile_to_object(temp_path("scale.o"), args, "scale_fn");
     std::string object = read_file(temp_path("scale.o"));
     ASSERT_GT(object.size(), 4u);
-    EXPECT_EQ(object.substr(0, 4), "\x7f" "ELF");
+    EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                   "ELF");
     EXPECT_NE(object.find("scale_fn"), std::string::npos);
 
     p.out.compile_to_assembly(temp_path("scale.s"), args, "scale_fn", Target("x86-64-linux-avx2"));
@@ -57,8 +58,9 @@ TEST(AheadOfTimeFiles, ObjectAssemblyLLVMAndHeader) {
 
     p.out.compile_to_header(temp_path("scale.h"), args, "scale_fn");
     std::string header = read_file(temp_path("scale.h"));
-    EXPECT_NE(header.find("int32_t scale_fn(loom_buffer_t *input, float factor, loom_buffer_t *out);"),
-              std::string::npos)
+    EXPECT_NE(
+        header.find("int32_t scale_fn(loom_buffer_t *input, float factor, loom_buffer_t *out);"),
+        std::string::npos)
         << header;
     EXPECT_NE(header.find("typedef struct loom_buffer_t"), std::string::npos)
         << "the header must carry the runtime's types";
@@ -76,7 +78,8 @@ TEST(AheadOfTimeFiles, ErrorsNameTheProblem) {
         p.out.compile_to_object(temp_path("bad.o"), {p.input, p.factor}, "not a name");
         FAIL() << "expected an error";
     } catch (const loom::Error &e) {
-        EXPECT_NE(std::string(e.what()).find("not a C function name"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("not a C function name"), std::string::npos)
+            << e.what();
     }
     try {
         p.out.compile_to_object(temp_path("bad.o"), {p.input}, "scale_fn");
@@ -104,7 +107,8 @@ public:
 };
 LOOM_REGISTER_GENERATOR(ScaleGenerator, aot_api_scale)
 
-std::string generator_error(const std::string &name, const std::map<std::string, std::string> &params) {
+std::string generator_error(const std::string &name,
+                            const std::map<std::string, std::string> &params) {
     try {
         auto g = Internal::GeneratorRegistry::create(name);
         g->set_generator_params(params);
@@ -139,9 +143,10 @@ TEST(Generators, ArgumentsFollowDeclarationOrder) {
     EXPECT_EQ(args[0].name, "input");
     EXPECT_EQ(args[0].kind, Argument::InputBuffer);
     p.compile_to_header(temp_path("gen.h"), args, "gen_fn");
-    EXPECT_NE(read_file(temp_path("gen.h")).find("int32_t gen_fn(loom_buffer_t *input, loom_buffer_t *output);"),
+    EXPECT_NE(read_file(temp_path("gen.h"))
+                  .find("int32_t gen_fn(loom_buffer_t *input, loom_buffer_t *output);"),
               std::string::npos)
         << read_file(temp_path("gen.h"));
 }
 
-}  // namespace
+} // namespace

@@ -25,12 +25,12 @@ namespace loom_apps {
 namespace blur_jit {
 using namespace loom;
 #include "apps/blur/blur.inc"
-}  // namespace blur_jit
+} // namespace blur_jit
 namespace bilateral_grid_jit {
 using namespace loom;
 #include "apps/bilateral_grid/bilateral_grid.inc"
-}  // namespace bilateral_grid_jit
-}  // namespace loom_apps
+} // namespace bilateral_grid_jit
+} // namespace loom_apps
 
 namespace {
 
@@ -40,7 +40,8 @@ using loom_apps::Variant;
 Buffer<uint16_t> blur_input() {
     Buffer<uint16_t> in(kBlurWidth, kBlurHeight);
     for (int y = 0; y < kBlurHeight; y++) {
-        for (int x = 0; x < kBlurWidth; x++) in(x, y) = aot_blur_input(x, y);
+        for (int x = 0; x < kBlurWidth; x++)
+            in(x, y) = aot_blur_input(x, y);
     }
     return in;
 }
@@ -63,7 +64,8 @@ Buffer<uint16_t> blur_with_jit(const Buffer<uint16_t> &in) {
 Buffer<float> grid_input() {
     Buffer<float> in(kGridWidth, kGridHeight);
     for (int y = 0; y < kGridHeight; y++) {
-        for (int x = 0; x < kGridWidth; x++) in(x, y) = aot_grid_input(x, y);
+        for (int x = 0; x < kGridWidth; x++)
+            in(x, y) = aot_grid_input(x, y);
     }
     return in;
 }
@@ -76,13 +78,11 @@ Buffer<float> grid_with_jit(const Buffer<float> &in) {
     return out;
 }
 
-template<typename T>
-uint64_t checksum(const Buffer<T> &b) {
+template <typename T> uint64_t checksum(const Buffer<T> &b) {
     return aot_fnv1a(b.data(), b.number_of_elements() * sizeof(T));
 }
 
-template<typename T>
-bool same_bytes(const Buffer<T> &a, const Buffer<T> &b) {
+template <typename T> bool same_bytes(const Buffer<T> &a, const Buffer<T> &b) {
     return a.number_of_elements() == b.number_of_elements() &&
            std::memcmp(a.data(), b.data(), a.number_of_elements() * sizeof(T)) == 0;
 }
@@ -120,7 +120,8 @@ TEST(AheadOfTime, CProgramGivesTheJITsBytesAndEveryErrorCode) {
     ASSERT_TRUE(pipe) << "can't run " << LOOM_AOT_C_PROGRAM;
     std::string output;
     std::array<char, 256> line;
-    while (std::fgets(line.data(), line.size(), pipe.get())) output += line.data();
+    while (std::fgets(line.data(), line.size(), pipe.get()))
+        output += line.data();
     int status = pclose(pipe.release());
     EXPECT_EQ(status, 0) << output;
 
@@ -178,7 +179,7 @@ TEST(AheadOfTime, MisusesReturnTheirErrorCodeWithAMessage) {
                          return blur_aot(&b, &out_raw);
                      }});
     loom_dimension_t short_rows[2] = {in_raw.dim[0], in_raw.dim[1]};
-    short_rows[1].extent -= 1;  // the last row the blur reads is missing
+    short_rows[1].extent -= 1; // the last row the blur reads is missing
     cases.push_back({{"input too small", loom_code_out_of_bounds, "input"}, [&] {
                          loom_buffer_t b = in_raw;
                          b.dim = short_rows;
@@ -205,4 +206,4 @@ TEST(AheadOfTime, MisusesReturnTheirErrorCodeWithAMessage) {
     loom_set_error_handler(previous);
 }
 
-}  // namespace
+} // namespace

@@ -8,12 +8,12 @@ namespace loom_apps {
 namespace blur_gen {
 using namespace loom;
 #include "apps/blur/blur.inc"
-}  // namespace blur_gen
+} // namespace blur_gen
 namespace bilateral_grid_gen {
 using namespace loom;
 #include "apps/bilateral_grid/bilateral_grid.inc"
-}  // namespace bilateral_grid_gen
-}  // namespace loom_apps
+} // namespace bilateral_grid_gen
+} // namespace loom_apps
 
 namespace {
 
@@ -43,7 +43,7 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 LOOM_REGISTER_GENERATOR(BlurGenerator, blur)
 LOOM_REGISTER_GENERATOR(BilateralGridGenerator, bilateral_grid)

@@ -20,6 +20,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 LOOM_REGISTER_GENERATOR(Brighten, brighten)

@@ -1,0 +1,304 @@
+// Vector loads whose lanes are not consecutive: strided, reversed, halved (x / 2) and general
+// (a lookup). Each runs against a C++ loop, with its input flush against an inaccessible page
+// on either side, so that a load reading one element outside the lanes' span crashes the test;
+// the IR tests check the shape of the code (dense loads plus shuffles, gathers).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "codegen/LaneOffsets.h"
+#include "dsl/IROperator.h"
+#include "E2ETestUtil.h"
+
+namespace {
+
+using namespace loom;
+using loom::Internal::lane_offsets;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// ---------------------------------------------------------------------------------------------
+// The lanes of an index as base + constant offsets.
+
+Expr i32(int v) { return Expr(v); }
+
+TEST(LaneOffsets, StridedAndReversedRamps) {
+    Expr b = Internal::Variable::make(Int(32), "b");
+    auto two = lane_offsets(Internal::Ramp::make(b, i32(2), 4));
+    ASSERT_TRUE(two);
+    EXPECT_EQ(two->modulus, 1);
+    EXPECT_EQ(two->offsets[0], (std::vector<int64_t>{0, 2, 4, 6}));
+    auto rev = lane_offsets(Internal::Ramp::make(b, i32(-1), 4) + Internal::Broadcast::make(i32(3), 4));
+    ASSERT_TRUE(rev);
+    EXPECT_EQ(rev->offsets[0], (std::vector<int64_t>{0, -1, -2, -3}));
+    EXPECT_EQ(Internal::to_string(rev->base), "(b + 3)");
+}
+
+TEST(LaneOffsets, HalvedRampHasOneRowPerParity) {
+    Expr b = Internal::Variable::make(Int(32), "b");
+    Expr index = Internal::Broadcast::make(Internal::Variable::make(Int(32), "c"), 4) +
+                 Internal::Div::make(Internal::Ramp::make(b, i32(1), 4), Internal::Broadcast::make(i32(2), 4));
+    auto h = lane_offsets(index);
+    ASSERT_TRUE(h);
+    EXPECT_EQ(h->modulus, 2);
+    EXPECT_EQ(h->offsets[0], (std::vector<int64_t>{0, 0, 1, 1}));
+    EXPECT_EQ(h->offsets[1], (std::vector<int64_t>{0, 1, 1, 2}));
+    EXPECT_EQ(Internal::to_string(h->base), "(c + (b / 2))");
+    EXPECT_EQ(Internal::to_string(h->residue), "(b % 2)");
+}
+
+TEST(LaneOffsets, OtherShapesAreNotOffsets) {
+    Expr b = Internal::Variable::make(Int(32), "b"), s = Internal::Variable::make(Int(32), "s");
+    EXPECT_FALSE(lane_offsets(Internal::Ramp::make(b, s, 4)));  // stride unknown
+    Expr halved = Internal::Div::make(Internal::Ramp::make(b, i32(1), 4), Internal::Broadcast::make(i32(2), 4));
+    // A second division would need two residues.
+    EXPECT_FALSE(lane_offsets(Internal::Div::make(halved, Internal::Broadcast::make(i32(2), 4))));
+    EXPECT_FALSE(lane_offsets(Internal::Div::make(Internal::Ramp::make(b, i32(1), 4),
+                                                  Internal::Broadcast::make(i32(-2), 4))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs flush against a page that faults on access.
+
+/** Memory for n elements of T placed so that the first (at_end == false) or the last element
+ * touches an inaccessible page. */
+template<typename T>
+class GuardedArray {
+public:
+    GuardedArray(size_t n, bool at_end) : n(n) {
+        page = (size_t)sysconf(_SC_PAGESIZE);
+        data_pages = (n * sizeof(T) + page - 1) / page;
+        size_t total = (data_pages + 2) * page;
+        region = (char *)mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        EXPECT_NE(region, MAP_FAILED);
+        mprotect(region, page, PROT_NONE);
+        mprotect(region + (data_pages + 1) * page, page, PROT_NONE);
+        char *start = region + page;
+        if (at_end) start = region + (data_pages + 1) * page - n * sizeof(T);
+        ptr = (T *)start;
+    }
+    ~GuardedArray() { munmap(region, (data_pages + 2) * page); }
+    GuardedArray(const GuardedArray &) = delete;
+    GuardedArray &operator=(const GuardedArray &) = delete;
+    T *data() { return ptr; }
+
+private:
+    size_t n, page = 0, data_pages = 0;
+    char *region = nullptr;
+    T *ptr = nullptr;
+};
+
+/** Runs `out(x) = body(in)` over [0, width) with `in` holding exactly `extent` elements from
+ * `min` (flush against a guard page before, then after), against the reference `ref(in, x)`. */
+template<typename T>
+void check_1d(const std::string &what, int min, int extent, int width,
+              const std::function<Expr(ImageParam &, Var &)> &body,
+              const std::function<T(const std::function<T(int)> &, int)> &ref,
+              const std::function<void(Func &, Var &)> &schedule) {
+    std::vector<T> values = loom_test::random_values<T>((size_t)extent, 1234);
+    for (bool at_end : {false, true}) {
+        GuardedArray<T> mem((size_t)extent, at_end);
+        std::copy(values.begin(), values.end(), mem.data());
+        Buffer<T> in(mem.data(), {extent}, "in");
+        in.set_min({min});
+        ImageParam input(type_of<T>(), 1, "input");
+        input.set(in);
+        Var x("x");
+        Func f("f");
+        f(x) = body(input, x);
+        schedule(f, x);
+        Buffer<T> out = f.realize({width});
+        auto at = [&](int i) { return values[(size_t)(i - min)]; };
+        for (int i = 0; i < width; i++) {
+            ASSERT_TRUE(loom_test::same_value(out(i), ref(at, i)))
+                << what << (at_end ? " (input at the end of a page)" : " (input at a page start)")
+                << ": out(" << i << ") = " << loom_test::show(out(i)) << ", expected "
+                << loom_test::show(ref(at, i));
+        }
+    }
+}
+
+auto vectorized(int lanes, TailStrategy tail = TailStrategy::Auto) {
+    return [=](Func &f, Var &x) { f.vectorize(x, lanes, tail); };
+}
+
+template<typename T>
+void check_strided(int stride, int offset, int lanes, int width, TailStrategy tail) {
+    // Lane x reads stride * x + offset, for x in [0, width).
+    int lo = std::min(offset, stride * (width - 1) + offset);
+    int hi = std::max(offset, stride * (width - 1) + offset);
+    std::string what = "stride " + std::to_string(stride) + " x " + std::to_string(lanes) +
+                       " lanes of " + loom_test::show(sizeof(T)) + "-byte elements";
+    check_1d<T>(
+        what, lo, hi - lo + 1, width, [&](ImageParam &in, Var &x) { return in(stride * x + offset); },
+        [&](const std::function<T(int)> &in, int x) { return in(stride * x + offset); },
+        vectorized(lanes, tail));
+}
+
+TEST(StridedVectorLoad, StrideTwo) {
+    check_strided<uint16_t>(2, 0, 32, 128, TailStrategy::Auto);
+    check_strided<uint16_t>(2, 1, 16, 100, TailStrategy::ShiftInwards);
+    check_strided<uint8_t>(2, 3, 32, 77, TailStrategy::GuardWithIf);
+    check_strided<int32_t>(2, 0, 8, 64, TailStrategy::Auto);
+    check_strided<float>(2, 1, 16, 40, TailStrategy::ShiftInwards);
+    check_strided<double>(2, 0, 4, 9, TailStrategy::ShiftInwards);
+}
+
+TEST(StridedVectorLoad, StridesThreeAndFour) {
+    check_strided<int16_t>(3, 2, 16, 50, TailStrategy::ShiftInwards);
+    check_strided<uint8_t>(4, 1, 32, 64, TailStrategy::Auto);
+    check_strided<float>(3, 0, 8, 24, TailStrategy::Auto);
+    check_strided<int32_t>(4, 3, 16, 35, TailStrategy::ShiftInwards);
+}
+
+TEST(StridedVectorLoad, NegativeStrides) {
+    check_strided<uint16_t>(-1, 200, 32, 150, TailStrategy::ShiftInwards);
+    check_strided<float>(-1, 63, 8, 64, TailStrategy::Auto);
+    check_strided<int8_t>(-2, 300, 16, 120, TailStrategy::ShiftInwards);
+    check_strided<int32_t>(-3, 100, 8, 30, TailStrategy::ShiftInwards);
+}
+
+TEST(StridedVectorLoad, LargeStridesStillCorrect) {
+    // Beyond stride 4: a gather (32-bit) or one load per lane (16-bit).
+    check_strided<int32_t>(7, 0, 8, 40, TailStrategy::Auto);
+    check_strided<uint16_t>(9, 5, 16, 33, TailStrategy::ShiftInwards);
+}
+
+template<typename T>
+void check_divided(int k, int offset, int lanes, int width, TailStrategy tail) {
+    using loom_test::ref_div;
+    int lo = ref_div(offset, k), hi = ref_div(width - 1 + offset, k);
+    std::string what = "(x + " + std::to_string(offset) + ") / " + std::to_string(k) + " over " +
+                       std::to_string(lanes) + " lanes";
+    check_1d<T>(
+        what, lo, hi - lo + 1, width, [&](ImageParam &in, Var &x) { return in((x + offset) / k); },
+        [&](const std::function<T(int)> &in, int x) { return in(ref_div(x + offset, k)); },
+        vectorized(lanes, tail));
+}
+
+TEST(HalvedVectorLoad, EveryParityOfTheFirstLane) {
+    // ShiftInwards moves the last vector to an odd start: both shuffles run.
+    check_divided<int16_t>(2, 0, 32, 127, TailStrategy::ShiftInwards);
+    check_divided<int16_t>(2, 1, 32, 127, TailStrategy::ShiftInwards);
+    check_divided<uint16_t>(2, -7, 16, 61, TailStrategy::ShiftInwards);
+    check_divided<uint8_t>(2, 0, 32, 64, TailStrategy::Auto);
+    check_divided<float>(2, 3, 8, 21, TailStrategy::ShiftInwards);
+    check_divided<int32_t>(3, 1, 16, 47, TailStrategy::ShiftInwards);
+    check_divided<uint8_t>(4, -2, 32, 99, TailStrategy::ShiftInwards);
+}
+
+TEST(HalvedVectorLoad, ModuloIndex) {
+    check_1d<int16_t>(
+        "in(x % 3)", 0, 3, 64, [](ImageParam &in, Var &x) { return in(x % 3); },
+        [](const std::function<int16_t(int)> &in, int x) { return in(x % 3); }, vectorized(16));
+}
+
+TEST(HalvedVectorLoad, TwoDimensionalUpsampleAndDeinterleave) {
+    const int w = 64, h = 6;
+    Buffer<uint16_t> in(std::vector<int>{w, h}, "in");
+    std::vector<uint16_t> values = loom_test::random_values<uint16_t>((size_t)(w * h), 7);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) in(x, y) = values[(size_t)(y * w + x)];
+    }
+    Var x("x"), y("y");
+    Func up("up"), down("down");
+    up(x, y) = in(x / 2, y / 2) + in((x + 1) / 2, y / 2);
+    down(x, y) = in(2 * x, y) - in(2 * x + 1, y);
+    up.vectorize(x, 16, TailStrategy::ShiftInwards);
+    down.vectorize(x, 16);
+    Buffer<uint16_t> u = up.realize({2 * w - 1, 2 * h});
+    Buffer<uint16_t> d = down.realize({w / 2, h});
+    for (int yy = 0; yy < 2 * h; yy++) {
+        for (int xx = 0; xx < 2 * w - 1; xx++) {
+            uint16_t e = (uint16_t)(in(xx / 2, yy / 2) + in((xx + 1) / 2, yy / 2));
+            ASSERT_EQ(u(xx, yy), e) << "up(" << xx << ", " << yy << ")";
+        }
+    }
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w / 2; xx++) {
+            uint16_t e = (uint16_t)(in(2 * xx, yy) - in(2 * xx + 1, yy));
+            ASSERT_EQ(d(xx, yy), e) << "down(" << xx << ", " << yy << ")";
+        }
+    }
+}
+
+TEST(GatherVectorLoad, LookupTables) {
+    const int n = 64;
+    for (bool at_end : {false, true}) {
+        GuardedArray<float> lut_mem(256, at_end);
+        for (int i = 0; i < 256; i++) lut_mem.data()[i] = (float)i * 0.5f - 3.0f;
+        Buffer<float> lut(lut_mem.data(), {256}, "lut");
+        Buffer<uint8_t> idx(std::vector<int>{n}, "idx");
+        std::vector<uint8_t> iv = loom_test::random_values<uint8_t>(n, 99);
+        for (int i = 0; i < n; i++) idx(i) = iv[(size_t)i];
+        idx(0) = 0;  // the table's first and last entries
+        idx(1) = 255;
+        Var x("x");
+        Func f("f");
+        f(x) = lut(cast<int32_t>(idx(x)));
+        f.vectorize(x, 16);
+        Buffer<float> out = f.realize({n});
+        for (int i = 0; i < n; i++) ASSERT_EQ(out(i), lut_mem.data()[idx(i)]) << "f(" << i << ")";
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The code: dense loads and a shuffle, not one load per lane.
+
+const Target avx512("x86-64-linux-avx512-avx512_skylake");
+
+TEST(VectorLoadCode, StrideTwoIsTwoDenseLoadsAndAShuffle) {
+    Buffer<uint16_t> in(std::vector<int>{1000}, "in");
+    Var x("x");
+    Func f("f");
+    f(x) = in(2 * x) + in(2 * x + 1);
+    f.vectorize(x, 32);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_THAT(ir, HasSubstr("load <32 x i16>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("shufflevector")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("insertelement"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("load i16"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+}
+
+TEST(VectorLoadCode, ReverseIsOneDenseLoad) {
+    Buffer<float> in(std::vector<int>{1000}, "in");
+    Var x("x");
+    Func f("f");
+    f(x) = in(999 - x);
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_THAT(ir, HasSubstr("load <16 x float>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("shufflevector <16 x float>")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("insertelement"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+}
+
+TEST(VectorLoadCode, HalvedIndexLoadsHalfTheLanes) {
+    Buffer<int16_t> in(std::vector<int>{1000}, "in");
+    Var x("x");
+    Func f("f");
+    f(x) = in(x / 2);
+    f.vectorize(x, 32);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    // 16 elements from the first lane's and 16 ending at the last lane's element.
+    EXPECT_THAT(ir, HasSubstr("load <16 x i16>")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("load <32 x i16>"))) << ir;
+    EXPECT_THAT(ir, HasSubstr("shufflevector")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("insertelement"))) << ir;
+}
+
+TEST(VectorLoadCode, LookupOfThirtyTwoBitElementsIsAGather) {
+    Buffer<int32_t> lut(std::vector<int>{256}, "lut");
+    Buffer<uint8_t> idx(std::vector<int>{1000}, "idx");
+    Var x("x");
+    Func f("f");
+    f(x) = lut(cast<int32_t>(idx(x)));
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_THAT(ir, HasSubstr("llvm.masked.gather")) << ir;
+    EXPECT_THAT(Pipeline(f).assembly(avx512), HasSubstr("vpgatherdd"));
+}
+
+}  // namespace
