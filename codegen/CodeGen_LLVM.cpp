@@ -177,6 +177,11 @@ private:
     llvm::Value *value = nullptr;
     Scope<llvm::Value *> symbols;
     Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
+    // Allocations in scope that live on the stack (their Free releases nothing).
+    std::multiset<std::string> stack_allocations;
+    // The largest constant-size allocation put on the stack. Worker threads have the default
+    // 8 MiB stacks; nested compute_at levels each add at most this much.
+    static constexpr uint64_t kMaxStackAllocationBytes = 16 * 1024;
 
     llvm::Type *llvm_type(Type t) {
         llvm::Type *s = nullptr;
@@ -813,9 +818,30 @@ private:
         }
         llvm::Value *bytes = builder.CreateMul(count, builder.getInt64(std::max(op->type.bytes(), 1)));
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-        llvm::Value *mem = builder.CreateCall(
-            runtime_function("loom_malloc", ptr, {ptr, builder.getInt64Ty()}), {user_context, bytes},
-            op->name);
+        // A small allocation of constant size (a tile of accumulators, a few rows) lives on the
+        // stack, in the function's entry block so that a loop around it does not grow the
+        // stack: LLVM then knows it aliases nothing and can keep it in registers.
+        if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes)) {
+            if (constant->getZExtValue() <= kMaxStackAllocationBytes) {
+                llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+                llvm::AllocaInst *slot = entry.CreateAlloca(
+                    builder.getInt8Ty(), builder.getInt64(std::max<uint64_t>(constant->getZExtValue(), 1)),
+                    op->name);
+                slot->setAlignment(llvm::Align(64));
+                stack_allocations.insert(op->name);
+                buffers.push(op->name, slot);
+                codegen(op->body);
+                buffers.pop(op->name);
+                stack_allocations.erase(stack_allocations.find(op->name));
+                return;
+            }
+        }
+        llvm::FunctionCallee malloc_fn = runtime_function("loom_malloc", ptr, {ptr, builder.getInt64Ty()});
+        // Fresh memory: no other pointer the pipeline holds points into it.
+        if (auto *f = llvm::dyn_cast<llvm::Function>(malloc_fn.getCallee())) {
+            f->addRetAttr(llvm::Attribute::NoAlias);
+        }
+        llvm::Value *mem = builder.CreateCall(malloc_fn, {user_context, bytes}, op->name);
         llvm::Value *is_null = builder.CreateICmpEQ(mem, llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)));
         llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "alloc_failed", function);
         llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "alloc_ok", function);
@@ -832,6 +858,7 @@ private:
     }
 
     void visit(const Free *op) override {
+        if (stack_allocations.count(op->name)) return;  // released when the function returns
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
         builder.CreateCall(runtime_function("loom_free", builder.getVoidTy(), {ptr, ptr}),
                            {user_context, buffer_host(op->name)});

@@ -6,6 +6,7 @@
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
+#include "lower/Simplify.h"
 
 namespace loom {
 namespace Internal {
@@ -26,6 +27,39 @@ private:
     std::set<std::string> external;
     // fold_storage: buffer -> (dimension -> fold). A folded dimension stores x at x mod fold.
     std::map<std::string, std::map<size_t, Expr>> folds;
+    // The values of the lets around the statement being visited, and how many loops enclose
+    // it: a Func computed inside a loop often covers a region of constant size (a tile) that
+    // its bounds write through those lets.
+    std::map<std::string, Expr> lets;
+    int loop_depth = 0;
+
+    Stmt visit(const LetStmt *op) override {
+        auto saved = lets.find(op->name) == lets.end() ? Expr() : lets[op->name];
+        lets[op->name] = op->value;
+        Stmt result = IRMutator::visit(op);
+        if (saved.defined()) {
+            lets[op->name] = saved;
+        } else {
+            lets.erase(op->name);
+        }
+        return result;
+    }
+
+    Stmt visit(const For *op) override {
+        loop_depth++;
+        Stmt result = IRMutator::visit(op);
+        loop_depth--;
+        return result;
+    }
+
+    /** The extent as a constant when the enclosing lets make it one (so that the allocation
+     * has a constant size and its strides fold: codegen puts small constant allocations on
+     * the stack, where LLVM keeps them in registers), else unchanged. */
+    Expr constant_extent_if_known(const Expr &extent) {
+        if (loop_depth == 0 || is_const(extent)) return extent;
+        Expr c = simplify_to_constant(extent, lets);
+        return is_const(c) ? c : extent;
+    }
 
     Expr flat_index(const std::string &buffer, const std::vector<Expr> &args) {
         Expr index = make_zero(Int(32));
@@ -116,7 +150,8 @@ private:
             }
             for (int d = (int)bounds.size() - 1; d >= 0; d--) {
                 std::string ds = std::to_string(d);
-                body = LetStmt::make(buffer + ".extent." + ds, bounds[d].extent, body);
+                body = LetStmt::make(buffer + ".extent." + ds, constant_extent_if_known(bounds[d].extent),
+                                     body);
                 body = LetStmt::make(buffer + ".min." + ds, bounds[d].min, body);
             }
         }

@@ -531,3 +531,36 @@ TEST(VectorCode, StencilOverAComputeAtProducerUsesDenseVectorLoads) {
 }
 
 }  // namespace
+
+// A Func computed per tile of its consumer covers a region of constant size even when its
+// bounds are written through the tile's lets (ShiftInwards tails, an update's region): the
+// allocation gets that constant size, and codegen puts it on the stack, where LLVM can keep it
+// in registers, instead of calling loom_malloc per tile. The result must not change.
+TEST(Allocation, TileOfAComputeAtReductionIsConstantSizeAndOnTheStack) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    RDom k(0, 16, "k");
+    Func in("in"), acc("acc"), out("out");
+    in(x, y) = x * 3 - y * 2;
+    acc(x, y) = 0;
+    acc(x, y) += in(k, y) * in(x, k);
+    out(x, y) = acc(x, y) + 1;
+    out.tile(x, y, xo, yo, xi, yi, 16, 4).vectorize(xi, 8);
+    in.compute_root();
+    acc.compute_at(out, xo).vectorize(x, 8);
+    acc.update().vectorize(x, 8);
+    Pipeline p(out);
+    std::string stmt = p.lowered_stmt();
+    EXPECT_NE(stmt.find("allocate acc[int32 * 16 * 4]"), std::string::npos) << stmt;
+    std::string ir = p.llvm_ir();
+    // Only `in` (compute_root, not of constant size) comes from the heap; the tile is on the
+    // stack, or promoted to registers by LLVM.
+    EXPECT_EQ(occurrences(ir, "call ptr @loom_malloc"), 1) << ir;
+    Buffer<int32_t> result = out.realize({37, 10});  // tails in both dimensions
+    for (int yy = 0; yy < 10; yy++) {
+        for (int xx = 0; xx < 37; xx++) {
+            int32_t want = 1;
+            for (int kk = 0; kk < 16; kk++) want += (kk * 3 - yy * 2) * (xx * 3 - kk * 2);
+            ASSERT_EQ(result(xx, yy), want) << "at (" << xx << ", " << yy << ")";
+        }
+    }
+}
