@@ -248,6 +248,39 @@ bool constant_difference(const Expr &a, const Expr &b, int64_t *diff) {
     return true;
 }
 
+// Whether b >= a for every value of the variables (1), b <= a (-1), or neither is known (0),
+// where b - a is m * (q / k - p / k) + c for constants m > 0, k > 0, c and numerators with a
+// constant difference d = q - p: division rounds down, so q / k - p / k lies in
+// [floor(d / k), ceil(d / k)].
+int quotient_difference_sign(const Expr &a, const Expr &b) {
+    if (!is_linear_type(a.type())) return 0;
+    Linear l;
+    l.type = a.type();
+    l.add(b, 1);
+    l.add(a, (uint64_t)-1);
+    const Div *plus = nullptr, *minus = nullptr;
+    int64_t m = 0;
+    for (const auto &t : l.terms) {
+        int64_t c = l.wrapped(t.second.second);
+        if (c == 0) continue;
+        const Div *d = t.second.first.as<Div>();
+        if (!d || (c > 0 ? plus : minus)) return 0;
+        (c > 0 ? plus : minus) = d;
+        if (m != 0 && m != (c > 0 ? c : -c)) return 0;
+        m = c > 0 ? c : -c;
+    }
+    int64_t kp, km, d;
+    if (!plus || !minus || !const_int_value(plus->b, &kp) || !const_int_value(minus->b, &km) ||
+        kp != km || kp <= 0 || !constant_difference(plus->a, minus->a, &d)) {
+        return 0;
+    }
+    const int64_t c = l.wrapped(l.constant);
+    const int64_t lo = m * euclid_div(d, kp) + c, hi = m * -euclid_div(-d, kp) + c;
+    if (lo >= 0) return 1;
+    if (hi <= 0) return -1;
+    return 0;
+}
+
 class Simplify : public IRMutator {
 public:
     using IRMutator::mutate;
@@ -431,27 +464,56 @@ private:
 
     template<typename T>
     Expr visit_min_max(const T *op, bool is_min) {
-        Expr a = mutate(op->a), b = mutate(op->b);
+        return min_max<T>(mutate(op->a), mutate(op->b), is_min, op);
+    }
+
+    // The min (or max) of simplified operands a and b; op, where given, is the node they came
+    // from, returned when nothing changed.
+    template<typename T>
+    Expr min_max(Expr a, Expr b, bool is_min, const T *op) {
+        const Type type = a.type();
         if (Expr f = fold(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
-        if (op->type.is_int_or_uint() && equal(a, b)) return a;
+        if (type.is_int_or_uint() && equal(a, b)) return a;
+        // min(max(p, c), max(q, c)) -> max(min(p, q), c), and so for every pairing of min and
+        // max: both operands bounded by the same c, and min and max commute with monotonic
+        // functions. The union of a boundary condition's clamped reads collapses to one clamp.
+        if (type.is_int_or_uint()) {
+            if (const Min *ma = a.as<Min>(), *mb = b.as<Min>(); ma && mb && equal(ma->b, mb->b)) {
+                return min_max<Min>(min_max<T>(ma->a, mb->a, is_min, nullptr), ma->b, true,
+                                    nullptr);
+            }
+            if (const Max *ma = a.as<Max>(), *mb = b.as<Max>(); ma && mb && equal(ma->b, mb->b)) {
+                return min_max<Max>(min_max<T>(ma->a, mb->a, is_min, nullptr), ma->b, false,
+                                    nullptr);
+            }
+        }
         int64_t diff;
-        if (no_overflow_int(op->type) && constant_difference(a, b, &diff)) {
+        if (no_overflow_int(type) && constant_difference(a, b, &diff)) {
             return (is_min ? diff <= 0 : diff >= 0) ? a : b;
         }
+        // min(e + x / k, e + (x + d) / k + c) and the like (see quotient_difference_sign): a
+        // pyramid's upsampling reads the coarser level at x / 2 and (x + 1) / 2; kept as a min,
+        // each level's bounds would hold the finer level's twice, growing exponentially with the
+        // pyramid's depth.
+        if (no_overflow_int(type) && type.is_scalar()) {
+            if (int sign = quotient_difference_sign(a, b); sign != 0) {
+                return (is_min ? sign > 0 : sign < 0) ? a : b;
+            }
+        }
         // min(min(x, y), x) -> min(x, y), in either order: taking the same operand twice.
-        if (op->type.is_int_or_uint()) {
+        if (type.is_int_or_uint()) {
             if (const T *inner = a.as<T>(); inner && (equal(inner->a, b) || equal(inner->b, b))) return a;
             if (const T *inner = b.as<T>(); inner && (equal(inner->a, a) || equal(inner->b, a))) return b;
         }
         // min(min(x, c1), c2) -> min(x, min(c1, c2))
         if (const T *inner = a.as<T>()) {
-            if (is_const(inner->b) && is_const(b) && op->type.is_int_or_uint()) {
+            if (is_const(inner->b) && is_const(b) && type.is_int_or_uint()) {
                 Expr c = fold(is_min ? Arith::Min : Arith::Max, inner->b, b);
                 return T::make(inner->a, c);
             }
         }
         if (is_const(a) && !is_const(b)) std::swap(a, b);
-        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        if (op && a.same_as(op->a) && b.same_as(op->b)) return op;
         return T::make(a, b);
     }
     Expr visit(const Min *op) override { return visit_min_max(op, true); }

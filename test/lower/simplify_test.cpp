@@ -74,6 +74,36 @@ TEST(Simplify, MinMaxOfConstantDifferenceOnlyForWideInts) {
     check(e, e);
 }
 
+TEST(Simplify, MinMaxOfQuotientsWithConstantlyDifferentNumerators) {
+    Expr x = i32("x"), y = i32("y");
+    // A pyramid's upsampling reads x / 2 and (x + 1) / 2: division rounds down, so the first
+    // is never the larger.
+    check(min(x / 2, (x + 1) / 2), x / 2);
+    check(max(x / 2, (x + 1) / 2), (x + 1) / 2);
+    check(min((x + 1) / 2, x / 2 + 1), (x + 1) / 2);
+    // The same with other terms and constants around the quotients: (x + 1) / 2 + 7 is at most
+    // x / 2 + 8.
+    check(max(y + (x + 1) / 2 + 7, y + x / 2 + 8), simplify(y + x / 2 + 8));
+    check(min(y * 3 + (x - 5) / 4, y * 3 + (x + 3) / 4 - 2), simplify(y * 3 + (x - 5) / 4));
+    // (x + 1) / 2 - x / 2 is 0 or 1, so (x + 1) / 2 - 1 is never the larger.
+    check(min(x / 2, (x + 1) / 2 - 1), (x + 1) / 2 - 1);
+    // Unknown order: numerators without a constant difference; different divisors.
+    Expr e = min(x / 2, (y + 1) / 2);
+    check(e, e);
+    e = min(x / 2, (x + 1) / 3);
+    check(e, e);
+}
+
+TEST(Simplify, MinMaxOfOperandsClampedAlike) {
+    Expr x = i32("x"), w = i32("w");
+    // The union of a boundary condition's reads at x and x + 1 is one clamped interval.
+    check(min(max(min(x, w), 0), max(min(x + 1, w), 0)), max(min(x, w), 0));
+    check(max(max(min(x, w), 0), max(min(x - 2, w), 0)), max(min(x, w), 0));
+    // Different bounds: nothing to share.
+    Expr e = min(max(x, 0), max(x + 1, 1));
+    check(e, e);
+}
+
 TEST(Simplify, LeavesFloatIdentitiesThatChangeBits) {
     Expr f = f32("f");
     // -0.0f + 0.0f is +0.0f, so x + 0 is not x.
