@@ -9,7 +9,27 @@ namespace loom {
 namespace Internal {
 
 Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
-    std::map<std::string, Box> boxes = boxes_required(s);
+    // The checks go inside the region lets at the top (the outputs', then those of the Funcs
+    // computed at the root), so that the boxes may name them: expanding every let into the
+    // boxes would repeat each consumer's region in its producers', exponentially in the
+    // pipeline's depth. The asserts among those lets (outputs' sizes, storage folds) come
+    // after these checks, as they did when these were first; lets only compute values, so
+    // evaluating them before the asserts changes nothing.
+    std::vector<const LetStmt *> lets;
+    std::vector<Stmt> asserts;
+    Stmt body = s;
+    while (true) {
+        if (const LetStmt *l = body.as<LetStmt>()) {
+            lets.push_back(l);
+            body = l->body;
+        } else if (const Block *b = body.as<Block>(); b && b->first.as<AssertStmt>()) {
+            asserts.push_back(b->first);
+            body = b->rest;
+        } else {
+            break;
+        }
+    }
+    std::map<std::string, Box> boxes = boxes_required(body, {}, true);
     std::vector<Stmt> checks;
     for (const LoweredArgument &a : args) {
         if (a.kind == Argument::InputScalar) continue;
@@ -46,8 +66,13 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             checks.push_back(AssertStmt::make(simplify(ok), message));
         }
     }
-    checks.push_back(s);
-    return Block::make(checks);
+    checks.insert(checks.end(), asserts.begin(), asserts.end());
+    checks.push_back(body);
+    Stmt result = Block::make(checks);
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+        result = LetStmt::make((*it)->name, (*it)->value, result);
+    }
+    return result;
 }
 
 }  // namespace Internal

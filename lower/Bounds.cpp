@@ -1,5 +1,7 @@
 #include "lower/Bounds.h"
 
+#include <cstring>
+
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "lower/Simplify.h"
@@ -8,10 +10,51 @@
 namespace loom {
 namespace Internal {
 
+namespace {
+
+void flatten(const Expr &e, bool is_min, std::vector<Expr> &terms) {
+    if (const Min *m = e.as<Min>(); m && is_min) {
+        flatten(m->a, is_min, terms);
+        flatten(m->b, is_min, terms);
+    } else if (const Max *m = e.as<Max>(); m && !is_min) {
+        flatten(m->a, is_min, terms);
+        flatten(m->b, is_min, terms);
+    } else {
+        terms.push_back(e);
+    }
+}
+
+// min(a, b) (or max): when b differs from a term of a by a constant, it either changes nothing
+// or replaces that term. The union of many reads of one Func at constant offsets (f(x - 1),
+// f(x), f(x + 1) in each of several consumers) then keeps one term per distinct base instead
+// of a chain with one term per read. Index types only (Int(32) and wider), whose arithmetic is
+// assumed not to overflow, as the simplifier's rules assume.
+Expr merge_bound(const Expr &a, const Expr &b, bool is_min) {
+    Type t = a.type();
+    if (t.is_int() && t.bits() >= 32 && t.is_scalar() && b.type() == t) {
+        std::vector<Expr> terms;
+        flatten(a, is_min, terms);
+        for (Expr &term : terms) {
+            const int64_t *c = as_const_int(simplify(b - term));
+            if (!c) continue;
+            if (is_min ? *c >= 0 : *c <= 0) return a;
+            term = b;
+            Expr r = terms[0];
+            for (size_t i = 1; i < terms.size(); i++) {
+                r = is_min ? Min::make(r, terms[i]) : Max::make(r, terms[i]);
+            }
+            return r;
+        }
+    }
+    return simplify(is_min ? Min::make(a, b) : Max::make(a, b));
+}
+
+}  // namespace
+
 Interval interval_union(const Interval &a, const Interval &b) {
     Interval r;
-    if (a.min.defined() && b.min.defined()) r.min = simplify(Min::make(a.min, b.min));
-    if (a.max.defined() && b.max.defined()) r.max = simplify(Max::make(a.max, b.max));
+    if (a.min.defined() && b.min.defined()) r.min = merge_bound(a.min, b.min, true);
+    if (a.max.defined() && b.max.defined()) r.max = merge_bound(a.max, b.max, false);
     return r;
 }
 
@@ -268,10 +311,48 @@ private:
     }
 };
 
+int count_uses(const Expr &e, const std::string &name) {
+    class Count : public IRVisitor {
+    public:
+        explicit Count(const std::string &name) : name(name) {}
+        int n = 0;
+
+    private:
+        const std::string &name;
+        void visit(const Variable *op) override { n += op->name == name; }
+    } c(name);
+    e.accept(&c);
+    return c.n;
+}
+
 class BoxesRequired : public IRVisitor {
 public:
-    BoxesRequired(const Scope<Interval> &outer, bool provided) : scope(outer), provided(provided) {}
+    BoxesRequired(const Scope<Interval> &outer, bool provided, bool name_fixed_regions)
+        : scope(outer), provided(provided), name_fixed_regions(name_fixed_regions) {}
     std::map<std::string, Box> boxes;
+
+    // The boxes, with the fixed regions they name bound by Lets around them.
+    std::map<std::string, Box> result() {
+        if (named.empty()) return boxes;
+        // A name used once is substituted; one used more is bound by a Let.
+        auto wrap = [&](Expr e) {
+            if (!e.defined()) return e;
+            for (auto it = named.rbegin(); it != named.rend(); ++it) {
+                int uses = count_uses(e, it->first);
+                if (uses == 1) {
+                    e = substitute(it->first, it->second, e);
+                } else if (uses > 1) {
+                    e = Let::make(it->first, it->second, e);
+                }
+            }
+            return simplify(e);
+        };
+        std::map<std::string, Box> r = boxes;
+        for (auto &entry : r) {
+            for (Interval &i : entry.second) i = Interval(wrap(i.min), wrap(i.max));
+        }
+        return r;
+    }
 
 private:
     // The caller's bindings plus the loops entered so far. Every interval in it is already
@@ -282,6 +363,12 @@ private:
     // a loop over [m, m + (M - m + 1) - 1] has the bounds of [m, M], not twice that.
     std::map<std::string, Expr> let_values;
     bool provided;  // collect the boxes Provides write instead of the boxes Calls read
+    // Whether a region let (<f>.s<k>.<var>.min / .max) whose value is the same in every
+    // iteration of the loops walked is kept as a name (bound in `named`) instead of being
+    // expanded into every bound that uses it. The value is exact either way; expanding it
+    // repeats the regions of every Func computed in the same loop in each of its producers'.
+    bool name_fixed_regions;
+    std::vector<std::pair<std::string, Expr>> named;  // fresh name -> value, outermost first
 
     // Let values are stored as written and expanded when a bound is asked for, so that a
     // variable refined by a guard later (hidden from let_values, in the scope) is seen refined
@@ -296,8 +383,24 @@ private:
         return bounds_of_expr_in_scope(simplify(expanded), scope);
     }
 
+    static bool is_region_let(const std::string &name) {
+        auto ends_with = [&](const char *suffix) {
+            size_t n = std::strlen(suffix);
+            return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
+        };
+        return (ends_with(".min") || ends_with(".max")) && !ends_with(".loop_min") && !ends_with(".loop_max");
+    }
+
     void enter_let(const std::string &name, const Expr &value) {
-        const Expr &v = value;
+        Expr v = value;
+        if (name_fixed_regions && is_region_let(name) && value.type().is_int()) {
+            Interval i = bounds(value);
+            if (i.is_bounded() && equal(i.min, i.max)) {
+                std::string fresh = name + ".n" + std::to_string(named.size());
+                named.push_back({fresh, i.min});
+                v = Variable::make(value.type(), fresh);
+            }
+        }
         auto it = let_values.find(name);
         saved.push_back({name, it == let_values.end() ? Expr() : it->second});
         let_values[name] = v;
@@ -423,16 +526,18 @@ Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope) {
     return i;
 }
 
-std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope) {
-    BoxesRequired b(scope, false);
+std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope,
+                                          bool name_fixed_regions) {
+    BoxesRequired b(scope, false, name_fixed_regions);
     s.accept(&b);
-    return b.boxes;
+    return b.result();
 }
 
-std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope) {
-    BoxesRequired b(scope, true);
+std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope,
+                                          bool name_fixed_regions) {
+    BoxesRequired b(scope, true, name_fixed_regions);
     s.accept(&b);
-    return b.boxes;
+    return b.result();
 }
 
 }  // namespace Internal

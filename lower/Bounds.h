@@ -37,11 +37,16 @@ Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope);
 
 /** For each Func or input buffer that s reads (through Calls), the box of coordinates it
  * reads, as expressions of the variables free in s. Loops and lets inside s are accounted for.
- * Keyed by the called name. */
-std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope = {});
+ * Keyed by the called name. With name_fixed_regions, a region let inside s (<f>.s<k>.<v>.min
+ * or .max) whose value does not change over the loops of s is bound by a Let in the boxes
+ * that use it, under a fresh name, instead of being repeated in each: the boxes stay exact
+ * and small, but may hold Lets. */
+std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope = {},
+                                          bool name_fixed_regions = false);
 
 /** For each Func that s writes (through Provides), the box of coordinates it writes. */
-std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope = {});
+std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope = {},
+                                          bool name_fixed_regions = false);
 
 }  // namespace Internal
 }  // namespace loom

@@ -1,10 +1,13 @@
 #include "lower/BoundsInference.h"
 
+#include <set>
+
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/RDom.h"
+#include "dsl/Substitute.h"
 #include "lower/Bounds.h"
 #include "lower/Simplify.h"
 
@@ -73,8 +76,42 @@ public:
     explicit BoundsInference(const Environment &env) : env(env) {}
     using IRMutator::mutate;
 
+    // The names of the region lets made so far.
+    std::set<std::string> region_lets;
+
+    // Takes the region lets at the top of s out of it, outermost first: those not inside a loop,
+    // a production or a branch of s, only behind consumptions, Realizes, asserts and other
+    // region lets. They bind no loop variable of s, so they may go just outside it, where a
+    // producer's region can name them instead of repeating their values (a let inside the
+    // statement walked for a region is expanded into it, and expanding every consumer's region
+    // into its producers' grows exponentially with the depth of the pipeline).
+    Stmt lift_region_lets(const Stmt &s, std::vector<std::pair<std::string, Expr>> &lets) {
+        if (const LetStmt *l = s.as<LetStmt>(); l && region_lets.count(l->name)) {
+            lets.push_back({l->name, l->value});
+            return lift_region_lets(l->body, lets);
+        }
+        if (const ProducerConsumer *pc = s.as<ProducerConsumer>(); pc && !pc->is_producer) {
+            Stmt body = lift_region_lets(pc->body, lets);
+            return body.same_as(pc->body) ? s : ProducerConsumer::make(pc->name, false, body);
+        }
+        if (const Realize *r = s.as<Realize>()) {
+            Stmt body = lift_region_lets(r->body, lets);
+            return body.same_as(r->body) ? s : Realize::make(r->name, r->types, r->bounds, body);
+        }
+        if (const Block *b = s.as<Block>(); b && b->first.as<AssertStmt>()) {
+            Stmt rest = lift_region_lets(b->rest, lets);
+            return rest.same_as(b->rest) ? s : Block::make(b->first, rest);
+        }
+        return s;
+    }
+
 private:
     const Environment &env;
+
+    static Stmt wrap_lets(Stmt s, const std::vector<std::pair<std::string, Expr>> &lets) {
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = LetStmt::make(it->first, it->second, s);
+        return s;
+    }
 
     // The production of a Func sits in a Block beside its consumption, at its compute level.
     // Its loop bounds are what the consumption reads there: one iteration of the loop it is
@@ -83,12 +120,16 @@ private:
         Stmt first = mutate(op->first), rest = mutate(op->rest);
         const ProducerConsumer *produce = first.as<ProducerConsumer>();
         const ProducerConsumer *consume = rest.as<ProducerConsumer>();
-        Stmt block = Block::make(first, rest);
         if (!produce || !consume || !produce->is_producer || consume->is_producer ||
             produce->name != consume->name || !env.functions.count(produce->name)) {
-            return block;
+            return Block::make(first, rest);
         }
         const FunctionPtr &f = env.functions.at(produce->name);
+        // The consumers' regions at this level go first, and this Func's is written in their
+        // names.
+        std::vector<std::pair<std::string, Expr>> lets;  // outermost first
+        rest = lift_region_lets(rest, lets);
+        Stmt block = Block::make(first, rest);
         Box consumed = boxes_required(rest)[f->name];
         check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
@@ -119,48 +160,62 @@ private:
             }
         }
         // The pure stage's lets refer to the update stages' lets, so those go outside.
-        Stmt result = block;
-        checks.push_back(result);
-        result = Block::make(checks);
-        for (int d = dims - 1; d >= 0; d--) {
-            std::string p = stage_var(f, 0, f->args[d]);
-            result = LetStmt::make(p + ".max", pure[d].max, result);
-            result = LetStmt::make(p + ".min", pure[d].min, result);
-        }
-        for (int k = f->stages() - 1; k >= 1; k--) {
-            for (const auto &v : stage_pure_vars(f, k)) {
-                std::string p = stage_var(f, k, v.first);
-                result = LetStmt::make(p + ".max", consumed[v.second].max, result);
-                result = LetStmt::make(p + ".min", consumed[v.second].min, result);
+        for (int k = 1; k < f->stages(); k++) {
+            std::vector<std::pair<std::string, int>> vars = stage_pure_vars(f, k);
+            for (auto v = vars.rbegin(); v != vars.rend(); ++v) {
+                std::string p = stage_var(f, k, v->first);
+                lets.push_back({p + ".min", consumed[v->second].min});
+                lets.push_back({p + ".max", consumed[v->second].max});
             }
         }
-        return result;
+        for (int d = 0; d < dims; d++) {
+            std::string p = stage_var(f, 0, f->args[d]);
+            lets.push_back({p + ".min", pure[d].min});
+            lets.push_back({p + ".max", pure[d].max});
+        }
+        for (const auto &l : lets) region_lets.insert(l.first);
+        checks.push_back(block);
+        return wrap_lets(Block::make(checks), lets);
     }
 
     // Storage covers everything the stages write over all iterations of the loops between the
     // storage and the computation (a RoundUp or ShiftInwards split or an update may write more
     // than the consumers read).
     Stmt visit(const Realize *op) override {
-        Stmt body = mutate(op->body);
-        Box written = boxes_provided(body)[op->name];
+        std::vector<std::pair<std::string, Expr>> lets;
+        Stmt body = lift_region_lets(mutate(op->body), lets);
+        Box written = boxes_provided(body, {}, true)[op->name];
+        // The Func's own region lets, when they are just outside, are substituted in the
+        // extents, so that max - min cancels (a fixed-size block gets a constant extent, which
+        // the simplifier can't see through lets whose values aren't linear). Their values name
+        // the consumers' lets, so this stays small.
+        std::map<std::string, Expr> own;
+        for (const auto &l : lets) {
+            if (l.first.compare(0, op->name.size() + 2, op->name + ".s") == 0) own[l.first] = l.second;
+        }
         Region bounds = op->bounds;
         for (int d = 0; d < (int)bounds.size() && d < (int)written.size(); d++) {
             internal_assert(written[d].is_bounded()) << "Unbounded region written to " << op->name;
-            bounds[d] = Range(written[d].min, simplify(written[d].max - written[d].min + 1));
+            Expr extent = simplify(written[d].max - written[d].min + 1);
+            if (!is_const(extent) && !own.empty()) extent = simplify(substitute(own, extent));
+            bounds[d] = Range(written[d].min, extent);
         }
-        return Realize::make(op->name, op->types, bounds, body);
+        return wrap_lets(Realize::make(op->name, op->types, bounds, body), lets);
     }
 };
 
 }  // namespace
 
 Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, const Environment &env) {
-    Stmt result = BoundsInference(env).mutate(s);
+    BoundsInference inference(env);
+    // The regions of the Funcs computed at the root, which the checks below may name.
+    std::vector<std::pair<std::string, Expr>> root_lets;
+    Stmt result = inference.lift_region_lets(inference.mutate(s), root_lets);
     // A split that rounds up or shifts inwards, or an update, may write outside the output
     // buffer, and an update may read its own output outside it; check what each output's
     // stages touch against its buffer before running them.
-    std::map<std::string, Box> written = boxes_provided(result);
-    std::map<std::string, Box> read = boxes_required(result);
+    std::map<std::string, Box> written = boxes_provided(result, {}, true);
+    std::map<std::string, Box> read = boxes_required(result, {}, true);
     std::vector<Stmt> checks;
     for (const FunctionPtr &f : outputs) {
         Box box = written[f->name];
@@ -197,6 +252,10 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     }
     checks.push_back(result);
     result = Block::make(checks);
+    // Inside the outputs' lets, which the root Funcs' regions refer to.
+    for (auto it = root_lets.rbegin(); it != root_lets.rend(); ++it) {
+        result = LetStmt::make(it->first, it->second, result);
+    }
     // Every stage of an output covers its output buffer (all Tuple elements share the first
     // one's region).
     for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) {

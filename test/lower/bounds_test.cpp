@@ -1,6 +1,10 @@
 // Unit tests of interval arithmetic and of the region a statement reads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <loom.h>
 
 #include "dsl/IROperator.h"
@@ -85,6 +89,48 @@ TEST(Bounds, BoxesRequiredThroughLoopsAndLets) {
     EXPECT_TRUE(equal(b[0].max, Expr(9))) << b[0].max;
     EXPECT_TRUE(equal(b[1].min, Expr(0))) << b[1].min;
     EXPECT_TRUE(equal(b[1].max, Expr(6))) << b[1].max;
+}
+
+// A chain of Funcs computed at one loop of the output, each vectorized (ShiftInwards splits):
+// each one's region is written in the names of its consumers' region lets, placed together at
+// the top of that loop. Expanded into one another instead, the regions grew geometrically down
+// the chain (8 stages: 2.7 MB of statement and 40 s to lower; now 25 KB).
+TEST(BoundsInference, ProducersAtOneLoopNameTheirConsumersRegions) {
+    const int stages = 8, w = 40, h = 20;
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func prev = BoundaryConditions::repeat_edge(in);
+    std::vector<Func> chain;
+    for (int i = 0; i < stages; i++) {
+        Func g("f" + std::to_string(i));
+        g(x, y) = prev(x, y) + prev(x + 1, y + 1);
+        chain.push_back(g);
+        prev = g;
+    }
+    Func out = prev;
+    out.split(y, yo, yi, 8).vectorize(x, 8);
+    for (int i = 0; i + 1 < stages; i++) chain[i].compute_at(out, yo).vectorize(x, 8);
+    Pipeline p(out);
+    std::string stmt = p.lowered_stmt();
+    EXPECT_LT(stmt.size(), 100000u) << stmt;
+
+    Buffer<float> input(w, h);
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) input(xx, yy) = (float)((xx * 7 + yy * 3) % 10);
+    }
+    in.set(input);
+    Buffer<float> result(w, h);
+    p.realize(result);
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            float expected = 0, weight = 1;
+            for (int i = 0; i <= stages; i++) {
+                expected += weight * input(std::min(xx + i, w - 1), std::min(yy + i, h - 1));
+                weight = weight * (stages - i) / (i + 1);
+            }
+            ASSERT_EQ(result(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
+        }
+    }
 }
 
 }  // namespace
