@@ -53,4 +53,42 @@ TEST(Lowering, LoweredStmtAndAssemblyAreAvailable) {
     EXPECT_THAT(p.assembly(), HasSubstr("loom_pipelinef"));
 }
 
+// Each producer's region is written in the names of its consumers' region lets, all placed at
+// the top. Expanded into one another instead, the regions of a chain of vectorized root stages
+// tripled in size per stage (a chain of 10 took minutes to lower; found by apps/local_laplacian).
+TEST(Lowering, RegionsOfAChainOfRootFuncsStaySmall) {
+    const int stages = 10, w = 40, h = 6;
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    Func prev = BoundaryConditions::repeat_edge(in);
+    for (int i = 0; i < stages; i++) {
+        Func g("f" + std::to_string(i));
+        g(x, y) = prev(x, y) + prev(x + 1, y);
+        g.compute_root().parallel(y, 4).vectorize(x, 16);
+        prev = g;
+    }
+    Pipeline p(prev);
+    std::string stmt = p.lowered_stmt();
+    EXPECT_LT(stmt.size(), 60000u) << stmt;
+
+    // And the values: the last stage sums the input at x .. x + stages with binomial weights.
+    Buffer<float> input(w, h);
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) input(xx, yy) = (float)((xx * 7 + yy * 3) % 10);
+    }
+    in.set(input);
+    Buffer<float> out(w, h);
+    p.realize(out);
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            float expected = 0, weight = 1;
+            for (int i = 0; i <= stages; i++) {
+                expected += weight * input(std::min(xx + i, w - 1), yy);
+                weight = weight * (stages - i) / (i + 1);
+            }
+            ASSERT_EQ(out(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
+        }
+    }
+}
+
 }  // namespace
