@@ -5,6 +5,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
+#include "lower/LetTrackingMutator.h"
 #include "dsl/IROperator.h"
 #include "lower/Simplify.h"
 
@@ -12,7 +13,7 @@ namespace loom {
 namespace Internal {
 namespace {
 
-class StorageFlattening : public IRMutator {
+class StorageFlattening : public LetTrackingMutator {
 public:
     StorageFlattening(const std::vector<LoweredArgument> &args, const Environment &env)
         : env(env) {
@@ -27,23 +28,9 @@ private:
     std::set<std::string> external;
     // fold_storage: buffer -> (dimension -> fold). A folded dimension stores x at x mod fold.
     std::map<std::string, std::map<size_t, Expr>> folds;
-    // The values of the lets around the statement being visited, and how many loops enclose
-    // it: a Func computed inside a loop often covers a region of constant size (a tile) that
-    // its bounds write through those lets.
-    std::map<std::string, Expr> lets;
+    // How many loops enclose the statement being visited: a Func computed inside a loop often
+    // covers a region of constant size (a tile) that its bounds write through the lets.
     int loop_depth = 0;
-
-    Stmt visit(const LetStmt *op) override {
-        auto saved = lets.find(op->name) == lets.end() ? Expr() : lets[op->name];
-        lets[op->name] = op->value;
-        Stmt result = IRMutator::visit(op);
-        if (saved.defined()) {
-            lets[op->name] = saved;
-        } else {
-            lets.erase(op->name);
-        }
-        return result;
-    }
 
     Stmt visit(const For *op) override {
         loop_depth++;

@@ -2,6 +2,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
+#include "lower/LetTrackingMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "lower/Simplify.h"
@@ -11,25 +12,11 @@ namespace loom {
 namespace Internal {
 namespace {
 
-class UnrollLoops : public IRMutator {
+class UnrollLoops : public LetTrackingMutator {
 public:
     using IRMutator::mutate;
 
 private:
-    // The values of the lets around the loop being visited.
-    std::map<std::string, Expr> lets;
-
-    Stmt visit(const LetStmt *op) override {
-        auto saved = lets.find(op->name) == lets.end() ? Expr() : lets[op->name];
-        lets[op->name] = op->value;
-        Stmt result = IRMutator::visit(op);
-        if (saved.defined()) {
-            lets[op->name] = saved;
-        } else {
-            lets.erase(op->name);
-        }
-        return result;
-    }
 
     Stmt visit(const For *op) override {
         if (op->for_type != ForType::Unrolled) return IRMutator::visit(op);

@@ -4,6 +4,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
+#include "lower/LetTrackingMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
@@ -228,25 +229,11 @@ private:
     void visit(const Variable *op) override { found |= op->type.is_vector(); }
 };
 
-class VectorizeLoops : public IRMutator {
+class VectorizeLoops : public LetTrackingMutator {
 public:
     using IRMutator::mutate;
 
 private:
-    // The values of the lets around the loop being visited.
-    std::map<std::string, Expr> lets;
-
-    Stmt visit(const LetStmt *op) override {
-        auto saved = lets.find(op->name) == lets.end() ? Expr() : lets[op->name];
-        lets[op->name] = op->value;
-        Stmt result = IRMutator::visit(op);
-        if (saved.defined()) {
-            lets[op->name] = saved;
-        } else {
-            lets.erase(op->name);
-        }
-        return result;
-    }
 
     Stmt visit(const For *op) override {
         Stmt body = mutate(op->body);  // inner vectorized loops first
