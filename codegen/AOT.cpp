@@ -54,6 +54,15 @@ std::string emit(llvm::Module &m, llvm::TargetMachine &tm, llvm::CodeGenFileType
     return std::string(buffer.str());
 }
 
+/** fn_name becomes a C symbol and a declaration in a header: it must be an identifier. */
+void check_function_name(const std::string &fn_name) {
+    bool ok = !fn_name.empty() && (std::isalpha((unsigned char)fn_name[0]) || fn_name[0] == '_');
+    for (char c : fn_name)
+        ok = ok && (std::isalnum((unsigned char)c) || c == '_');
+    user_assert(ok) << "\"" << fn_name
+                    << "\" is not a C function name. Pass fn_name as a C identifier.";
+}
+
 std::string c_scalar_type(Type t) {
     if (t.is_float()) return t.bits() == 32 ? "float" : "double";
     if (t.is_bool()) return "bool";
@@ -66,29 +75,28 @@ std::string compile_aot(const std::vector<AOTVariant> &variants, const std::stri
                         AOTOutput output) {
     user_assert(!variants.empty())
         << "compile_to_static_library for " << fn_name << " needs at least one target";
-    user_assert(!fn_name.empty() && (std::isalpha((unsigned char)fn_name[0]) || fn_name[0] == '_'))
-        << "\"" << fn_name << "\" is not a C function name. Pass fn_name as a C identifier.";
-    for (char c : fn_name) {
-        user_assert(std::isalnum((unsigned char)c) || c == '_')
-            << "\"" << fn_name << "\" is not a C function name. Pass fn_name as a C identifier.";
-    }
+    check_function_name(fn_name);
     llvm::LLVMContext ctx;
     // The entry point and anything shared is compiled for the last (least capable) target:
     // it must run on every CPU the library may be loaded on.
-    std::unique_ptr<llvm::TargetMachine> base_tm = make_target_machine(variants.back().target);
+    std::vector<std::unique_ptr<llvm::TargetMachine>> machines;
+    for (const AOTVariant &v : variants)
+        machines.push_back(make_target_machine(v.target));
+    llvm::TargetMachine &base_tm = *machines.back();
     auto module = std::make_unique<llvm::Module>(fn_name, ctx);
-    module->setTargetTriple(base_tm->getTargetTriple().str());
-    module->setDataLayout(base_tm->createDataLayout());
+    module->setTargetTriple(base_tm.getTargetTriple().str());
+    module->setDataLayout(base_tm.createDataLayout());
 
     std::vector<EntryVariant> entries;
-    for (const AOTVariant &v : variants) {
+    for (size_t i = 0; i < variants.size(); i++) {
+        const AOTVariant &v = variants[i];
+        llvm::TargetMachine &tm = *machines[i];
         LoweredPipeline lowered = v.lowered;
         lowered.name = variants.size() == 1 ? fn_name + "_argv"
                                             : fn_name + "_argv_" + variant_suffix(v.target);
-        std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(v.target);
-        std::unique_ptr<llvm::Module> part = codegen_llvm(lowered, ctx, *tm);
-        pin_subtarget(*part, *tm);
-        optimize_module(*part, *tm);
+        std::unique_ptr<llvm::Module> part = codegen_llvm(lowered, ctx, tm);
+        pin_subtarget(*part, tm);
+        optimize_module(*part, tm);
         internal_assert(!llvm::Linker::linkModules(*module, std::move(part)))
             << "Linking the " << v.target.to_string() << " version of " << fn_name << " failed";
         // Every variant, the last included, is guarded: a library compiled for AVX-512 only
@@ -101,11 +109,11 @@ std::string compile_aot(const std::vector<AOTVariant> &variants, const std::stri
     case AOTOutput::LLVMAssembly:
         return module_to_llvm_ir(*module);
     case AOTOutput::Assembly:
-        return emit(*module, *base_tm, llvm::CodeGenFileType::AssemblyFile);
+        return emit(*module, base_tm, llvm::CodeGenFileType::AssemblyFile);
     case AOTOutput::Object:
         break;
     }
-    return emit(*module, *base_tm, llvm::CodeGenFileType::ObjectFile);
+    return emit(*module, base_tm, llvm::CodeGenFileType::ObjectFile);
 }
 
 void write_static_library(const std::string &path, const std::string &object,
@@ -128,6 +136,7 @@ void write_static_library(const std::string &path, const std::string &object,
 
 std::string c_header(const std::vector<LoweredArgument> &args, const std::string &fn_name,
                      const std::vector<Target> &targets) {
+    check_function_name(fn_name);
     std::string guard = "LOOM_PIPELINE_" + fn_name + "_H";
     for (char &c : guard)
         c = (char)std::toupper((unsigned char)c);

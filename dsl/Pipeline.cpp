@@ -143,10 +143,12 @@ std::string fingerprint(const PipelineContents &p, const Target &target) {
     return f.out.str();
 }
 
-void write_file(const std::string &filename, const std::string &text) {
-    std::ofstream out(filename);
+/** Writes text or bytes (object files) as they are. */
+void write_file(const std::string &filename, const std::string &contents) {
+    std::ofstream out(filename, std::ios::binary);
     user_assert(out.good()) << "Can't open " << filename << " for writing";
-    out << text;
+    out.write(contents.data(), (std::streamsize)contents.size());
+    user_assert(out.good()) << "Failed writing " << filename;
 }
 
 }  // namespace
@@ -359,13 +361,6 @@ std::string default_fn_name(const std::string &filename_prefix, const std::strin
     return slash == std::string::npos ? filename_prefix : filename_prefix.substr(slash + 1);
 }
 
-void write_binary_file(const std::string &filename, const std::string &bytes) {
-    std::ofstream out(filename, std::ios::binary);
-    user_assert(out.good()) << "Can't open " << filename << " for writing";
-    out.write(bytes.data(), (std::streamsize)bytes.size());
-    user_assert(out.good()) << "Failed writing " << filename;
-}
-
 }  // namespace
 
 void Pipeline::compile_to_static_library(const std::string &filename_prefix,
@@ -387,7 +382,7 @@ void Pipeline::compile_to_multitarget_static_library(const std::string &filename
 
 void Pipeline::compile_to_object(const std::string &filename, const std::vector<Argument> &args,
                                  const std::string &fn_name, const Target &target) {
-    write_binary_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
+    write_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
                                             AOTOutput::Object));
 }
 

@@ -82,6 +82,12 @@ TEST(AheadOfTimeFiles, ErrorsNameTheProblem) {
             << e.what();
     }
     try {
+        p.out.compile_to_header(temp_path("bad.h"), {p.input, p.factor}, "2fast");
+        FAIL() << "expected an error: a header must declare a valid C name too";
+    } catch (const loom::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("not a C function name"), std::string::npos) << e.what();
+    }
+    try {
         p.out.compile_to_object(temp_path("bad.o"), {p.input}, "scale_fn");
         FAIL() << "expected an error: factor is read but not an argument";
     } catch (const loom::Error &e) {
