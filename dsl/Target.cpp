@@ -1,9 +1,11 @@
 #include "dsl/Target.h"
 
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "dsl/Error.h"
+#include "runtime/loom_runtime.h"
 
 namespace loom {
 namespace {
@@ -27,7 +29,7 @@ const FeatureName feature_names[] = {
     {Target::NoBoundsQuery, "no_bounds_query"},
 };
 
-}  // namespace
+} // namespace
 
 Target::Target(const std::string &spec) {
     if (spec == "host") {
@@ -37,13 +39,15 @@ Target::Target(const std::string &spec) {
     std::istringstream in(spec);
     std::string token;
     std::vector<std::string> tokens;
-    while (std::getline(in, token, '-')) tokens.push_back(token);
+    while (std::getline(in, token, '-'))
+        tokens.push_back(token);
     size_t i = 0;
     if (i < tokens.size() && tokens[i] == "host") {
         *this = get_host_target();
         i++;
     } else {
-        user_assert(tokens.size() >= 3 && tokens[0] == "x86" && tokens[1] == "64" && tokens[2] == "linux")
+        user_assert(tokens.size() >= 3 && tokens[0] == "x86" && tokens[1] == "64" &&
+                    tokens[2] == "linux")
             << "Target \"" << spec << "\" is not understood. Loom targets look like "
             << "\"x86-64-linux\" followed by features such as \"-avx2-fma\", or \"host\".";
         arch = X86;
@@ -59,7 +63,8 @@ Target::Target(const std::string &spec) {
                 found = true;
             }
         }
-        user_assert(found) << "Unknown target feature \"" << tokens[i] << "\" in \"" << spec << "\"";
+        user_assert(found) << "Unknown target feature \"" << tokens[i] << "\" in \"" << spec
+                           << "\"";
     }
 }
 
@@ -77,19 +82,19 @@ Target get_host_target() {
     t.arch = Target::X86;
     t.bits = 64;
     t.os = Target::Linux;
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.1")) t.features.insert(Target::SSE41);
-    if (__builtin_cpu_supports("avx")) t.features.insert(Target::AVX);
-    if (__builtin_cpu_supports("avx2")) t.features.insert(Target::AVX2);
-    if (__builtin_cpu_supports("fma")) t.features.insert(Target::FMA);
-    if (__builtin_cpu_supports("avx512f")) t.features.insert(Target::AVX512);
-    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-        __builtin_cpu_supports("avx512dq")) {
-        t.features.insert(Target::AVX512_Skylake);
+    // The same detection as the entry points of ahead-of-time libraries use (CPUID and the
+    // OS's saved register state), so that "host" means one set of features everywhere.
+    const std::pair<uint32_t, Target::Feature> features[] = {
+        {loom_cpu_sse41, Target::SSE41},   {loom_cpu_avx, Target::AVX},
+        {loom_cpu_avx2, Target::AVX2},     {loom_cpu_fma, Target::FMA},
+        {loom_cpu_avx512, Target::AVX512}, {loom_cpu_avx512_skylake, Target::AVX512_Skylake},
+    };
+    for (const auto &[bit, feature] : features) {
+        if (loom_cpu_has_features(bit)) t.features.insert(feature);
     }
     return t;
 }
 
 Target get_jit_target_from_environment() { return Target(); }
 
-}  // namespace loom
+} // namespace loom
