@@ -258,9 +258,6 @@ template <typename T> class Input : public Param<T> {
 public:
     explicit Input(const std::string &name) : Param<T>(name) { register_input(); }
     Input(const std::string &name, T value) : Param<T>(name, value) { register_input(); }
-    Input(const std::string &name, T value, T /*min*/, T /*max*/) : Param<T>(name, value) {
-        register_input();
-    }
 
 private:
     void register_input() {
