@@ -7,6 +7,8 @@
 
 #include <loom.h>
 
+#include "ChainTestUtil.h"
+
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "lower/Bounds.h"
@@ -114,20 +116,13 @@ TEST(BoundsInference, ProducersAtOneLoopNameTheirConsumersRegions) {
     std::string stmt = p.lowered_stmt();
     EXPECT_LT(stmt.size(), 100000u) << stmt;
 
-    Buffer<float> input(w, h);
-    for (int yy = 0; yy < h; yy++) {
-        for (int xx = 0; xx < w; xx++) input(xx, yy) = (float)((xx * 7 + yy * 3) % 10);
-    }
+    Buffer<float> input = loom_test::chain_test_input(w, h);
     in.set(input);
     Buffer<float> result(w, h);
     p.realize(result);
     for (int yy = 0; yy < h; yy++) {
         for (int xx = 0; xx < w; xx++) {
-            float expected = 0, weight = 1;
-            for (int i = 0; i <= stages; i++) {
-                expected += weight * input(std::min(xx + i, w - 1), std::min(yy + i, h - 1));
-                weight = weight * (stages - i) / (i + 1);
-            }
+            float expected = loom_test::binomial_chain(input, xx, yy, stages, 1, 1);
             ASSERT_EQ(result(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
         }
     }

@@ -4,6 +4,8 @@
 
 #include <loom.h>
 
+#include "ChainTestUtil.h"
+
 using namespace loom;
 using testing::HasSubstr;
 using testing::Not;
@@ -72,20 +74,13 @@ TEST(Lowering, RegionsOfAChainOfRootFuncsStaySmall) {
     EXPECT_LT(stmt.size(), 60000u) << stmt;
 
     // And the values: the last stage sums the input at x .. x + stages with binomial weights.
-    Buffer<float> input(w, h);
-    for (int yy = 0; yy < h; yy++) {
-        for (int xx = 0; xx < w; xx++) input(xx, yy) = (float)((xx * 7 + yy * 3) % 10);
-    }
+    Buffer<float> input = loom_test::chain_test_input(w, h);
     in.set(input);
     Buffer<float> out(w, h);
     p.realize(out);
     for (int yy = 0; yy < h; yy++) {
         for (int xx = 0; xx < w; xx++) {
-            float expected = 0, weight = 1;
-            for (int i = 0; i <= stages; i++) {
-                expected += weight * input(std::min(xx + i, w - 1), yy);
-                weight = weight * (stages - i) / (i + 1);
-            }
+            float expected = loom_test::binomial_chain(input, xx, yy, stages, 1, 0);
             ASSERT_EQ(out(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
         }
     }
