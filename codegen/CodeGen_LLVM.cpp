@@ -19,6 +19,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "codegen/ExpF32.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
@@ -39,7 +40,7 @@ constexpr int kDimMinOffset = 0, kDimExtentOffset = 4, kDimStrideOffset = 8;
 // libm names of the PureExtern math calls that have no exact LLVM intrinsic.
 const std::map<std::string, std::string> &libm_names() {
     static const std::map<std::string, std::string> names = {
-        {"exp_f32", "expf"},     {"exp_f64", "exp"},     {"log_f32", "logf"},
+        {"exp_f64", "exp"},      {"log_f32", "logf"},
         {"log_f64", "log"},      {"pow_f32", "powf"},    {"pow_f64", "pow"},
         {"sin_f32", "sinf"},     {"sin_f64", "sin"},     {"cos_f32", "cosf"},
         {"cos_f64", "cos"},      {"tan_f32", "tanf"},    {"tan_f64", "tan"},
@@ -573,6 +574,10 @@ private:
         if (op->call_type == Call::PureExtern) {
             std::vector<llvm::Value *> args;
             for (const Expr &a : op->args) args.push_back(codegen(a));
+            if (op->name == "exp_f32") {
+                value = emit_exp_f32(builder, args[0]);
+                return;
+            }
             llvm::Intrinsic::ID id = exact_math_intrinsic(op->name);
             if (id != llvm::Intrinsic::not_intrinsic) {
                 value = builder.CreateUnaryIntrinsic(id, args[0]);

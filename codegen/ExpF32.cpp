@@ -1,0 +1,72 @@
+#include "codegen/ExpF32.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+
+namespace loom {
+namespace Internal {
+namespace {
+
+// e^r = 1 + r + r^2 * q(r) on |r| <= ln(2) / 2, q of degree 4: Chebyshev interpolation of
+// (e^r - 1 - r) / r^2 at 5 nodes on a 1% wider interval (fit in long double, rounded to float).
+// q's own error is below 1e-8 relative, so the result's error is the float rounding of the
+// evaluation, at most 1.03 ulp.
+constexpr float kQ[] = {5.000000000e-01f, 1.666657335e-01f, 4.166655007e-02f, 8.363778522e-03f,
+                        1.392693242e-03f};
+
+// ln(2) split Cody-Waite style: kLn2Hi has 9 significant bits, so k * kLn2Hi is exact for the
+// |k| <= 150 that reach it, and x - k * kLn2Hi is exact too (the operands are within a factor
+// of two); kLn2Lo is the rest of ln(2) to float precision.
+constexpr float kLn2Hi = 0.693359375f;
+constexpr float kLn2Lo = -2.12194440e-4f;
+constexpr float kLog2E = 1.44269502f;
+// Adding 1.5 * 2^23 rounds a float of magnitude below 2^22 to an integer (ties to even), and
+// that integer sits in the low mantissa bits of the sum: bits(sum) = bits(1.5 * 2^23) + k.
+constexpr float kRoundMagic = 12582912.0f;
+constexpr int32_t kRoundMagicBits = 0x4B400000;
+// Beyond these, e^x is +inf (above 88.7228) or rounds to +0 (below -103.9721); clamping keeps
+// k in [-150, 128], where the two-factor scaling below is exact.
+constexpr float kMaxArg = 89.0f, kMinArg = -104.0f;
+
+} // namespace
+
+llvm::Value *emit_exp_f32(llvm::IRBuilderBase &b, llvm::Value *x) {
+    llvm::Type *ft = x->getType();
+    llvm::Type *it = ft->isVectorTy()
+                         ? llvm::VectorType::get(b.getInt32Ty(), llvm::cast<llvm::VectorType>(ft))
+                         : (llvm::Type *)b.getInt32Ty();
+    auto f = [&](float v) { return llvm::ConstantFP::get(ft, v); };
+    auto i = [&](int32_t v) { return llvm::ConstantInt::get(it, v, true); };
+
+    // Compare-and-select rather than minnum/maxnum: a NaN fails both compares and passes
+    // through, so the result is NaN.
+    x = b.CreateSelect(b.CreateFCmpOLT(x, f(kMinArg)), f(kMinArg), x);
+    x = b.CreateSelect(b.CreateFCmpOGT(x, f(kMaxArg)), f(kMaxArg), x);
+
+    // x = k * ln(2) + r, k = round(x / ln(2)), |r| <= ln(2) / 2 (slightly more from rounding).
+    llvm::Value *rounded = b.CreateFAdd(b.CreateFMul(x, f(kLog2E)), f(kRoundMagic));
+    llvm::Value *k = b.CreateFSub(rounded, f(kRoundMagic));
+    // The integer k from the bits, not fptosi: fptosi of a NaN is poison in LLVM.
+    llvm::Value *ki = b.CreateSub(b.CreateBitCast(rounded, it), i(kRoundMagicBits));
+    llvm::Value *r = b.CreateFSub(x, b.CreateFMul(k, f(kLn2Hi)));
+    r = b.CreateFSub(r, b.CreateFMul(k, f(kLn2Lo)));
+
+    llvm::Value *q = f(kQ[4]);
+    for (int n = 3; n >= 0; n--)
+        q = b.CreateFAdd(b.CreateFMul(q, r), f(kQ[n]));
+    llvm::Value *r2 = b.CreateFMul(r, r);
+    llvm::Value *er = b.CreateFAdd(f(1.0f), b.CreateFAdd(r, b.CreateFMul(r2, q)));
+
+    // e^x = e^r * 2^k1 * 2^k2 with k1 = floor(k / 2), k2 = k - k1: both factors are normal
+    // floats for k in [-150, 128], so the first product is exact and the second rounds once,
+    // also when the result is subnormal or overflows.
+    llvm::Value *k1 = b.CreateAShr(ki, i(1));
+    llvm::Value *k2 = b.CreateSub(ki, k1);
+    auto power_of_two = [&](llvm::Value *e) {
+        return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, i(127)), i(23)), ft);
+    };
+    return b.CreateFMul(b.CreateFMul(er, power_of_two(k1)), power_of_two(k2));
+}
+
+} // namespace Internal
+} // namespace loom
