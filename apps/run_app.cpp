@@ -1,10 +1,12 @@
 // loom_app: runs one app outside the benchmark, on a photograph of your choice.
 //
 //   loom_app NAME [--in photo.png] [--out result.png] [--variant hand|unfused] [--test-size]
+//                 [--code PREFIX]
 //
 // Compiles NAME's pipeline with the chosen schedule, runs it once, checks the outputs against
 // the plain C++ reference, prints the compile and run times, and writes the first output as a
-// PNG when it is an 8- or 16-bit image. `loom_app --list` lists the apps.
+// PNG when it is an 8- or 16-bit image. --code writes the loop nest, the LLVM IR and the
+// assembly to PREFIX.stmt, PREFIX.ll and PREFIX.s. `loom_app --list` lists the apps.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -21,7 +23,7 @@ namespace {
 int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s NAME [--in photo.png] [--out result.png] [--variant hand|unfused] "
-                 "[--test-size]\n       %s --list\n",
+                 "[--test-size] [--code PREFIX]\n       %s --list\n",
                  argv0, argv0);
     return 2;
 }
@@ -36,7 +38,7 @@ int main(int argc, char **argv) {
         }
         return 0;
     }
-    std::string name = argv[1], in_path, out_path;
+    std::string name = argv[1], in_path, out_path, code_prefix;
     Variant variant = Variant::Hand;
     Size size = Size::Bench;
     for (int i = 2; i < argc; i++) {
@@ -49,6 +51,8 @@ int main(int argc, char **argv) {
             std::string v = argv[++i];
             if (v != "hand" && v != "unfused") return usage(argv[0]);
             variant = v == "hand" ? Variant::Hand : Variant::Unfused;
+        } else if (arg == "--code" && i + 1 < argc) {
+            code_prefix = argv[++i];
         } else if (arg == "--test-size") {
             size = Size::Test;
         } else {
@@ -59,6 +63,11 @@ int main(int argc, char **argv) {
         std::unique_ptr<App> app = make_app(name);
         app->prepare(size, in_path);
         Runner runner = app->compile_loom(variant);
+        if (!code_prefix.empty()) {
+            runner.write_code(code_prefix);
+            std::printf("wrote %s.stmt, %s.ll and %s.s\n", code_prefix.c_str(),
+                        code_prefix.c_str(), code_prefix.c_str());
+        }
         auto start = std::chrono::steady_clock::now();
         runner.run();
         double run_ms =

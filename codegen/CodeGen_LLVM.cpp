@@ -14,11 +14,13 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "codegen/ClampedRamp.h"
 #include "codegen/ExpF32.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/Error.h"
@@ -414,11 +416,55 @@ private:
         if (std::optional<LaneOffsets> lanes = lane_offsets(op->index)) {
             if ((value = shuffled_load(t, host, *lanes))) return;
         }
+        if (std::optional<ClampedRamp> clamped = find_clamped_ramp(op->index)) {
+            value = load_unclamped_where_inside(op, *clamped);
+            return;
+        }
+        value = gather(op);
+    }
+
+    // A boundary condition's clamp changes lanes only near the edges: where every lane lies
+    // inside, the load without the clamp (dense, or dense loads and a shuffle) reads the same
+    // elements; elsewhere the clamped index is gathered. A branch, not a select: the load
+    // without the clamp may reach outside the buffer exactly where the clamp matters.
+    llvm::Value *load_unclamped_where_inside(const Load *op, const ClampedRamp &clamped) {
+        llvm::Value *inside = codegen(clamped.all_lanes_inside);
+        llvm::BasicBlock *inside_bb = llvm::BasicBlock::Create(ctx, "inside", function);
+        llvm::BasicBlock *edge_bb = llvm::BasicBlock::Create(ctx, "edge", function);
+        llvm::BasicBlock *after_bb = llvm::BasicBlock::Create(ctx, "after_load", function);
+        // Edges are a few vectors of a row: the inside is the likely side.
+        llvm::MDBuilder md(ctx);
+        builder.CreateCondBr(inside, inside_bb, edge_bb, md.createBranchWeights(1000, 1));
+
+        builder.SetInsertPoint(inside_bb);
+        llvm::Value *unclamped =
+            codegen(Load::make(op->type, op->name, clamped.unclamped_index));
+        inside_bb = builder.GetInsertBlock();  // the unclamped load may have branched too
+        builder.CreateBr(after_bb);
+
+        builder.SetInsertPoint(edge_bb);
+        llvm::Value *gathered = gather(op);
+        edge_bb = builder.GetInsertBlock();
+        builder.CreateBr(after_bb);
+
+        builder.SetInsertPoint(after_bb);
+        llvm::PHINode *phi = builder.CreatePHI(unclamped->getType(), 2);
+        phi->addIncoming(unclamped, inside_bb);
+        phi->addIncoming(gathered, edge_bb);
+        return phi;
+    }
+
+    // Each lane loaded from its own index: a hardware gather for 32- and 64-bit elements, lane
+    // by lane for narrower ones (x86 has no gather for them).
+    llvm::Value *gather(const Load *op) {
+        llvm::Value *host = buffer_host(op->name);
+        Type t = op->type;
+        llvm::Type *elem = llvm_type(t.element_of());
+        llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         llvm::Value *index = codegen(op->index);
         if (t.bits() >= 32) {
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
-            value = builder.CreateMaskedGather(llvm_type(t), addrs, align);
-            return;
+            return builder.CreateMaskedGather(llvm_type(t), addrs, align);
         }
         llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
         for (int i = 0; i < t.lanes(); i++) {
@@ -426,7 +472,7 @@ private:
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, idx);
             result = builder.CreateInsertElement(result, builder.CreateAlignedLoad(elem, addr, align), (uint64_t)i);
         }
-        value = result;
+        return result;
     }
 
     // The lanes lie at constant offsets from a base: load the span from the lowest lane's

@@ -27,6 +27,9 @@ struct Runner {
     std::function<void()> run;
     /** Wall-clock seconds from the pipeline's definition to runnable code (lowering + LLVM). */
     double compile_seconds = 0;
+    /** Writes the compiled code as PREFIX.stmt (loop nest), PREFIX.ll (optimized LLVM IR) and
+     * PREFIX.s (assembly); empty for peers that cannot. */
+    std::function<void(const std::string &prefix)> write_code;
 };
 
 /** The least work one run can do: every input read once, every output written once. */

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <fstream>
 
 #include "apps/common/App.h"
 
@@ -26,6 +27,14 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<loom::Buffer<>> outs = app.outputs;
     r.run = [pipeline_def, pipeline, outs]() { pipeline->realize(loom::RealizationArg(outs)); };
+    r.write_code = [pipeline](const std::string &prefix) {
+        auto write = [](const std::string &path, const std::string &text) {
+            std::ofstream(path) << text;
+        };
+        write(prefix + ".stmt", pipeline->lowered_stmt());
+        write(prefix + ".ll", pipeline->llvm_ir());
+        write(prefix + ".s", pipeline->assembly());
+    };
     return r;
 }
 

@@ -1,5 +1,5 @@
-// Vector loads whose lanes are not consecutive: strided, reversed, halved (x / 2) and general
-// (a lookup). Each runs against a C++ loop, with its input flush against an inaccessible page
+// Vector loads whose lanes are not consecutive: strided, reversed, halved (x / 2), clamped to
+// an edge (boundary conditions) and general (a lookup). Each runs against a C++ loop, with its input flush against an inaccessible page
 // on either side, so that a load reading one element outside the lanes' span crashes the test;
 // the IR tests check the shape of the code (dense loads plus shuffles, gathers).
 #include <gmock/gmock.h>
@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "codegen/ClampedRamp.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/IROperator.h"
 #include "E2ETestUtil.h"
@@ -56,6 +57,30 @@ TEST(LaneOffsets, OtherShapesAreNotOffsets) {
     EXPECT_FALSE(lane_offsets(Internal::Div::make(halved, Internal::Broadcast::make(i32(2), 4))));
     EXPECT_FALSE(lane_offsets(Internal::Div::make(Internal::Ramp::make(b, i32(1), 4),
                                                   Internal::Broadcast::make(i32(-2), 4))));
+}
+
+TEST(ClampedRamp, FindsTheClampInEitherOrder) {
+    Expr b = Internal::Variable::make(Int(32), "b"), c = Internal::Variable::make(Int(32), "c");
+    Expr lo = Internal::Broadcast::make(Internal::Variable::make(Int(32), "lo"), 8);
+    Expr hi = Internal::Broadcast::make(Internal::Variable::make(Int(32), "hi"), 8);
+    Expr ramp = Internal::Ramp::make(b, i32(2), 8);
+    Expr row = Internal::Broadcast::make(c, 8);
+    for (Expr clamped : {Internal::Max::make(Internal::Min::make(ramp, hi), lo),
+                         Internal::Min::make(hi, Internal::Max::make(lo, ramp))}) {
+        auto found = Internal::find_clamped_ramp(row + clamped);
+        ASSERT_TRUE(found) << Internal::to_string(clamped);
+        EXPECT_EQ(Internal::to_string(found->unclamped_index), Internal::to_string(row + ramp));
+        EXPECT_EQ(Internal::to_string(found->all_lanes_inside), "((lo <= b) && ((b + 14) <= hi))");
+    }
+    // A reversed ramp's first lane is its highest.
+    auto reversed = Internal::find_clamped_ramp(
+        Internal::Max::make(Internal::Min::make(Internal::Ramp::make(b, i32(-1), 8), hi), lo));
+    ASSERT_TRUE(reversed);
+    EXPECT_EQ(Internal::to_string(reversed->all_lanes_inside), "((lo <= (b + -7)) && (b <= hi))");
+    // Not a clamp of a ramp: one bound only, a bound that varies by lane, a scalar.
+    EXPECT_FALSE(Internal::find_clamped_ramp(Internal::Min::make(ramp, hi)));
+    EXPECT_FALSE(Internal::find_clamped_ramp(Internal::Max::make(Internal::Min::make(ramp, ramp), lo)));
+    EXPECT_FALSE(Internal::find_clamped_ramp(Internal::Max::make(Internal::Min::make(b, c), c)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -243,6 +268,47 @@ TEST(GatherVectorLoad, LookupTables) {
     }
 }
 
+// Lanes clamped to the input, x from before its start to past its end: the vectors inside load
+// without the clamp, those at the edges gather, and none reads outside the input.
+template<typename T>
+void check_clamped(int stride, int lanes) {
+    const int extent = 100, width = 160, offset = stride > 0 ? -40 : 220;
+    std::string what = "clamp of stride " + std::to_string(stride) + " x " +
+                       std::to_string(lanes) + " lanes of " + loom_test::show(sizeof(T)) +
+                       "-byte elements";
+    auto clamped = [=](int x) { return std::min(std::max(stride * x + offset, 0), extent - 1); };
+    check_1d<T>(
+        what, 0, extent, width,
+        [&](ImageParam &in, Var &x) { return in(clamp(stride * x + offset, 0, extent - 1)); },
+        [&](const std::function<T(int)> &in, int x) { return in(clamped(x)); },
+        vectorized(lanes));
+}
+
+TEST(ClampedVectorLoad, StrideOneTwoAndReversed) {
+    for (int stride : {1, 2, -1}) {
+        check_clamped<uint8_t>(stride, 16);
+        check_clamped<float>(stride, 16);
+        check_clamped<int16_t>(stride, 8);
+    }
+}
+
+TEST(ClampedVectorLoad, RepeatEdgeInTwoDimensions) {
+    Buffer<uint8_t> in(std::vector<int>{37, 23}, "in");
+    for (int y = 0; y < 23; y++)
+        for (int x = 0; x < 37; x++) in(x, y) = (uint8_t)(x * 7 + y * 31);
+    Func edge = BoundaryConditions::repeat_edge(in);
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = edge(x - 5, y - 3) + edge(x + 4, y + 2);
+    f.vectorize(x, 16);
+    Buffer<uint8_t> out = f.realize({64, 30});
+    auto at = [&](int xx, int yy) { return in(std::clamp(xx, 0, 36), std::clamp(yy, 0, 22)); };
+    for (int yy = 0; yy < 30; yy++)
+        for (int xx = 0; xx < 64; xx++)
+            ASSERT_EQ(out(xx, yy), (uint8_t)(at(xx - 5, yy - 3) + at(xx + 4, yy + 2)))
+                << "at " << xx << ", " << yy;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The code: dense loads and a shuffle, not one load per lane.
 
@@ -287,6 +353,19 @@ TEST(VectorLoadCode, HalvedIndexLoadsHalfTheLanes) {
     EXPECT_THAT(ir, Not(HasSubstr("load <32 x i16>"))) << ir;
     EXPECT_THAT(ir, HasSubstr("shufflevector")) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("insertelement"))) << ir;
+}
+
+TEST(VectorLoadCode, ClampedRampLoadsDenseInsideTheClamp) {
+    Buffer<uint8_t> in(std::vector<int>{1000}, "in");
+    Func edge = BoundaryConditions::repeat_edge(in);
+    Var x("x");
+    Func f("f");
+    f(x) = edge(x - 3);
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    // One dense load where the 16 lanes lie inside, lane by lane at the edges.
+    EXPECT_THAT(ir, HasSubstr("load <16 x i8>")) << ir;
+    EXPECT_THAT(ir, HasSubstr("load i8")) << ir;
 }
 
 TEST(VectorLoadCode, LookupOfThirtyTwoBitElementsIsAGather) {

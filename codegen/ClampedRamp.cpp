@@ -1,0 +1,93 @@
+#include "codegen/ClampedRamp.h"
+
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+// The scalar value of a Broadcast, or undefined.
+Expr broadcast_value(const Expr &e) {
+    const Broadcast *b = e.as<Broadcast>();
+    return b ? b->value : Expr();
+}
+
+// A Ramp with a constant, nonzero stride, or null.
+const Ramp *constant_stride_ramp(const Expr &e) {
+    const Ramp *r = e.as<Ramp>();
+    if (!r) return nullptr;
+    const int64_t *stride = as_const_int(r->stride);
+    return stride && *stride != 0 ? r : nullptr;
+}
+
+// Replaces the first clamp of a ramp it meets (in the order Add, Sub, Mul visit their
+// operands) with the ramp, and records its bounds. Later clamps are left as they are: each
+// load tests one edge condition, and the dense path of the rewritten index is searched again.
+class ReplaceFirstClamp : public IRMutator {
+public:
+    const Ramp *ramp = nullptr;
+    Expr lo, hi;
+
+private:
+    using IRMutator::visit;
+
+    // outer(inner(ramp, a), b) with inner, outer one of min/max each: returns the ramp and
+    // sets lo/hi when the pair is a clamp.
+    template <typename Outer, typename Inner> Expr match(const Outer *op) {
+        for (const Expr *inner_side : {&op->a, &op->b}) {
+            const Expr &other = inner_side == &op->a ? op->b : op->a;
+            const Inner *inner = inner_side->template as<Inner>();
+            Expr outer_bound = broadcast_value(other);
+            if (!inner || !outer_bound.defined()) continue;
+            for (const Expr *ramp_side : {&inner->a, &inner->b}) {
+                const Expr &bound = ramp_side == &inner->a ? inner->b : inner->a;
+                const Ramp *r = constant_stride_ramp(*ramp_side);
+                Expr inner_bound = broadcast_value(bound);
+                if (!r || !inner_bound.defined()) continue;
+                ramp = r;
+                // max(min(r, hi), lo) and min(max(r, lo), hi).
+                bool min_inside = std::is_same<Inner, Min>::value;
+                lo = min_inside ? outer_bound : inner_bound;
+                hi = min_inside ? inner_bound : outer_bound;
+                return *ramp_side;
+            }
+        }
+        return Expr();
+    }
+
+    Expr visit(const Max *op) override {
+        if (ramp) return op;
+        Expr r = match<Max, Min>(op);
+        return r.defined() ? r : IRMutator::visit(op);
+    }
+    Expr visit(const Min *op) override {
+        if (ramp) return op;
+        Expr r = match<Min, Max>(op);
+        return r.defined() ? r : IRMutator::visit(op);
+    }
+    // Only through index arithmetic: a clamp under a Load, Select or Call is not the index's.
+    Expr visit(const Load *op) override { return op; }
+    Expr visit(const Select *op) override { return op; }
+    Expr visit(const Call *op) override { return op; }
+    Expr visit(const Let *op) override { return op; }
+};
+
+} // namespace
+
+std::optional<ClampedRamp> find_clamped_ramp(const Expr &index) {
+    if (!index.type().is_vector()) return std::nullopt;
+    ReplaceFirstClamp replace;
+    Expr unclamped = replace.mutate(index);
+    if (!replace.ramp) return std::nullopt;
+    const Ramp *r = replace.ramp;
+    const int64_t span = *as_const_int(r->stride) * (r->lanes - 1);
+    Expr first = r->base;
+    Expr last = r->base + make_const(r->base.type(), span);
+    if (span < 0) std::swap(first, last);
+    Expr inside = replace.lo <= first && last <= replace.hi;
+    return ClampedRamp{inside, unclamped};
+}
+
+} // namespace Internal
+} // namespace loom

@@ -1,0 +1,28 @@
+// Vector indices that clamp a ramp, as boundary conditions (repeat_edge, clamp) make them: the
+// clamp changes lanes only at the edges of the clamped range, so codegen tests at run time
+// whether it changes any lane and loads without it when it does not.
+#pragma once
+
+#include <optional>
+
+#include "dsl/IR.h"
+
+namespace loom {
+namespace Internal {
+
+/** The first clamp of a ramp in a vector index, `max(min(ramp, lo..hi))` in either order of
+ * min and max and of their operands, with broadcast bounds and a constant stride. */
+struct ClampedRamp {
+    /** True in exactly the iterations where every lane of the ramp lies in [lo, hi], so the
+     * clamp leaves every lane as it is: a scalar Bool. */
+    Expr all_lanes_inside;
+    /** The index with that clamp replaced by its ramp: equal to the index wherever
+     * all_lanes_inside holds. */
+    Expr unclamped_index;
+};
+
+/** The clamped ramp in `index`, or nothing when it has none. */
+std::optional<ClampedRamp> find_clamped_ramp(const Expr &index);
+
+} // namespace Internal
+} // namespace loom
