@@ -185,6 +185,32 @@ private:
     // The largest constant-size allocation put on the stack. Worker threads have the default
     // 8 MiB stacks; nested compute_at levels each add at most this much.
     static constexpr uint64_t kMaxStackAllocationBytes = 16 * 1024;
+    // Names bound by an enclosing Allocate: memory of the pipeline's own, distinct from every
+    // input and output and from every other allocation.
+    std::multiset<std::string> allocations;
+    std::map<std::string, llvm::MDNode *> tbaa_tags;
+
+    // Type-based alias metadata on every load and store of a buffer: one tag per allocation,
+    // and one tag shared by all external buffers (inputs and outputs may overlap each other).
+    // The tags are siblings, so LLVM knows that a store to an allocation (a tile of
+    // accumulators) never clobbers an input, and can keep the tile in registers. Without them
+    // it must prove that the allocation's address does not escape, and its capture tracking
+    // gives up after 100 uses: an unrolled tile has hundreds.
+    llvm::MDNode *tbaa_tag(const std::string &buffer) {
+        std::string key = allocations.count(buffer) ? "loom.alloc." + buffer : "loom.external";
+        llvm::MDNode *&tag = tbaa_tags[key];
+        if (!tag) {
+            llvm::MDBuilder md(ctx);
+            llvm::MDNode *type = md.createTBAAScalarTypeNode(key, md.createTBAARoot("loom"));
+            tag = md.createTBAAStructTagNode(type, type, 0);
+        }
+        return tag;
+    }
+    template<typename I>
+    I *tagged(I *access, const std::string &buffer) {
+        access->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa_tag(buffer));
+        return access;
+    }
 
     llvm::Type *llvm_type(Type t) {
         llvm::Type *s = nullptr;
@@ -404,17 +430,17 @@ private:
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         if (t.is_scalar()) {
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(op->index));
-            value = builder.CreateAlignedLoad(elem, addr, align);
+            value = tagged(builder.CreateAlignedLoad(elem, addr, align), op->name);
             return;
         }
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(ramp->base));
-            value = builder.CreateAlignedLoad(llvm_type(t), addr, align);
+            value = tagged(builder.CreateAlignedLoad(llvm_type(t), addr, align), op->name);
             return;
         }
         if (std::optional<LaneOffsets> lanes = lane_offsets(op->index)) {
-            if ((value = shuffled_load(t, host, *lanes))) return;
+            if ((value = shuffled_load(t, op->name, host, *lanes))) return;
         }
         if (std::optional<ClampedRamp> clamped = find_clamped_ramp(op->index)) {
             value = load_unclamped_where_inside(op, *clamped);
@@ -464,13 +490,14 @@ private:
         llvm::Value *index = codegen(op->index);
         if (t.bits() >= 32) {
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
-            return builder.CreateMaskedGather(llvm_type(t), addrs, align);
+            return tagged(builder.CreateMaskedGather(llvm_type(t), addrs, align), op->name);
         }
         llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
         for (int i = 0; i < t.lanes(); i++) {
             llvm::Value *idx = builder.CreateExtractElement(index, (uint64_t)i);
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, idx);
-            result = builder.CreateInsertElement(result, builder.CreateAlignedLoad(elem, addr, align), (uint64_t)i);
+            llvm::Value *lane = tagged(builder.CreateAlignedLoad(elem, addr, align), op->name);
+            result = builder.CreateInsertElement(result, lane, (uint64_t)i);
         }
         return result;
     }
@@ -482,7 +509,8 @@ private:
     // the buffer: nothing outside [min lane, max lane] is read. With a residue, the span and
     // the shuffle depend on it: one shuffle per residue, picked by a select. Returns nullptr
     // where the span is too wide for this to pay.
-    llvm::Value *shuffled_load(Type t, llvm::Value *host, const LaneOffsets &lanes) {
+    llvm::Value *shuffled_load(Type t, const std::string &name, llvm::Value *host,
+                               const LaneOffsets &lanes) {
         const int64_t n = t.lanes();
         std::vector<int64_t> lo, hi;
         int64_t min_span = INT64_MAX, max_span = 0;
@@ -524,7 +552,7 @@ private:
                 j + 1 < pieces ? builder.CreateAdd(lo_v, llvm::ConstantInt::get(index_type, j * width))
                                : builder.CreateSub(hi_v, llvm::ConstantInt::get(index_type, width - 1));
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, builder.CreateAdd(base, start));
-            loaded.push_back(builder.CreateAlignedLoad(piece_type, addr, align));
+            loaded.push_back(tagged(builder.CreateAlignedLoad(piece_type, addr, align), name));
         }
         llvm::Value *all = loaded.size() == 1 ? loaded[0] : llvm::concatenateVectors(builder, loaded);
         llvm::Value *result = nullptr;
@@ -548,19 +576,22 @@ private:
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         llvm::Value *v = codegen(op->value);
         if (t.is_scalar()) {
-            builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(op->index)), align);
+            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(op->index)), align),
+                   op->name);
             return;
         }
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
-            builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(ramp->base)), align);
+            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(ramp->base)), align),
+                   op->name);
             return;
         }
         llvm::Value *index = codegen(op->index);
         for (int i = 0; i < t.lanes(); i++) {
             llvm::Value *idx = builder.CreateExtractElement(index, (uint64_t)i);
-            builder.CreateAlignedStore(builder.CreateExtractElement(v, (uint64_t)i),
-                                       builder.CreateInBoundsGEP(elem, host, idx), align);
+            tagged(builder.CreateAlignedStore(builder.CreateExtractElement(v, (uint64_t)i),
+                                              builder.CreateInBoundsGEP(elem, host, idx), align),
+                   op->name);
         }
     }
 
@@ -880,9 +911,11 @@ private:
                     op->name);
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.insert(op->name);
+                allocations.insert(op->name);
                 buffers.push(op->name, slot);
                 codegen(op->body);
                 buffers.pop(op->name);
+                allocations.erase(allocations.find(op->name));
                 stack_allocations.erase(stack_allocations.find(op->name));
                 return;
             }
@@ -903,9 +936,11 @@ private:
             {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
         builder.CreateRet(code);
         builder.SetInsertPoint(ok);
+        allocations.insert(op->name);
         buffers.push(op->name, mem);
         codegen(op->body);
         buffers.pop(op->name);
+        allocations.erase(allocations.find(op->name));
     }
 
     void visit(const Free *op) override {
