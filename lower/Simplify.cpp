@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 
+#include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
@@ -20,12 +21,7 @@ bool is_no_op(const Stmt &s) {
     return e && is_const(e->value);
 }
 
-bool equal(const Expr &a, const Expr &b) {
-    if (a.same_as(b)) return true;
-    if (!a.defined() || !b.defined()) return false;
-    if (a.type() != b.type() || a.get()->node_type != b.get()->node_type) return false;
-    return to_string(a) == to_string(b);
-}
+bool equal(const Expr &a, const Expr &b) { return deep_equal(a, b); }
 
 namespace {
 
@@ -157,7 +153,9 @@ Expr fold_compare(Compare op, const Expr &a, const Expr &b) {
 
 struct Linear {
     Type type;
-    std::map<std::string, std::pair<Expr, uint64_t>> terms;  // keyed by printed form
+    // Coefficient of each term, in the terms' structural order (which is the order rebuild()
+    // writes them in).
+    std::map<Expr, uint64_t, ExprStructureLess> terms;
     uint64_t constant = 0;  // coefficients wrap modulo 2^bits, as the arithmetic does
 
     void add(const Expr &e, uint64_t scale) {
@@ -187,14 +185,12 @@ struct Linear {
     }
 
     void add_term(const Expr &e, uint64_t scale) {
-        auto &slot = terms[to_string(e)];
-        if (!slot.first.defined()) slot.first = e;
-        slot.second += scale;
+        terms[e] += scale;
     }
 
     bool is_constant() const {
         for (const auto &t : terms) {
-            if (wrapped(t.second.second) != 0) return false;
+            if (wrapped(t.second) != 0) return false;
         }
         return true;
     }
@@ -211,13 +207,13 @@ struct Linear {
         Expr result;
         std::vector<std::pair<Expr, int64_t>> negatives;
         for (const auto &t : terms) {
-            int64_t c = wrapped(t.second.second);
+            int64_t c = wrapped(t.second);
             if (c == 0) continue;
             if (c < 0 && c != INT64_MIN) {
-                negatives.push_back({t.second.first, -c});
+                negatives.push_back({t.first, -c});
                 continue;
             }
-            Expr term = c == 1 ? t.second.first : Mul::make(t.second.first, make_const(type, c));
+            Expr term = c == 1 ? t.first : Mul::make(t.first, make_const(type, c));
             result = result.defined() ? Add::make(result, term) : term;
         }
         for (const auto &n : negatives) {
@@ -261,9 +257,9 @@ int quotient_difference_sign(const Expr &a, const Expr &b) {
     const Div *plus = nullptr, *minus = nullptr;
     int64_t m = 0;
     for (const auto &t : l.terms) {
-        int64_t c = l.wrapped(t.second.second);
+        int64_t c = l.wrapped(t.second);
         if (c == 0) continue;
-        const Div *d = t.second.first.as<Div>();
+        const Div *d = t.first.as<Div>();
         if (!d || (c > 0 ? plus : minus)) return 0;
         (c > 0 ? plus : minus) = d;
         if (m != 0 && m != (c > 0 ? c : -c)) return 0;
@@ -431,13 +427,13 @@ private:
         rest.type = quotient.type = a.type();
         bool moved = false;
         for (const auto &t : all.terms) {
-            int64_t c = all.wrapped(t.second.second);
+            int64_t c = all.wrapped(t.second);
             if (c == 0) continue;
             if (c % k == 0) {
-                quotient.add_term(t.second.first, (uint64_t)(c / k));
+                quotient.add_term(t.first, (uint64_t)(c / k));
                 moved = true;
             } else {
-                rest.add_term(t.second.first, (uint64_t)c);
+                rest.add_term(t.first, (uint64_t)c);
             }
         }
         int64_t c = all.wrapped(all.constant);
