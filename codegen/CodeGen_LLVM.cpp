@@ -185,6 +185,9 @@ private:
     // The largest constant-size allocation put on the stack. Worker threads have the default
     // 8 MiB stacks; nested compute_at levels each add at most this much.
     static constexpr uint64_t kMaxStackAllocationBytes = 16 * 1024;
+    // Bytes every allocation has past its last element: a gather of 8- or 16-bit elements reads
+    // the 32-bit word that starts at each (see gather()), up to 3 bytes past the element.
+    static constexpr uint64_t kAllocationPaddingBytes = 4;
     // Names bound by an enclosing Allocate: memory of the pipeline's own, distinct from every
     // input and output and from every other allocation.
     std::multiset<std::string> allocations;
@@ -491,6 +494,15 @@ private:
         if (t.bits() >= 32) {
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
             return tagged(builder.CreateMaskedGather(llvm_type(t), addrs, align), op->name);
+        }
+        if (allocations.count(op->name)) {
+            // x86 gathers 32-bit words only: gather the word that starts at each element (an
+            // allocation has kAllocationPaddingBytes to spare past its last one) and keep its
+            // low bits, which on a little-endian machine are the element.
+            llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
+            llvm::Type *words = llvm::FixedVectorType::get(builder.getInt32Ty(), t.lanes());
+            llvm::Value *gathered = tagged(builder.CreateMaskedGather(words, addrs, llvm::Align(1)), op->name);
+            return builder.CreateTrunc(gathered, llvm_type(t));
         }
         llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
         for (int i = 0; i < t.lanes(); i++) {
@@ -898,7 +910,9 @@ private:
             ext = builder.CreateSelect(builder.CreateICmpSLT(ext, builder.getInt64(0)), builder.getInt64(0), ext);
             count = builder.CreateMul(count, ext);
         }
-        llvm::Value *bytes = builder.CreateMul(count, builder.getInt64(std::max(op->type.bytes(), 1)));
+        llvm::Value *bytes = builder.CreateAdd(
+            builder.CreateMul(count, builder.getInt64(std::max(op->type.bytes(), 1))),
+            builder.getInt64(kAllocationPaddingBytes));
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
         // A small allocation of constant size (a tile of accumulators, a few rows) lives on the
         // stack, in the function's entry block so that a loop around it does not grow the

@@ -309,6 +309,31 @@ TEST(ClampedVectorLoad, RepeatEdgeInTwoDimensions) {
                 << "at " << xx << ", " << yy;
 }
 
+// A lookup into a table the pipeline computes (an allocation) of 8- and 16-bit entries, with
+// indices reaching its last entries: gathered as 32-bit words from the entries' addresses.
+template<typename T>
+void check_table_lookup(int entries) {
+    Buffer<uint16_t> idx(std::vector<int>{300}, "idx");
+    for (int i = 0; i < 300; i++) idx(i) = (uint16_t)((i * 37 + (i % 3 == 0 ? entries - 1 : 0)) % entries);
+    Var x("x");
+    Func table("table"), f("f");
+    table(x) = cast(type_of<T>(), x * 7 + 3);
+    table.compute_root();
+    f(x) = table(clamp(cast<int32_t>(idx(x)), 0, entries - 1));
+    f.vectorize(x, 16);
+    Buffer<T> out = f.realize({300});
+    for (int i = 0; i < 300; i++) {
+        ASSERT_EQ(out(i), (T)(idx(i) * 7 + 3)) << "entry " << idx(i) << " at x = " << i;
+    }
+}
+
+TEST(GatherVectorLoad, NarrowEntriesOfAComputedTable) {
+    for (int entries : {256, 1024, 61}) {
+        check_table_lookup<uint8_t>(entries);
+        check_table_lookup<int16_t>(entries);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The code: dense loads and a shuffle, not one load per lane.
 
@@ -366,6 +391,20 @@ TEST(VectorLoadCode, ClampedRampLoadsDenseInsideTheClamp) {
     // One dense load where the 16 lanes lie inside, lane by lane at the edges.
     EXPECT_THAT(ir, HasSubstr("load <16 x i8>")) << ir;
     EXPECT_THAT(ir, HasSubstr("load i8")) << ir;
+}
+
+TEST(VectorLoadCode, LookupOfEightBitEntriesOfAnAllocationIsAWordGather) {
+    Buffer<uint8_t> idx(std::vector<int>{1000}, "idx");
+    Var x("x");
+    Func table("table"), f("f");
+    table(x) = cast<uint8_t>(x * 3);
+    table.compute_root();
+    f(x) = table(cast<int32_t>(idx(x)));
+    f.bound(x, 0, 1000).vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_THAT(ir, HasSubstr("llvm.masked.gather.v16i32")) << ir;
+    EXPECT_THAT(ir, HasSubstr("trunc <16 x i32>")) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("insertelement <16 x i8>"))) << ir;
 }
 
 TEST(VectorLoadCode, LookupOfThirtyTwoBitElementsIsAGather) {
