@@ -483,8 +483,9 @@ private:
         return phi;
     }
 
-    // Each lane loaded from its own index: a hardware gather for 32- and 64-bit elements, lane
-    // by lane for narrower ones (x86 has no gather for them).
+    // Each lane loaded from its own index: a hardware gather for 32- and 64-bit elements and
+    // for narrower elements of an allocation (as 32-bit words), lane by lane for narrower
+    // elements of inputs and outputs, whose last element may end a page.
     llvm::Value *gather(const Load *op) {
         llvm::Value *host = buffer_host(op->name);
         Type t = op->type;
