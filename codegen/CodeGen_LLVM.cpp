@@ -144,6 +144,7 @@ public:
                 ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferHostOffset),
                 a.name + ".host");
             buffers.push(a.name, host);
+            external_buffers.insert(a.name);
             llvm::Value *dims = builder.CreateLoad(
                 ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferDimOffset),
                 a.name + ".dim");
@@ -188,10 +189,11 @@ private:
     // Bytes every allocation has past its last element: a gather of 8- or 16-bit elements reads
     // the 32-bit word that starts at each (see gather()), up to 3 bytes past the element.
     static constexpr uint64_t kAllocationPaddingBytes = 4;
-    // Names bound by an enclosing Allocate: memory of the pipeline's own, distinct from every
-    // input and output and from every other allocation.
-    std::multiset<std::string> allocations;
+    // The pipeline's input and output buffers. Every other buffer is an allocation of its own:
+    // distinct from them and from every other allocation.
+    std::set<std::string> external_buffers;
     std::map<std::string, llvm::MDNode *> tbaa_tags;
+    bool is_allocation(const std::string &buffer) const { return !external_buffers.count(buffer); }
 
     // Type-based alias metadata on every load and store of a buffer: one tag per allocation,
     // and one tag shared by all external buffers (inputs and outputs may overlap each other).
@@ -200,7 +202,7 @@ private:
     // it must prove that the allocation's address does not escape, and its capture tracking
     // gives up after 100 uses: an unrolled tile has hundreds.
     llvm::MDNode *tbaa_tag(const std::string &buffer) {
-        std::string key = allocations.count(buffer) ? "loom.alloc." + buffer : "loom.external";
+        std::string key = is_allocation(buffer) ? "loom.alloc." + buffer : "loom.external";
         llvm::MDNode *&tag = tbaa_tags[key];
         if (!tag) {
             llvm::MDBuilder md(ctx);
@@ -496,7 +498,7 @@ private:
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
             return tagged(builder.CreateMaskedGather(llvm_type(t), addrs, align), op->name);
         }
-        if (allocations.count(op->name)) {
+        if (is_allocation(op->name)) {
             // x86 gathers 32-bit words only: gather the word that starts at each element (an
             // allocation has kAllocationPaddingBytes to spare past its last one) and keep its
             // low bits, which on a little-endian machine are the element.
@@ -921,16 +923,12 @@ private:
         if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes)) {
             if (constant->getZExtValue() <= kMaxStackAllocationBytes) {
                 llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
-                llvm::AllocaInst *slot = entry.CreateAlloca(
-                    builder.getInt8Ty(), builder.getInt64(std::max<uint64_t>(constant->getZExtValue(), 1)),
-                    op->name);
+                llvm::AllocaInst *slot = entry.CreateAlloca(builder.getInt8Ty(), constant, op->name);
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.insert(op->name);
-                allocations.insert(op->name);
                 buffers.push(op->name, slot);
                 codegen(op->body);
                 buffers.pop(op->name);
-                allocations.erase(allocations.find(op->name));
                 stack_allocations.erase(stack_allocations.find(op->name));
                 return;
             }
@@ -951,11 +949,9 @@ private:
             {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
         builder.CreateRet(code);
         builder.SetInsertPoint(ok);
-        allocations.insert(op->name);
         buffers.push(op->name, mem);
         codegen(op->body);
         buffers.pop(op->name);
-        allocations.erase(allocations.find(op->name));
     }
 
     void visit(const Free *op) override {

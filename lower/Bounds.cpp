@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "dsl/IREquality.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "lower/Simplify.h"
@@ -152,9 +153,9 @@ private:
             result = type_bounds(op->type);
             return;
         }
-        if (is_const(b.min) && equal(b.min, b.max)) {
+        if (is_const(b.min) && deep_equal(b.min, b.max)) {
             scale(a, b.min);
-        } else if (is_const(a.min) && equal(a.min, a.max)) {
+        } else if (is_const(a.min) && deep_equal(a.min, a.max)) {
             scale(b, a.min);
         } else if (a.is_bounded() && b.is_bounded()) {
             Expr p0 = Mul::make(a.min, b.min), p1 = Mul::make(a.min, b.max);
@@ -177,7 +178,7 @@ private:
 
     void visit(const Div *op) override {
         Interval a = bounds(op->a), b = bounds(op->b);
-        bool const_divisor = is_const(b.min) && equal(b.min, b.max) && !is_const_zero(b.min);
+        bool const_divisor = is_const(b.min) && deep_equal(b.min, b.max) && !is_const_zero(b.min);
         if (const_divisor && (no_overflow(op->type) || op->type.is_uint())) {
             // Division by a positive constant is monotonic; by a negative one it reverses.
             bool negative = (as_const_int(b.min) && *as_const_int(b.min) < 0) ||
@@ -186,7 +187,7 @@ private:
             Expr hi = a.max.defined() ? Div::make(a.max, b.min) : Expr();
             result = negative ? Interval(hi, lo) : Interval(lo, hi);
         } else if (op->type.is_int_or_uint() && a.is_bounded() && b.is_bounded() &&
-                   equal(b.min, b.max) && (no_overflow(op->type) || op->type.is_uint())) {
+                   deep_equal(b.min, b.max) && (no_overflow(op->type) || op->type.is_uint())) {
             // Division by one fixed value is monotonic: non-decreasing for a positive divisor,
             // non-increasing for a negative one (Euclidean), constant 0 for zero.
             Expr lo = Div::make(a.min, b.min), hi = Div::make(a.max, b.min);
@@ -395,7 +396,7 @@ private:
         Expr v = value;
         if (name_fixed_regions && is_region_let(name) && value.type().is_int()) {
             Interval i = bounds(value);
-            if (i.is_bounded() && equal(i.min, i.max)) {
+            if (i.is_bounded() && deep_equal(i.min, i.max)) {
                 std::string fresh = name + ".n" + std::to_string(named.size());
                 named.push_back({fresh, i.min});
                 v = Variable::make(value.type(), fresh);

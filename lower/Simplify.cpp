@@ -21,8 +21,6 @@ bool is_no_op(const Stmt &s) {
     return e && is_const(e->value);
 }
 
-bool equal(const Expr &a, const Expr &b) { return deep_equal(a, b); }
-
 namespace {
 
 bool no_overflow_int(Type t) { return t.is_int() && t.bits() >= 32; }
@@ -71,7 +69,6 @@ bool const_float_value(const Expr &e, double *v) {
 
 // Sign-extends an int constant of a narrow type after wrapping arithmetic.
 Expr int_const(Type t, uint64_t bits) { return make_const(t, (int64_t)bits); }
-
 
 enum class Arith { Add, Sub, Mul, Div, Mod, Min, Max };
 
@@ -469,16 +466,16 @@ private:
     Expr min_max(Expr a, Expr b, bool is_min, const T *op) {
         const Type type = a.type();
         if (Expr f = fold(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
-        if (type.is_int_or_uint() && equal(a, b)) return a;
+        if (type.is_int_or_uint() && deep_equal(a, b)) return a;
         // min(max(p, c), max(q, c)) -> max(min(p, q), c), and so for every pairing of min and
         // max: both operands bounded by the same c, and min and max commute with monotonic
         // functions. The union of a boundary condition's clamped reads collapses to one clamp.
         if (type.is_int_or_uint()) {
-            if (const Min *ma = a.as<Min>(), *mb = b.as<Min>(); ma && mb && equal(ma->b, mb->b)) {
+            if (const Min *ma = a.as<Min>(), *mb = b.as<Min>(); ma && mb && deep_equal(ma->b, mb->b)) {
                 return min_max<Min>(min_max<T>(ma->a, mb->a, is_min, nullptr), ma->b, true,
                                     nullptr);
             }
-            if (const Max *ma = a.as<Max>(), *mb = b.as<Max>(); ma && mb && equal(ma->b, mb->b)) {
+            if (const Max *ma = a.as<Max>(), *mb = b.as<Max>(); ma && mb && deep_equal(ma->b, mb->b)) {
                 return min_max<Max>(min_max<T>(ma->a, mb->a, is_min, nullptr), ma->b, false,
                                     nullptr);
             }
@@ -498,8 +495,8 @@ private:
         }
         // min(min(x, y), x) -> min(x, y), in either order: taking the same operand twice.
         if (type.is_int_or_uint()) {
-            if (const T *inner = a.as<T>(); inner && (equal(inner->a, b) || equal(inner->b, b))) return a;
-            if (const T *inner = b.as<T>(); inner && (equal(inner->a, a) || equal(inner->b, a))) return b;
+            if (const T *inner = a.as<T>(); inner && (deep_equal(inner->a, b) || deep_equal(inner->b, b))) return a;
+            if (const T *inner = b.as<T>(); inner && (deep_equal(inner->a, a) || deep_equal(inner->b, a))) return b;
         }
         // min(min(x, c1), c2) -> min(x, min(c1, c2))
         if (const T *inner = a.as<T>()) {
@@ -523,7 +520,7 @@ private:
         if (no_overflow_int(a.type()) && a.type().is_scalar() && constant_difference(a, b, &diff)) {
             return fold_compare(c, make_const(Int(64), diff), make_const(Int(64), 0));
         }
-        if (a.type().is_int_or_uint() && equal(a, b)) {
+        if (a.type().is_int_or_uint() && deep_equal(a, b)) {
             return make_bool(c == Compare::EQ || c == Compare::LE || c == Compare::GE,
                              op->type.lanes());
         }
@@ -541,7 +538,7 @@ private:
         Expr a = mutate(op->a), b = mutate(op->b);
         if (is_const(a)) return is_const_zero(a) ? a : b;
         if (is_const(b)) return is_const_zero(b) ? b : a;
-        if (equal(a, b)) return a;
+        if (deep_equal(a, b)) return a;
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return And::make(a, b);
     }
@@ -550,7 +547,7 @@ private:
         Expr a = mutate(op->a), b = mutate(op->b);
         if (is_const(a)) return is_const_zero(a) ? b : a;
         if (is_const(b)) return is_const_zero(b) ? a : b;
-        if (equal(a, b)) return a;
+        if (deep_equal(a, b)) return a;
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Or::make(a, b);
     }
@@ -565,7 +562,7 @@ private:
     Expr visit(const Select *op) override {
         Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
         if (is_const(c)) return is_const_zero(c) ? f : t;
-        if (equal(t, f)) return t;
+        if (deep_equal(t, f)) return t;
         if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) {
             return op;
         }

@@ -33,8 +33,5 @@ bool can_prove(const Expr &e);
 Stmt make_no_op();
 bool is_no_op(const Stmt &s);
 
-/** Structural equality of two expressions. */
-bool equal(const Expr &a, const Expr &b);
-
 }  // namespace Internal
 }  // namespace loom

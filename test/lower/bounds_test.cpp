@@ -9,6 +9,7 @@
 
 #include "ChainTestUtil.h"
 
+#include "dsl/IREquality.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "lower/Bounds.h"
@@ -24,8 +25,8 @@ Expr i32(const char *name) { return Variable::make(Int(32), name); }
 void check_interval(const Expr &e, const Scope<Interval> &scope, const Expr &lo, const Expr &hi) {
     Interval i = bounds_of_expr_in_scope(e, scope);
     ASSERT_TRUE(i.is_bounded()) << "unbounded: " << e;
-    EXPECT_TRUE(equal(i.min, simplify(lo))) << e << ": min " << i.min << ", expected " << lo;
-    EXPECT_TRUE(equal(i.max, simplify(hi))) << e << ": max " << i.max << ", expected " << hi;
+    EXPECT_TRUE(deep_equal(i.min, simplify(lo))) << e << ": min " << i.min << ", expected " << lo;
+    EXPECT_TRUE(deep_equal(i.max, simplify(hi))) << e << ": max " << i.max << ", expected " << hi;
 }
 
 TEST(Bounds, LinearExpressions) {
@@ -87,10 +88,10 @@ TEST(Bounds, BoxesRequiredThroughLoopsAndLets) {
     ASSERT_EQ(boxes.count("in"), 1u);
     const Box &b = boxes["in"];
     ASSERT_EQ(b.size(), 2u);
-    EXPECT_TRUE(equal(b[0].min, Expr(0))) << b[0].min;
-    EXPECT_TRUE(equal(b[0].max, Expr(9))) << b[0].max;
-    EXPECT_TRUE(equal(b[1].min, Expr(0))) << b[1].min;
-    EXPECT_TRUE(equal(b[1].max, Expr(6))) << b[1].max;
+    EXPECT_TRUE(deep_equal(b[0].min, Expr(0))) << b[0].min;
+    EXPECT_TRUE(deep_equal(b[0].max, Expr(9))) << b[0].max;
+    EXPECT_TRUE(deep_equal(b[1].min, Expr(0))) << b[1].min;
+    EXPECT_TRUE(deep_equal(b[1].max, Expr(6))) << b[1].max;
 }
 
 // A chain of Funcs computed at one loop of the output, each vectorized (ShiftInwards splits):

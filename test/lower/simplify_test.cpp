@@ -4,6 +4,7 @@
 
 #include <loom.h>
 
+#include "dsl/IREquality.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "lower/Simplify.h"
@@ -15,7 +16,7 @@ namespace {
 
 void check(const Expr &input, const Expr &expected) {
     Expr output = simplify(input);
-    EXPECT_TRUE(equal(output, expected)) << "input:    " << input << "\n"
+    EXPECT_TRUE(deep_equal(output, expected)) << "input:    " << input << "\n"
                                          << "expected: " << expected << "\n"
                                          << "got:      " << output;
 }
