@@ -923,7 +923,8 @@ private:
         if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes)) {
             if (constant->getZExtValue() <= kMaxStackAllocationBytes) {
                 llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
-                llvm::AllocaInst *slot = entry.CreateAlloca(builder.getInt8Ty(), constant, op->name);
+                llvm::AllocaInst *slot =
+                    entry.CreateAlloca(builder.getInt8Ty(), constant, op->name);
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.insert(op->name);
                 buffers.push(op->name, slot);

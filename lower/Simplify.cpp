@@ -471,11 +471,13 @@ private:
         // max: both operands bounded by the same c, and min and max commute with monotonic
         // functions. The union of a boundary condition's clamped reads collapses to one clamp.
         if (type.is_int_or_uint()) {
-            if (const Min *ma = a.as<Min>(), *mb = b.as<Min>(); ma && mb && deep_equal(ma->b, mb->b)) {
+            if (const Min *ma = a.as<Min>(), *mb = b.as<Min>();
+                ma && mb && deep_equal(ma->b, mb->b)) {
                 return min_max<Min>(min_max<T>(ma->a, mb->a, is_min, nullptr), ma->b, true,
                                     nullptr);
             }
-            if (const Max *ma = a.as<Max>(), *mb = b.as<Max>(); ma && mb && deep_equal(ma->b, mb->b)) {
+            if (const Max *ma = a.as<Max>(), *mb = b.as<Max>();
+                ma && mb && deep_equal(ma->b, mb->b)) {
                 return min_max<Max>(min_max<T>(ma->a, mb->a, is_min, nullptr), ma->b, false,
                                     nullptr);
             }
@@ -495,8 +497,14 @@ private:
         }
         // min(min(x, y), x) -> min(x, y), in either order: taking the same operand twice.
         if (type.is_int_or_uint()) {
-            if (const T *inner = a.as<T>(); inner && (deep_equal(inner->a, b) || deep_equal(inner->b, b))) return a;
-            if (const T *inner = b.as<T>(); inner && (deep_equal(inner->a, a) || deep_equal(inner->b, a))) return b;
+            if (const T *inner = a.as<T>();
+                inner && (deep_equal(inner->a, b) || deep_equal(inner->b, b))) {
+                return a;
+            }
+            if (const T *inner = b.as<T>();
+                inner && (deep_equal(inner->a, a) || deep_equal(inner->b, a))) {
+                return b;
+            }
         }
         // min(min(x, c1), c2) -> min(x, min(c1, c2))
         if (const T *inner = a.as<T>()) {
