@@ -7,6 +7,7 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
 #include "dsl/Substitute.h"
 
@@ -274,6 +275,27 @@ int quotient_difference_sign(const Expr &a, const Expr &b) {
     return 0;
 }
 
+// Whether e's value depends on memory (a load, a read of a Func or an image, a call with
+// effects): two occurrences of it at different points may differ.
+bool reads_memory(const Expr &e) {
+    class Finder : public IRVisitor {
+    public:
+        bool found = false;
+
+    private:
+        void visit(const Load *) override { found = true; }
+        void visit(const Call *op) override {
+            if (op->call_type != Call::PureExtern && op->call_type != Call::PureIntrinsic) {
+                found = true;
+                return;
+            }
+            IRVisitor::visit(op);
+        }
+    } finder;
+    e.accept(&finder);
+    return finder.found;
+}
+
 class Simplify : public IRMutator {
 public:
     using IRMutator::mutate;
@@ -281,6 +303,95 @@ public:
 private:
     // Let-bound names whose values are substituted (constants and plain variables).
     Scope<Expr> replacements;
+
+    // The values of the let-bound names in scope that stay bound (scalar integers that read no
+    // memory), keyed by the value less its constant addend. A later value that is one of them
+    // plus a constant becomes the name plus that constant, so bounds that bounds inference
+    // writes out twice (a region's min and its max = min + 31) cancel to constants: an extent
+    // max - min + 1 becomes 32 and a tail loop over a region of constant size vanishes.
+    // Invariant: every name a key mentions, and every entry's name, is bound in scope and not
+    // shadowed (a binding that shadows a name hides all entries for its body).
+    struct KnownValue {
+        std::string name;
+        int64_t offset;
+    };
+    std::map<Expr, KnownValue, ExprStructureLess> known_values;
+
+    // Registers a let's value for the let's body, or hides every entry while a binding that
+    // shadows an outer name is in scope.
+    class KnownValueScope {
+    public:
+        KnownValueScope(Simplify &s, const std::string &name, const Expr &value) : s(s) {
+            if (s.replacements.contains(name)) {
+                hidden.swap(s.known_values);
+                shadowing = true;
+                return;
+            }
+            if (!value.defined() || !is_linear_type(value.type()) || reads_memory(value)) return;
+            int64_t offset;
+            Expr key = without_constant(value, &offset);
+            added = s.known_values.emplace(key, KnownValue{name, offset});
+            if (!added.second) added.first = s.known_values.end();
+        }
+        ~KnownValueScope() {
+            if (shadowing) {
+                s.known_values.swap(hidden);
+            } else if (added.second) {
+                s.known_values.erase(added.first);
+            }
+        }
+        KnownValueScope(const KnownValueScope &) = delete;
+        KnownValueScope &operator=(const KnownValueScope &) = delete;
+
+    private:
+        Simplify &s;
+        std::map<Expr, KnownValue, ExprStructureLess> hidden;
+        std::pair<std::map<Expr, KnownValue, ExprStructureLess>::iterator, bool> added{{}, false};
+        bool shadowing = false;
+    };
+
+    // A simplified sum ends in its constant (Linear::rebuild writes it last).
+    static Expr without_constant(const Expr &e, int64_t *offset) {
+        *offset = 0;
+        if (const Add *a = e.as<Add>()) {
+            if (const_int_value(a->b, offset)) return a->a;
+        } else if (const Sub *d = e.as<Sub>()) {
+            int64_t c;
+            if (const_int_value(d->b, &c) && c != INT64_MIN) {
+                *offset = -c;
+                return d->a;
+            }
+        }
+        return e;
+    }
+
+    // e with each largest subexpression that equals a known value (up to a constant) replaced
+    // by that value's name.
+    Expr reuse_known_values(const Expr &e) {
+        class Reuse : public IRMutator {
+        public:
+            explicit Reuse(const Simplify &s) : s(s) {}
+            using IRMutator::mutate;
+            Expr mutate(const Expr &e) override {
+                if (is_linear_type(e.type()) && !is_const(e) && !e.as<Variable>()) {
+                    int64_t offset;
+                    auto it = s.known_values.find(without_constant(e, &offset));
+                    if (it != s.known_values.end()) {
+                        Expr v = Variable::make(e.type(), it->second.name);
+                        int64_t d = offset - it->second.offset;
+                        return d == 0 ? v : Add::make(v, make_const(e.type(), d));
+                    }
+                }
+                return IRMutator::mutate(e);
+            }
+
+        private:
+            // A Let inside the value may rebind a name a key mentions.
+            Expr visit(const Let *op) override { return op; }
+            const Simplify &s;
+        };
+        return Reuse(*this).mutate(e);
+    }
 
     Expr visit(const Variable *op) override {
         if (const Expr *r = replacements.find(op->name)) {
@@ -598,37 +709,34 @@ private:
         return value.as<StringImm>() || linear_size(value) <= 7;
     }
 
-    Expr visit(const Let *op) override {
+    // Let and LetStmt alike: the value simplified and, where it repeats a value already bound
+    // in scope, rewritten in terms of that name; then either substituted into the body or kept
+    // as a binding whose value later lets can reuse.
+    template <typename LetT, typename Body> Body visit_let(const LetT *op) {
         Expr value = mutate(op->value);
+        if (!known_values.empty()) {
+            Expr reused = reuse_known_values(value);
+            if (!reused.same_as(value)) value = mutate(reused);
+        }
         if (substitutable(value)) {
             ScopedBinding<Expr> bind(replacements, op->name, value);
             return mutate(op->body);
         }
-        Expr body;
+        Body body;
         {
+            KnownValueScope known(*this, op->name, value);
             ScopedBinding<Expr> bind(replacements, op->name, Expr());
             body = mutate(op->body);
         }
-        if (!expr_uses_var(body, op->name)) return body;
+        if (!uses_var(body, op->name)) return body;
         if (value.same_as(op->value) && body.same_as(op->body)) return op;
-        return Let::make(op->name, value, body);
+        return LetT::make(op->name, value, body);
     }
+    static bool uses_var(const Expr &e, const std::string &name) { return expr_uses_var(e, name); }
+    static bool uses_var(const Stmt &s, const std::string &name) { return stmt_uses_var(s, name); }
 
-    Stmt visit(const LetStmt *op) override {
-        Expr value = mutate(op->value);
-        if (substitutable(value)) {
-            ScopedBinding<Expr> bind(replacements, op->name, value);
-            return mutate(op->body);
-        }
-        Stmt body;
-        {
-            ScopedBinding<Expr> bind(replacements, op->name, Expr());
-            body = mutate(op->body);
-        }
-        if (!stmt_uses_var(body, op->name)) return body;
-        if (value.same_as(op->value) && body.same_as(op->body)) return op;
-        return LetStmt::make(op->name, value, body);
-    }
+    Expr visit(const Let *op) override { return visit_let<Let, Expr>(op); }
+    Stmt visit(const LetStmt *op) override { return visit_let<LetStmt, Stmt>(op); }
 
     Stmt visit(const AssertStmt *op) override {
         Expr c = mutate(op->condition);
@@ -651,6 +759,7 @@ private:
         }
         Stmt body;
         {
+            KnownValueScope known(*this, op->name, Expr());
             ScopedBinding<Expr> bind(replacements, op->name, Expr());
             body = mutate(op->body);
         }

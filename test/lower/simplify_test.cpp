@@ -142,4 +142,45 @@ TEST(Simplify, RemovesEmptyLoopsAndTrueAssertions) {
     EXPECT_EQ(to_string(simplify(s)), to_string(store));
 }
 
+// Bounds inference writes a region's min and max as two lets of one expression (max = min +
+// 31): the max is rewritten as the min's name plus the constant, so the extent folds to 32.
+TEST(Simplify, ReusesAnEnclosingLetsValueUpToAConstant) {
+    Expr x = i32("x"), y = i32("y"), n = i32("n");
+    Expr lo = x + min(y * 32, n - 32);
+    Expr extent = Variable::make(Int(32), "hi") - Variable::make(Int(32), "lo") + 1;
+    Stmt use = Store::make("buf", extent, 0);
+    Stmt s = LetStmt::make("lo", lo, LetStmt::make("hi", lo + 31, use));
+    EXPECT_EQ(to_string(simplify(s)), to_string(Store::make("buf", 32, 0))) << simplify(s);
+
+    // Inside a larger value too: min(lo's value, lo) is lo.
+    Expr lo_var = Variable::make(Int(32), "lo");
+    Stmt inner = LetStmt::make("m", min(lo, lo_var),
+                               Store::make("buf", Variable::make(Int(32), "m") - lo_var, 0));
+    Stmt s2 = LetStmt::make("lo", lo, inner);
+    EXPECT_EQ(to_string(simplify(s2)), to_string(Store::make("buf", 0, 0))) << simplify(s2);
+}
+
+// A value that reads memory may change between two lets; a name that shadows an outer one
+// hides what is known about the outer one.
+TEST(Simplify, DoesNotReuseValuesThatReadMemoryOrAreShadowed) {
+    Expr x = i32("x"), y = i32("y");
+    Expr a = Variable::make(Int(32), "a"), b = Variable::make(Int(32), "b");
+    Stmt store_difference = Store::make("out", b - a, 0);
+
+    Expr loaded = Load::make(Int(32), "buf", x) + min(x, y);
+    Stmt s = LetStmt::make(
+        "a", loaded,
+        Block::make(Store::make("buf", 7, x), LetStmt::make("b", loaded + 1, store_difference)));
+    EXPECT_NE(to_string(simplify(s)).find(to_string(store_difference)), std::string::npos)
+        << simplify(s);
+
+    // Inside the loop over a, "a" is the loop variable, not the outer let's value.
+    Expr v = x + min(x, y);
+    Stmt loop = For::make("a", 0, 10, ForType::Serial, DeviceAPI::Host,
+                          LetStmt::make("b", v + 1, store_difference));
+    Stmt s2 = LetStmt::make("a", v, loop);
+    EXPECT_NE(to_string(simplify(s2)).find(to_string(store_difference)), std::string::npos)
+        << simplify(s2);
+}
+
 }  // namespace
