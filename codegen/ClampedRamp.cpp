@@ -2,6 +2,7 @@
 
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
+#include "lower/Simplify.h"
 
 namespace loom {
 namespace Internal {
@@ -26,6 +27,10 @@ const Ramp *constant_stride_ramp(const Expr &e) {
 // load tests one edge condition, and the dense path of the rewritten index is searched again.
 class ReplaceFirstClamp : public IRMutator {
 public:
+    /** What the clamp becomes: its ramp, or its lower or upper bound in every lane. */
+    enum class By { Ramp, Lo, Hi };
+    explicit ReplaceFirstClamp(By by) : by(by) {}
+
     const Ramp *ramp = nullptr;
     Expr lo, hi;
 
@@ -50,6 +55,8 @@ private:
                 bool min_inside = std::is_same<Inner, Min>::value;
                 lo = min_inside ? outer_bound : inner_bound;
                 hi = min_inside ? inner_bound : outer_bound;
+                if (by == By::Lo) return Broadcast::make(lo, r->lanes);
+                if (by == By::Hi) return Broadcast::make(hi, r->lanes);
                 return *ramp_side;
             }
         }
@@ -71,13 +78,15 @@ private:
     Expr visit(const Select *op) override { return op; }
     Expr visit(const Call *op) override { return op; }
     Expr visit(const Let *op) override { return op; }
+
+    By by;
 };
 
 } // namespace
 
 std::optional<ClampedRamp> find_clamped_ramp(const Expr &index) {
     if (!index.type().is_vector()) return std::nullopt;
-    ReplaceFirstClamp replace;
+    ReplaceFirstClamp replace(ReplaceFirstClamp::By::Ramp);
     Expr unclamped = replace.mutate(index);
     if (!replace.ramp) return std::nullopt;
     const Ramp *r = replace.ramp;
@@ -85,8 +94,21 @@ std::optional<ClampedRamp> find_clamped_ramp(const Expr &index) {
     Expr first = r->base;
     Expr last = r->base + make_const(r->base.type(), span);
     if (span < 0) std::swap(first, last);
-    Expr inside = replace.lo <= first && last <= replace.hi;
-    return ClampedRamp{inside, unclamped};
+    const Expr &lo = replace.lo, &hi = replace.hi;
+    ClampedRamp result{lo <= first && last <= hi, unclamped, Expr(), Expr()};
+    // With lo <= hi, a lane at or below lo clamps to lo whichever of min and max is outside,
+    // and one at or above hi to hi. Where the rest of the index is a broadcast too, a vector
+    // all on one side reads one element.
+    Expr lo_index = simplify(ReplaceFirstClamp(ReplaceFirstClamp::By::Lo).mutate(index));
+    Expr hi_index = simplify(ReplaceFirstClamp(ReplaceFirstClamp::By::Hi).mutate(index));
+    const Broadcast *lo_element = lo_index.as<Broadcast>(), *hi_element = hi_index.as<Broadcast>();
+    if (lo_element && hi_element) {
+        Expr below = last <= lo;
+        result.all_lanes_outside = lo <= hi && (below || hi <= first);
+        result.outside_index =
+            Broadcast::make(select(below, lo_element->value, hi_element->value), r->lanes);
+    }
+    return result;
 }
 
 } // namespace Internal

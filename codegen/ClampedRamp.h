@@ -19,6 +19,13 @@ struct ClampedRamp {
     /** The index with that clamp replaced by its ramp: equal to the index wherever
      * all_lanes_inside holds. */
     Expr unclamped_index;
+    /** Where the rest of the index is a broadcast (undefined otherwise): true where every
+     * lane lies on one side of the clamp's range, at or below its lower bound or at or above
+     * its upper one (with lower <= upper), so that the clamp gives that bound in every lane
+     * and the index is outside_index, a broadcast: one element for every lane. Beyond the
+     * edge of an image, where a boundary condition repeats the edge, whole vectors are so. */
+    Expr all_lanes_outside;
+    Expr outside_index;
 };
 
 /** The clamped ramp in `index`, or nothing when it has none. */

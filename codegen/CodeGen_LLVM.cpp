@@ -425,9 +425,10 @@ private:
         return *b;
     }
 
-    // A vector load is, in order of preference: one dense load (lanes at consecutive
-    // elements); dense loads covering the lanes' span plus a shuffle (small constant strides,
-    // reversals, ramp / k); a gather (32- and 64-bit elements); one load per lane.
+    // A vector load is, in order of preference: one element for every lane (a broadcast
+    // index); one dense load (lanes at consecutive elements); dense loads covering the lanes' span
+    // plus a shuffle (small constant strides, reversals, ramp / k); a gather (32- and 64-bit
+    // elements); one load per lane.
     void visit(const Load *op) override {
         llvm::Value *host = buffer_host(op->name);
         Type t = op->type;
@@ -436,6 +437,12 @@ private:
         if (t.is_scalar()) {
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(op->index));
             value = tagged(builder.CreateAlignedLoad(elem, addr, align), op->name);
+            return;
+        }
+        if (const Broadcast *b = op->index.as<Broadcast>()) {
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(b->value));
+            llvm::Value *element = tagged(builder.CreateAlignedLoad(elem, addr, align), op->name);
+            value = builder.CreateVectorSplat(t.lanes(), element);
             return;
         }
         const Ramp *ramp = op->index.as<Ramp>();
@@ -456,32 +463,42 @@ private:
 
     // A boundary condition's clamp changes lanes only near the edges: where every lane lies
     // inside, the load without the clamp (dense, or dense loads and a shuffle) reads the same
-    // elements; elsewhere the clamped index is gathered. A branch, not a select: the load
-    // without the clamp may reach outside the buffer exactly where the clamp matters.
+    // elements. Beyond an edge, where every lane clamps to the same bound, one element is
+    // loaded for all of them (or the rest of the index's dense load). Only a vector that
+    // straddles an edge gathers its clamped lanes. Branches, not selects: the load without
+    // the clamp may reach outside the buffer exactly where the clamp matters.
     llvm::Value *load_unclamped_where_inside(const Load *op, const ClampedRamp &clamped) {
-        llvm::Value *inside = codegen(clamped.all_lanes_inside);
-        llvm::BasicBlock *inside_bb = llvm::BasicBlock::Create(ctx, "inside", function);
-        llvm::BasicBlock *edge_bb = llvm::BasicBlock::Create(ctx, "edge", function);
         llvm::BasicBlock *after_bb = llvm::BasicBlock::Create(ctx, "after_load", function);
-        // Edges are a few vectors of a row: the inside is the likely side.
-        llvm::MDBuilder md(ctx);
-        builder.CreateCondBr(inside, inside_bb, edge_bb, md.createBranchWeights(1000, 1));
-
-        builder.SetInsertPoint(inside_bb);
-        llvm::Value *unclamped =
-            codegen(Load::make(op->type, op->name, clamped.unclamped_index));
-        inside_bb = builder.GetInsertBlock();  // the unclamped load may have branched too
-        builder.CreateBr(after_bb);
-
-        builder.SetInsertPoint(edge_bb);
-        llvm::Value *gathered = gather(op);
-        edge_bb = builder.GetInsertBlock();
-        builder.CreateBr(after_bb);
-
+        llvm::PHINode *phi = nullptr;
+        auto finish_case = [&](llvm::Value *loaded) {
+            if (!phi) {
+                llvm::IRBuilderBase::InsertPointGuard guard(builder);
+                builder.SetInsertPoint(after_bb);
+                phi = builder.CreatePHI(loaded->getType(), 4);
+            }
+            phi->addIncoming(loaded, builder.GetInsertBlock());
+            builder.CreateBr(after_bb);
+        };
+        // Tests `condition`; where it holds, loads `index` and goes to after_bb; continues in
+        // the block where it fails. Edges are a few vectors of a row: only the inside is
+        // marked likely.
+        auto load_if = [&](const Expr &condition, const Expr &index, const char *name,
+                           bool likely) {
+            llvm::BasicBlock *then_bb = llvm::BasicBlock::Create(ctx, name, function);
+            llvm::BasicBlock *else_bb = llvm::BasicBlock::Create(ctx, "edge", function);
+            llvm::MDBuilder md(ctx);
+            builder.CreateCondBr(codegen(condition), then_bb, else_bb,
+                                 likely ? md.createBranchWeights(1000, 1) : nullptr);
+            builder.SetInsertPoint(then_bb);
+            finish_case(codegen(Load::make(op->type, op->name, index)));
+            builder.SetInsertPoint(else_bb);
+        };
+        load_if(clamped.all_lanes_inside, clamped.unclamped_index, "inside", true);
+        if (clamped.all_lanes_outside.defined()) {
+            load_if(clamped.all_lanes_outside, clamped.outside_index, "outside", false);
+        }
+        finish_case(gather(op));
         builder.SetInsertPoint(after_bb);
-        llvm::PHINode *phi = builder.CreatePHI(unclamped->getType(), 2);
-        phi->addIncoming(unclamped, inside_bb);
-        phi->addIncoming(gathered, edge_bb);
         return phi;
     }
 

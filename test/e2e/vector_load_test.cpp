@@ -71,7 +71,18 @@ TEST(ClampedRamp, FindsTheClampInEitherOrder) {
         ASSERT_TRUE(found) << Internal::to_string(clamped);
         EXPECT_EQ(Internal::to_string(found->unclamped_index), Internal::to_string(row + ramp));
         EXPECT_EQ(Internal::to_string(found->all_lanes_inside), "((lo <= b) && ((b + 14) <= hi))");
+        // Beyond either edge every lane reads the bound's element.
+        EXPECT_EQ(Internal::to_string(found->all_lanes_outside),
+                  "((lo <= hi) && (((b + 14) <= lo) || (hi <= b)))");
+        EXPECT_EQ(Internal::to_string(found->outside_index),
+                  "x8(select(((b + 14) <= lo), (c + lo), (c + hi)))");
     }
+    // Where the rest of the index varies by lane, a vector beyond the edge is no broadcast.
+    auto two_ramps =
+        Internal::find_clamped_ramp(Internal::Ramp::make(c, i32(1), 8) +
+                                    Internal::Max::make(Internal::Min::make(ramp, hi), lo));
+    ASSERT_TRUE(two_ramps);
+    EXPECT_FALSE(two_ramps->all_lanes_outside.defined());
     // A reversed ramp's first lane is its highest.
     auto reversed = Internal::find_clamped_ramp(
         Internal::Max::make(Internal::Min::make(Internal::Ramp::make(b, i32(-1), 8), hi), lo));
@@ -388,9 +399,11 @@ TEST(VectorLoadCode, ClampedRampLoadsDenseInsideTheClamp) {
     f(x) = edge(x - 3);
     f.vectorize(x, 16);
     std::string ir = Pipeline(f).llvm_ir(avx512);
-    // One dense load where the 16 lanes lie inside, lane by lane at the edges.
+    // One dense load where the 16 lanes lie inside, lane by lane at the edges, and one element
+    // for all lanes beyond them.
     EXPECT_THAT(ir, HasSubstr("load <16 x i8>")) << ir;
     EXPECT_THAT(ir, HasSubstr("load i8")) << ir;
+    EXPECT_THAT(ir, HasSubstr("outside:")) << ir;
 }
 
 TEST(VectorLoadCode, LookupOfEightBitEntriesOfAnAllocationIsAWordGather) {
