@@ -440,9 +440,8 @@ private:
             return;
         }
         if (const Broadcast *b = op->index.as<Broadcast>()) {
-            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(b->value));
-            llvm::Value *element = tagged(builder.CreateAlignedLoad(elem, addr, align), op->name);
-            value = builder.CreateVectorSplat(t.lanes(), element);
+            Expr element = Load::make(t.element_of(), op->name, b->value);
+            value = builder.CreateVectorSplat(t.lanes(), codegen(element));
             return;
         }
         const Ramp *ramp = op->index.as<Ramp>();
@@ -469,13 +468,8 @@ private:
     // the clamp may reach outside the buffer exactly where the clamp matters.
     llvm::Value *load_unclamped_where_inside(const Load *op, const ClampedRamp &clamped) {
         llvm::BasicBlock *after_bb = llvm::BasicBlock::Create(ctx, "after_load", function);
-        llvm::PHINode *phi = nullptr;
+        llvm::PHINode *phi = llvm::PHINode::Create(llvm_type(op->type), 3, "", after_bb);
         auto finish_case = [&](llvm::Value *loaded) {
-            if (!phi) {
-                llvm::IRBuilderBase::InsertPointGuard guard(builder);
-                builder.SetInsertPoint(after_bb);
-                phi = builder.CreatePHI(loaded->getType(), 4);
-            }
             phi->addIncoming(loaded, builder.GetInsertBlock());
             builder.CreateBr(after_bb);
         };

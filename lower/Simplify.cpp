@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
@@ -330,14 +331,14 @@ private:
             if (!value.defined() || !is_linear_type(value.type()) || reads_memory(value)) return;
             int64_t offset;
             Expr key = without_constant(value, &offset);
-            added = s.known_values.emplace(key, KnownValue{name, offset});
-            if (!added.second) added.first = s.known_values.end();
+            auto [entry, inserted] = s.known_values.emplace(key, KnownValue{name, offset});
+            if (inserted) added = entry;
         }
         ~KnownValueScope() {
             if (shadowing) {
                 s.known_values.swap(hidden);
-            } else if (added.second) {
-                s.known_values.erase(added.first);
+            } else if (added) {
+                s.known_values.erase(*added);
             }
         }
         KnownValueScope(const KnownValueScope &) = delete;
@@ -346,7 +347,8 @@ private:
     private:
         Simplify &s;
         std::map<Expr, KnownValue, ExprStructureLess> hidden;
-        std::pair<std::map<Expr, KnownValue, ExprStructureLess>::iterator, bool> added{{}, false};
+        // The entry this let added; none when an enclosing let already has its value.
+        std::optional<std::map<Expr, KnownValue, ExprStructureLess>::iterator> added;
         bool shadowing = false;
     };
 
