@@ -1,6 +1,7 @@
 #include "lower/Bounds.h"
 
 #include <cstring>
+#include <unordered_set>
 
 #include "dsl/IREquality.h"
 #include "dsl/IROperator.h"
@@ -312,6 +313,37 @@ private:
     }
 };
 
+// Marks the loops, lets and ifs that call or provide the Func or buffer `name` somewhere inside
+// them (their own expressions included), in one walk.
+class MarkTouching : public IRVisitor {
+public:
+    explicit MarkTouching(const std::string &name) : name(name) {}
+    std::unordered_set<const IRNode *> marked;
+
+private:
+    const std::string &name;
+    bool found = false;  // in the node being walked, so far
+    template <typename Node>
+    void mark(const Node *op) {
+        bool outer = found;
+        found = false;
+        IRVisitor::visit(op);
+        if (found) marked.insert(op);
+        found = found || outer;
+    }
+    void visit(const For *op) override { mark(op); }
+    void visit(const LetStmt *op) override { mark(op); }
+    void visit(const IfThenElse *op) override { mark(op); }
+    void visit(const Call *op) override {
+        found = found || op->name == name;
+        IRVisitor::visit(op);
+    }
+    void visit(const Provide *op) override {
+        found = found || op->name == name;
+        IRVisitor::visit(op);
+    }
+};
+
 int count_uses(const Expr &e, const std::string &name) {
     class Count : public IRVisitor {
     public:
@@ -328,8 +360,9 @@ int count_uses(const Expr &e, const std::string &name) {
 
 class BoxesRequired : public IRVisitor {
 public:
-    BoxesRequired(const Scope<Interval> &outer, bool provided, bool name_fixed_regions)
-        : scope(outer), provided(provided), name_fixed_regions(name_fixed_regions) {}
+    BoxesRequired(const Scope<Interval> &outer, bool provided, bool name_fixed_regions,
+                  const std::string *only = nullptr)
+        : scope(outer), provided(provided), name_fixed_regions(name_fixed_regions), only(only) {}
     std::map<std::string, Box> boxes;
 
     // The boxes, with the fixed regions they name bound by Lets around them.
@@ -370,6 +403,25 @@ private:
     // repeats the regions of every Func computed in the same loop in each of its producers'.
     bool name_fixed_regions;
     std::vector<std::pair<std::string, Expr>> named;  // fresh name -> value, outermost first
+    // When set, only this Func's box is wanted: loops, lets and ifs that neither call nor
+    // provide it (those not in `touching`) are not walked, which saves the bounds of their
+    // loops, lets and calls (bounds inference asks for one Func's box at each production, over
+    // the whole rest of the pipeline).
+    const std::string *only;
+    std::unordered_set<const IRNode *> touching;
+
+public:
+    void walk(const Stmt &s) {
+        if (only) {
+            MarkTouching m(*only);
+            s.accept(&m);
+            touching = std::move(m.marked);
+        }
+        s.accept(this);
+    }
+
+private:
+    bool skip(const IRNode *op) const { return only && !touching.count(op); }
 
     // Let values are stored as written and expanded when a bound is asked for, so that a
     // variable refined by a guard later (hidden from let_values, in the scope) is seen refined
@@ -418,6 +470,7 @@ private:
     std::vector<std::pair<std::string, Expr>> saved;
 
     void add(const std::string &name, const std::vector<Expr> &args) {
+        if (only && name != *only) return;
         Box box(args.size());
         for (size_t i = 0; i < args.size(); i++) box[i] = bounds(args[i]);
         auto it = boxes.find(name);
@@ -436,6 +489,7 @@ private:
     // Inside `if (v <= e)` (a split's guard), v is known to be at most e.
     void visit(const IfThenElse *op) override {
         op->condition.accept(this);
+        if (skip(op)) return;
         std::vector<std::pair<std::string, Interval>> refined;
         std::vector<Expr> pending{op->condition};
         while (!pending.empty()) {
@@ -502,6 +556,7 @@ private:
 
     void visit(const LetStmt *op) override {
         op->value.accept(this);
+        if (skip(op)) return;
         enter_let(op->name, op->value);
         op->body.accept(this);
         leave_let();
@@ -510,6 +565,7 @@ private:
     void visit(const For *op) override {
         op->min.accept(this);
         op->extent.accept(this);
+        if (skip(op)) return;
         Interval mn = bounds(op->min);
         Interval last = bounds(Sub::make(Add::make(op->min, op->extent), make_one(op->min.type())));
         ScopedBinding<Interval> bind(scope, op->name, Interval(mn.min, last.max));
@@ -539,6 +595,22 @@ std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &
     BoxesRequired b(scope, true, name_fixed_regions);
     s.accept(&b);
     return b.result();
+}
+
+Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions) {
+    BoxesRequired b({}, false, name_fixed_regions, &func);
+    b.walk(s);
+    auto boxes = b.result();
+    auto it = boxes.find(func);
+    return it == boxes.end() ? Box() : it->second;
+}
+
+Box box_provided(const Stmt &s, const std::string &func, bool name_fixed_regions) {
+    BoxesRequired b({}, true, name_fixed_regions, &func);
+    b.walk(s);
+    auto boxes = b.result();
+    auto it = boxes.find(func);
+    return it == boxes.end() ? Box() : it->second;
 }
 
 }  // namespace Internal

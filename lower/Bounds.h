@@ -48,5 +48,13 @@ std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &
 std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope = {},
                                           bool name_fixed_regions = false);
 
+/** boxes_required(s, {}, name_fixed_regions)[func] (empty where s doesn't read func), walking
+ * only the statements of s that read func. */
+Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions = false);
+
+/** boxes_provided(s, {}, name_fixed_regions)[func], walking only the statements of s that
+ * write func. */
+Box box_provided(const Stmt &s, const std::string &func, bool name_fixed_regions = false);
+
 }  // namespace Internal
 }  // namespace loom

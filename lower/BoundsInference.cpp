@@ -130,7 +130,7 @@ private:
         std::vector<std::pair<std::string, Expr>> lets;  // outermost first
         rest = lift_region_lets(rest, lets);
         Stmt block = Block::make(first, rest);
-        Box consumed = boxes_required(rest)[f->name];
+        Box consumed = box_required(rest, f->name);
         check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
         if (consumed.empty()) {
@@ -184,7 +184,7 @@ private:
     Stmt visit(const Realize *op) override {
         std::vector<std::pair<std::string, Expr>> lets;
         Stmt body = lift_region_lets(mutate(op->body), lets);
-        Box written = boxes_provided(body, {}, true)[op->name];
+        Box written = box_provided(body, op->name, true);
         // The Func's own region lets, when they are just outside, are substituted in the
         // extents, so that max - min cancels (a fixed-size block gets a constant extent, which
         // the simplifier can't see through lets whose values aren't linear). Their values name
@@ -214,12 +214,9 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     // A split that rounds up or shifts inwards, or an update, may write outside the output
     // buffer, and an update may read its own output outside it; check what each output's
     // stages touch against its buffer before running them.
-    std::map<std::string, Box> written = boxes_provided(result, {}, true);
-    std::map<std::string, Box> read = boxes_required(result, {}, true);
     std::vector<Stmt> checks;
     for (const FunctionPtr &f : outputs) {
-        Box box = written[f->name];
-        if (read.count(f->name)) box = box_union(box, read[f->name]);
+        Box box = box_union(box_provided(result, f->name, true), box_required(result, f->name, true));
         check_bounded(box, f->name, "its definitions write or read");
         for (int d = 0; d < (int)box.size(); d++) {
             std::string ds = std::to_string(d);
