@@ -94,6 +94,39 @@ TEST(Bounds, BoxesRequiredThroughLoopsAndLets) {
     EXPECT_TRUE(deep_equal(b[1].max, Expr(6))) << b[1].max;
 }
 
+// box_required walks only the statements that read the Func asked for; the box is the one
+// the full walk gives, and a Func read nowhere has an empty box.
+TEST(Bounds, OneFuncsBoxIsTheFullWalksBox) {
+    // for (y, 0, 4) { let k = y * 2; if (k < 5) { for (x, 1, 8) { out[x] = f(x - 1, k) } }
+    //                 for (x, 2, 3) { out[x] = g(x, y) + f(x + 3, 0) } }
+    Expr x = i32("x"), y = i32("y"), k = i32("k");
+    Expr f1 = Call::make(Int(32), "f", {x - 1, k}, Call::Halide);
+    Expr f2 = Call::make(Int(32), "f", {x + 3, 0}, Call::Halide);
+    Expr g = Call::make(Int(32), "g", {x, y}, Call::Halide);
+    Stmt first = IfThenElse::make(k < 5, For::make("x", 1, 8, ForType::Serial, DeviceAPI::Host,
+                                                   Store::make("out", f1, x)));
+    Stmt second = For::make("x", 2, 3, ForType::Serial, DeviceAPI::Host, Store::make("out", g + f2, x));
+    Stmt s = For::make("y", 0, 4, ForType::Serial, DeviceAPI::Host,
+                       LetStmt::make("k", y * 2, Block::make(first, second)));
+    std::map<std::string, Box> all = boxes_required(s);
+    for (const char *name : {"f", "g"}) {
+        Box one = box_required(s, name);
+        ASSERT_EQ(one.size(), all[name].size()) << name;
+        for (size_t d = 0; d < one.size(); d++) {
+            EXPECT_TRUE(deep_equal(one[d].min, all[name][d].min)) << name << d << ": " << one[d].min;
+            EXPECT_TRUE(deep_equal(one[d].max, all[name][d].max)) << name << d << ": " << one[d].max;
+        }
+    }
+    // f: x - 1 over [0, 7] and x + 3 over [5, 7]; k = y * 2 < 5 over y in [0, 4), and 0.
+    Box f = box_required(s, "f");
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_TRUE(deep_equal(f[0].min, Expr(0))) << f[0].min;
+    EXPECT_TRUE(deep_equal(f[0].max, Expr(7))) << f[0].max;
+    EXPECT_TRUE(deep_equal(f[1].min, Expr(0))) << f[1].min;
+    EXPECT_TRUE(deep_equal(f[1].max, Expr(4))) << f[1].max;
+    EXPECT_TRUE(box_required(s, "h").empty());
+}
+
 // A chain of Funcs computed at one loop of the output, each vectorized (ShiftInwards splits):
 // each one's region is written in the names of its consumers' region lets, placed together at
 // the top of that loop. Expanded into one another instead, the regions grew geometrically down
