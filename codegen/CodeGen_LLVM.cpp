@@ -435,7 +435,7 @@ private:
         llvm::Type *elem = llvm_type(t.element_of());
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         if (t.is_scalar()) {
-            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(op->index));
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen_offset(op->index));
             value = tagged(builder.CreateAlignedLoad(elem, addr, align), op->name);
             return;
         }
@@ -446,7 +446,7 @@ private:
         }
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
-            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen(ramp->base));
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base));
             value = tagged(builder.CreateAlignedLoad(llvm_type(t), addr, align), op->name);
             return;
         }
@@ -494,6 +494,26 @@ private:
         finish_case(gather(op));
         builder.SetInsertPoint(after_bb);
         return phi;
+    }
+
+    // A scalar element offset for a GEP: a 32-bit index plus a constant becomes the
+    // sign-extended index plus the constant in 64 bits, so that LLVM sees the offsets of loads
+    // that differ by a constant (the taps of a stencil) as one base and displacements; it
+    // can't split the 32-bit sum, which may wrap. Exact for every access in bounds of a buffer
+    // of fewer than 2^31 - |constant| elements: the index without the constant then fits too.
+    llvm::Value *codegen_offset(const Expr &e) {
+        if (e.type() != Int(32)) return codegen(e);
+        int64_t c = 0;
+        Expr rest = e;
+        if (const Add *add = e.as<Add>(); add && is_const(add->b)) {
+            c = *as_const_int(add->b);
+            rest = add->a;
+        } else if (const Sub *sub = e.as<Sub>(); sub && is_const(sub->b)) {
+            c = -*as_const_int(sub->b);
+            rest = sub->a;
+        }
+        llvm::Value *base = builder.CreateSExt(codegen(rest), builder.getInt64Ty());
+        return c == 0 ? base : builder.CreateAdd(base, builder.getInt64(c));
     }
 
     // Each lane loaded from its own index: a hardware gather for 32- and 64-bit elements and
@@ -557,11 +577,11 @@ private:
         llvm::Type *elem = llvm_type(t.element_of());
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         llvm::Type *piece_type = llvm::FixedVectorType::get(elem, (unsigned)width);
-        llvm::Value *base = codegen(lanes.base);
+        llvm::Value *base = codegen_offset(lanes.base);
         llvm::Type *index_type = base->getType();
         llvm::Value *residue = lanes.modulus > 1 ? codegen(lanes.residue) : nullptr;
         auto is_residue = [&](size_t m) {
-            return builder.CreateICmpEQ(residue, llvm::ConstantInt::get(index_type, m));
+            return builder.CreateICmpEQ(residue, llvm::ConstantInt::get(residue->getType(), m));
         };
         // A constant per residue, picked at run time (LLVM folds the select where they agree).
         auto by_residue = [&](const std::vector<int64_t> &v) -> llvm::Value * {
@@ -602,13 +622,13 @@ private:
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         llvm::Value *v = codegen(op->value);
         if (t.is_scalar()) {
-            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(op->index)), align),
+            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen_offset(op->index)), align),
                    op->name);
             return;
         }
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
-            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen(ramp->base)), align),
+            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base)), align),
                    op->name);
             return;
         }
@@ -912,8 +932,34 @@ private:
         llvm::Value *next = builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",
                                               /*HasNUW=*/false, /*HasNSW=*/true);
         phi->addIncoming(next, builder.GetInsertBlock());
-        builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
+        llvm::BranchInst *back = builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
+        back->setMetadata(llvm::LLVMContext::MD_loop, unrolling_limits(contains_loop(op->body)));
         builder.SetInsertPoint(after);
+    }
+
+    // Loop metadata that leaves unrolling to the schedule: LLVM may unroll an innermost loop
+    // of constant trip count whole (a small reduction), but no loop by a factor that needs a
+    // remainder loop (runtime unrolling), and no loop around other loops (copies of whole loop
+    // nests multiply the code to compile for no gain the schedule didn't ask for).
+    // Distinct per loop, as loop IDs must be.
+    llvm::MDNode *unrolling_limits(bool outer) {
+        const char *what = outer ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
+        llvm::Metadata *limit = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, what));
+        llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, {nullptr, limit});
+        id->replaceOperandWith(0, id);
+        return id;
+    }
+
+    static bool contains_loop(const Stmt &s) {
+        class FindLoop : public IRVisitor {
+        public:
+            bool found = false;
+
+        private:
+            void visit(const For *) override { found = true; }
+        } find;
+        s.accept(&find);
+        return find.found;
     }
 
     void visit(const Allocate *op) override {

@@ -516,6 +516,21 @@ TEST(VectorCode, StencilSteadyStateUsesDenseVectorLoadsNotGathers) {
     EXPECT_THAT(assembly, Not(HasSubstr("vinsertps"))) << assembly;
 }
 
+// LLVM doesn't unroll a loop around other loops behind the schedule's back: the channel loop
+// (constant trip count 4) around the vectorized x loop stays a loop, so the store appears once
+// (LLVM's full unrolling made four copies of the x loop). The schedule's unroll() still does.
+TEST(VectorCode, LoopsAroundLoopsAreUnrolledOnlyByTheSchedule) {
+    Buffer<float> in(std::vector<int>{64, 8, 4}, "in");
+    Var x("x"), y("y"), c("c");
+    Func f("f");
+    f(x, y, c) = in(x, y, c) * 2.0f + in(x, y, 3);
+    f.bound(c, 0, 4).reorder(x, c, y).vectorize(x, 8);
+    Target avx2("x86-64-linux-avx2-fma");
+    EXPECT_EQ(occurrences(Pipeline(f).llvm_ir(avx2), "store <8 x float>"), 1);
+    f.unroll(c);
+    EXPECT_EQ(occurrences(Pipeline(f).llvm_ir(avx2), "store <8 x float>"), 4);
+}
+
 TEST(VectorCode, StencilOverAComputeAtProducerUsesDenseVectorLoads) {
     Var x("x"), y("y"), xo("xo"), xi("xi");
     Func g("g"), f("f");
