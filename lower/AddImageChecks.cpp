@@ -29,7 +29,6 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             break;
         }
     }
-    std::map<std::string, Box> boxes = boxes_required(body, {}, true);
     std::vector<Stmt> checks;
     for (const LoweredArgument &a : args) {
         if (a.kind == Argument::InputScalar) continue;
@@ -43,9 +42,9 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
                 Call::make(Int(32), "loom_error", {Expr(dense_message)}, Call::Extern)));
         }
         if (a.kind != Argument::InputBuffer) continue;
-        auto it = boxes.find(a.name);
-        if (it == boxes.end()) continue;
-        const Box &box = it->second;
+        // One walk per input, through only the statements that read it.
+        const Box box = box_required(body, a.name, true);
+        if (box.empty()) continue;
         for (int d = 0; d < (int)box.size(); d++) {
             user_assert(box[d].is_bounded())
                 << "Can't infer the region of input " << a.name << " that the pipeline reads in "
