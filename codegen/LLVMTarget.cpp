@@ -9,6 +9,7 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -85,7 +86,11 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm) {
     // user asked, rather than being vectorized behind the schedule's back.
     tuning.LoopVectorization = false;
     tuning.SLPVectorization = false;
-    llvm::PassBuilder pb(&tm, tuning);
+    // The standard instrumentation makes the pass managers skip optnone functions.
+    llvm::PassInstrumentationCallbacks callbacks;
+    llvm::StandardInstrumentations instrumentation(m.getContext(), /*DebugLogging=*/false);
+    instrumentation.registerCallbacks(callbacks, &mam);
+    llvm::PassBuilder pb(&tm, tuning, std::nullopt, &callbacks);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);

@@ -531,6 +531,28 @@ TEST(VectorCode, LoopsAroundLoopsAreUnrolledOnlyByTheSchedule) {
     EXPECT_EQ(occurrences(Pipeline(f).llvm_ir(avx2), "store <8 x float>"), 4);
 }
 
+// Where every loop runs in parallel tasks, the entry function is straight-line setup and is
+// compiled without optimization (optnone); where a loop runs in it, it is optimized. Both
+// compute the same values.
+TEST(VectorCode, EntryFunctionIsOptimizedOnlyWhereItLoops) {
+    Var x("x"), y("y");
+    Func serial("serial"), parallel("parallel");
+    serial(x, y) = x * 2 + y;
+    parallel(x, y) = x * 2 + y;
+    serial.vectorize(x, 8);
+    parallel.vectorize(x, 8).parallel(y);
+    Target avx2("x86-64-linux-avx2-fma");
+    EXPECT_THAT(Pipeline(serial).llvm_ir(avx2), Not(HasSubstr("optnone")));
+    EXPECT_THAT(Pipeline(parallel).llvm_ir(avx2), HasSubstr("optnone"));
+    Buffer<int> a = serial.realize({24, 5}), b = parallel.realize({24, 5});
+    for (int yy = 0; yy < 5; yy++) {
+        for (int xx = 0; xx < 24; xx++) {
+            EXPECT_EQ(a(xx, yy), xx * 2 + yy);
+            EXPECT_EQ(b(xx, yy), xx * 2 + yy);
+        }
+    }
+}
+
 TEST(VectorCode, StencilOverAComputeAtProducerUsesDenseVectorLoads) {
     Var x("x"), y("y"), xo("xo"), xi("xi");
     Func g("g"), f("f");
