@@ -597,20 +597,24 @@ std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &
     return b.result();
 }
 
-Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions) {
-    BoxesRequired b({}, false, name_fixed_regions, &func);
+namespace {
+
+Box one_box(const Stmt &s, const std::string &func, bool provided, bool name_fixed_regions) {
+    BoxesRequired b({}, provided, name_fixed_regions, &func);
     b.walk(s);
     auto boxes = b.result();
     auto it = boxes.find(func);
     return it == boxes.end() ? Box() : it->second;
 }
 
+}  // namespace
+
+Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions) {
+    return one_box(s, func, /*provided=*/false, name_fixed_regions);
+}
+
 Box box_provided(const Stmt &s, const std::string &func, bool name_fixed_regions) {
-    BoxesRequired b({}, true, name_fixed_regions, &func);
-    b.walk(s);
-    auto boxes = b.result();
-    auto it = boxes.find(func);
-    return it == boxes.end() ? Box() : it->second;
+    return one_box(s, func, /*provided=*/true, name_fixed_regions);
 }
 
 }  // namespace Internal
