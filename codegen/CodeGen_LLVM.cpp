@@ -190,6 +190,9 @@ private:
     // The pipeline's entry point, and whether a loop runs in it (not in a parallel task).
     llvm::Function *entry_function = nullptr;
     bool entry_has_loops = false;
+    // Loops (serial or parallel) codegen has entered so far: a loop whose body raised the
+    // count is around other loops.
+    int loops_emitted = 0;
     llvm::Value *user_context = nullptr;
     llvm::Value *value = nullptr;
     Scope<llvm::Value *> symbols;
@@ -923,6 +926,7 @@ private:
     }
 
     void visit(const For *op) override {
+        loops_emitted++;
         if (op->for_type == ForType::Parallel) {
             parallel_for(op);
             return;
@@ -941,13 +945,15 @@ private:
         llvm::PHINode *phi = builder.CreatePHI(mn->getType(), 2, op->name);
         phi->addIncoming(mn, pre);
         symbols.push(op->name, phi);
+        const int loops_outside_body = loops_emitted;
         codegen(op->body);
+        const bool around_loops = loops_emitted != loops_outside_body;
         symbols.pop(op->name);
         llvm::Value *next = builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",
                                               /*HasNUW=*/false, /*HasNSW=*/true);
         phi->addIncoming(next, builder.GetInsertBlock());
         llvm::BranchInst *back = builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
-        back->setMetadata(llvm::LLVMContext::MD_loop, unrolling_limits(contains_loop(op->body)));
+        back->setMetadata(llvm::LLVMContext::MD_loop, unrolling_limits(around_loops));
         builder.SetInsertPoint(after);
     }
 
@@ -962,18 +968,6 @@ private:
         llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, {nullptr, limit});
         id->replaceOperandWith(0, id);
         return id;
-    }
-
-    static bool contains_loop(const Stmt &s) {
-        class FindLoop : public IRVisitor {
-        public:
-            bool found = false;
-
-        private:
-            void visit(const For *) override { found = true; }
-        } find;
-        s.accept(&find);
-        return find.found;
     }
 
     void visit(const Allocate *op) override {
