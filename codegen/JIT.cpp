@@ -1,5 +1,7 @@
 #include "codegen/JIT.h"
 
+#include <cmath>
+
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -59,6 +61,10 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_error_fold_too_small", &loom_error_fold_too_small);
     add("loom_error_bad_buffer", &loom_error_bad_buffer);
     add("loom_cpu_has_features", &loom_cpu_has_features);
+    // llvm.fma on a CPU without FMA instructions (Loom's exp uses it): given here so that a
+    // statically linked binary, whose libm symbols the process search may not see, runs it.
+    add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));
+    add("fma", static_cast<double (*)(double, double, double)>(&::fma));
     return symbols;
 }
 

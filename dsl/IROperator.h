@@ -186,7 +186,7 @@ Expr lerp(Expr zero_val, Expr one_val, Expr weight);
 // Float math. An argument that is not a float is cast to Float(32); the result has the
 // argument's float type. Results are those of the C library's functions of that width (sqrt,
 // floor, ceil, round, trunc are exact), except float32 exp: Loom's own expansion into float
-// arithmetic (codegen/ExpF32.h), so that it vectorizes; it is within 1.03 ulp of e^x, equals
+// arithmetic (codegen/ExpF32.h), so that it vectorizes; it is within 0.85 ulp of e^x, equals
 // expf for the great majority of inputs, and gives the same bits for every vector width,
 // schedule and target. Halide 14's float32 exp, log and pow are its own approximations too,
 // a few ulps away.

@@ -217,7 +217,7 @@ public:
         }
         const Plane &new_gray = out_g.back();
 
-        // Loom's float exp (codegen/ExpF32.h, within 1.03 ulp) and Halide 14's (the peer) are
+        // Loom's float exp (codegen/ExpF32.h, within 0.85 ulp) and Halide 14's (the peer) are
         // their own approximations, while this reference calls expf: a table entry
         // that differs in its last bits moves a float output by far less than one 16-bit step,
         // but where that output lies within those ulps of a rounding boundary it rounds to the
