@@ -516,6 +516,52 @@ TEST(VectorCode, StencilSteadyStateUsesDenseVectorLoadsNotGathers) {
     EXPECT_THAT(assembly, Not(HasSubstr("vinsertps"))) << assembly;
 }
 
+/** The LLVM IR of the first basic block whose label starts with `label`, up to the next label. */
+std::string ir_block(const std::string &ir, const std::string &label) {
+    std::string out;
+    bool in_block = false;
+    for (const std::string &line : lines_of(ir)) {
+        bool is_label = !line.empty() && line[0] != ' ' && line.find(':') != std::string::npos &&
+                        line.find("define") != 0;
+        if (is_label && in_block) break;
+        if (is_label && (line.compare(0, label.size(), label) == 0 ||
+                         line.compare(0, label.size() + 1, "\"" + label) == 0))
+            in_block = true;
+        if (in_block) out += line + "\n";
+    }
+    return out.empty() ? "<no block " + label + ">" : out;
+}
+
+// An address in the innermost loop is its 64-bit induction variable (times a constant step)
+// plus a base computed outside the loop: no 32-bit index sum sign-extended per load, so that
+// the loads of a reduction walk by pointer increments.
+TEST(VectorCode, InnermostLoopAddressesAdvanceByAFixedStep) {
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    RDom r(0, 64, "r");
+    Func f("f");
+    f(x, y) = 0.0f;
+    f(x, y) += in(r, x + y);
+    std::string loop =
+        ir_block(Pipeline(f).llvm_ir(Target("x86-64-linux-avx2-fma")), "f.s1.r$x.loop");
+    EXPECT_GE(occurrences(loop, "load float"), 1) << loop;
+    EXPECT_EQ(occurrences(loop, "sext"), 0) << loop;
+    Buffer<float> input(std::vector<int>{64, 20}, "input");
+    for (int yy = 0; yy < 20; yy++)
+        for (int k = 0; k < 64; k++)
+            input(k, yy) = (float)((k * 7 + yy * 3) % 11);
+    in.set(input);
+    Buffer<float> out = f.realize({10, 10});
+    for (int yy = 0; yy < 10; yy++) {
+        for (int xx = 0; xx < 10; xx++) {
+            float expected = 0.0f;
+            for (int k = 0; k < 64; k++)
+                expected += input(k, xx + yy);
+            EXPECT_EQ(out(xx, yy), expected) << xx << ", " << yy;
+        }
+    }
+}
+
 // LLVM doesn't unroll a loop around other loops behind the schedule's back: the channel loop
 // (constant trip count 4) around the vectorized x loop stays a loop, so the store appears once
 // (LLVM's full unrolling made four copies of the x loop). The schedule's unroll() still does.
