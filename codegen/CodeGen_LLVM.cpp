@@ -24,6 +24,7 @@
 #include "codegen/ClampedRamp.h"
 #include "codegen/ExpF32.h"
 #include "codegen/IndexTerms.h"
+#include "codegen/LaneClasses.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
@@ -471,6 +472,9 @@ private:
             value = tagged(builder.CreateAlignedLoad(llvm_type(t), addr, align), op->name);
             return;
         }
+        if (std::optional<LaneClasses> classes = lane_classes(op->index)) {
+            if ((value = interleaved_load(t, op->name, host, *classes))) return;
+        }
         if (std::optional<LaneOffsets> lanes = lane_offsets(op->index)) {
             if ((value = shuffled_load(t, op->name, host, *lanes))) return;
         }
@@ -583,6 +587,41 @@ private:
             result = builder.CreateInsertElement(result, lane, (uint64_t)i);
         }
         return result;
+    }
+
+    // A ramp divided by a constant k: the lanes of each residue of the ramp's offsets mod k lie
+    // at constant offsets from their own base, floor((b + s) / k). Each class is loaded as a
+    // vector (dense, or dense pieces and a shuffle) and one shuffle interleaves them: no
+    // run-time residue, and the classes of f(x / 2) and f((x + 1) / 2) share their loads.
+    // Returns nullptr unless the classes have equal lane counts of at least 4 (a divisor that
+    // leaves fewer lanes per class reads better through one span and a residue).
+    llvm::Value *interleaved_load(Type t, const std::string &name, llvm::Value *host,
+                                  const LaneClasses &classes) {
+        const size_t n = classes.bases.size();
+        std::vector<std::vector<int64_t>> class_offsets(n);
+        std::vector<int> position(classes.lane_class.size());
+        for (size_t i = 0; i < classes.lane_class.size(); i++) {
+            std::vector<int64_t> &row = class_offsets[classes.lane_class[i]];
+            position[i] = (int)row.size();
+            row.push_back(classes.offsets[i]);
+        }
+        const size_t count = class_offsets[0].size();
+        for (const auto &row : class_offsets) {
+            if (row.size() != count || count < 4) return nullptr;
+        }
+        std::vector<llvm::Value *> loaded;
+        for (size_t c = 0; c < n; c++) {
+            LaneOffsets lanes;
+            lanes.base = classes.bases[c];
+            lanes.offsets = {class_offsets[c]};
+            llvm::Value *v = shuffled_load(t.with_lanes((int)count), name, host, lanes);
+            if (!v) return nullptr;
+            loaded.push_back(v);
+        }
+        std::vector<int> mask;
+        for (size_t i = 0; i < position.size(); i++)
+            mask.push_back(classes.lane_class[i] * (int)count + position[i]);
+        return builder.CreateShuffleVector(llvm::concatenateVectors(builder, loaded), mask);
     }
 
     // The lanes lie at constant offsets from a base: load the span from the lowest lane's

@@ -7,14 +7,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "E2ETestUtil.h"
 #include "codegen/ClampedRamp.h"
+#include "codegen/LaneClasses.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/IROperator.h"
-#include "E2ETestUtil.h"
 
 namespace {
 
 using namespace loom;
+using loom::Internal::lane_classes;
 using loom::Internal::lane_offsets;
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -23,6 +25,13 @@ using ::testing::Not;
 // The lanes of an index as base + constant offsets.
 
 Expr i32(int v) { return Expr(v); }
+
+int occurrences(const std::string &text, const std::string &what) {
+    int n = 0;
+    for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1))
+        n++;
+    return n;
+}
 
 TEST(LaneOffsets, StridedAndReversedRamps) {
     Expr b = Internal::Variable::make(Int(32), "b");
@@ -57,6 +66,29 @@ TEST(LaneOffsets, OtherShapesAreNotOffsets) {
     EXPECT_FALSE(lane_offsets(Internal::Div::make(halved, Internal::Broadcast::make(i32(2), 4))));
     EXPECT_FALSE(lane_offsets(Internal::Div::make(Internal::Ramp::make(b, i32(1), 4),
                                                   Internal::Broadcast::make(i32(-2), 4))));
+}
+
+TEST(LaneClasses, HalvedRampIsTwoInterleavedRamps) {
+    Expr b = Internal::Variable::make(Int(32), "b"), c = Internal::Variable::make(Int(32), "c");
+    Expr index = Internal::Broadcast::make(c, 8) +
+                 Internal::Div::make(Internal::Ramp::make(b + 1, i32(1), 8),
+                                     Internal::Broadcast::make(i32(2), 8));
+    auto h = lane_classes(index);
+    ASSERT_TRUE(h);
+    ASSERT_EQ(h->bases.size(), 2u);
+    // Even lanes start at (b + 1) / 2, odd lanes at (b + 2) / 2: no residue of b.
+    EXPECT_EQ(Internal::to_string(h->bases[0]), "(c + ((b + 1) / 2))");
+    EXPECT_EQ(Internal::to_string(h->bases[1]), "(c + (((b + 1) + 1) / 2))");
+    EXPECT_EQ(h->lane_class, (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1}));
+    EXPECT_EQ(h->offsets, (std::vector<int64_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+    // A stride-2 ramp halved is one class: a dense ramp of b / 2.
+    auto one = lane_classes(Internal::Div::make(Internal::Ramp::make(b, i32(2), 4),
+                                                Internal::Broadcast::make(i32(2), 4)));
+    ASSERT_TRUE(one);
+    EXPECT_EQ(one->bases.size(), 1u);
+    EXPECT_EQ(one->offsets, (std::vector<int64_t>{0, 1, 2, 3}));
+    // No division: LaneOffsets' case, not this one.
+    EXPECT_FALSE(lane_classes(Internal::Ramp::make(b, i32(2), 4)));
 }
 
 TEST(ClampedRamp, FindsTheClampInEitherOrder) {
@@ -389,6 +421,22 @@ TEST(VectorLoadCode, HalvedIndexLoadsHalfTheLanes) {
     EXPECT_THAT(ir, Not(HasSubstr("load <32 x i16>"))) << ir;
     EXPECT_THAT(ir, HasSubstr("shufflevector")) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("insertelement"))) << ir;
+}
+
+// f(x / 2) and f((x + 1) / 2) as Halide loads them: dense vectors of half the lanes at
+// x / 2, (x + 1) / 2 and (x + 2) / 2 (the middle one shared), interleaved; no residue of x
+// picking between shuffles at run time.
+TEST(VectorLoadCode, HalvedIndexIsInterleavedDenseLoadsWithoutResidue) {
+    Buffer<float> in(std::vector<int>{1000}, "in");
+    Var x("x");
+    Func f("f");
+    f(x) = in(x / 2) + in((x + 1) / 2);
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_EQ(occurrences(ir, "load <8 x float>"), 3) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("srem"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("select i1"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
 }
 
 TEST(VectorLoadCode, ClampedRampLoadsDenseInsideTheClamp) {
