@@ -522,37 +522,24 @@ private:
     }
 
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
-    // terms that neither are constants nor read the innermost loop's variable, plus the
-    // loop variable times its coefficient, plus the constants. LLVM then sees the taps of a
-    // stencil as one base and displacements, and an address that advances by a fixed step
-    // per iteration (a pointer increment); it can't split a 32-bit sum, which may wrap. Exact
-    // for every access in bounds of a buffer of fewer than 2^31 - |constant| elements, where
-    // the loop variable's term alone fits in 32 bits: the rest then fits too.
+    // terms that neither are constants nor the innermost loop's variable, plus that variable,
+    // plus the constants (codegen/IndexTerms.h). LLVM then sees the taps of a stencil as one
+    // base and displacements, and an address that advances by a fixed step per iteration (a
+    // pointer increment); it can't split a 32-bit sum, which may wrap. Exact for every access
+    // in bounds of a buffer of fewer than 2^31 - |constant| elements, where the loop variable
+    // alone fits in 32 bits: the rest then fits too.
     llvm::Value *codegen_offset(const Expr &e) {
         llvm::Type *i64 = builder.getInt64Ty();
         std::optional<IndexTerms> terms;
         if (e.type() == Int(32)) terms = split_index(e, innermost_loop);
-        // A step known only at run time (a stride) stays in the 32-bit rest: measured, LLVM's
-        // pointer increments by such steps made matmul 2048 20% slower (B's rows, 8 KiB apart).
-        if (terms && terms->coefficient.defined() && !is_const(terms->coefficient))
-            terms = split_index(e, "");
-        if (!terms || (!terms->coefficient.defined() && terms->constant == 0)) {
+        if (!terms || (!terms->loop_term && terms->constant == 0)) {
             return e.type() == Int(32) ? builder.CreateSExt(codegen(e), i64) : codegen(e);
         }
         llvm::Value *offset =
             terms->rest.defined() ? builder.CreateSExt(codegen(terms->rest), i64) : nullptr;
         auto add = [&](llvm::Value *v) { offset = offset ? builder.CreateAdd(offset, v) : v; };
-        if (terms->coefficient.defined()) {
-            llvm::Value *loop_var =
-                builder.CreateSExt(codegen(Variable::make(Int(32), innermost_loop)), i64);
-            if (is_const_one(terms->coefficient)) {
-                add(loop_var);
-            } else {
-                llvm::Value *coefficient = builder.CreateSExt(codegen(terms->coefficient), i64);
-                add(builder.CreateMul(loop_var, coefficient, "", /*HasNUW=*/false,
-                                      /*HasNSW=*/true));
-            }
-        }
+        if (terms->loop_term)
+            add(builder.CreateSExt(codegen(Variable::make(Int(32), innermost_loop)), i64));
         if (terms->constant != 0 || !offset) add(builder.getInt64(terms->constant));
         return offset;
     }

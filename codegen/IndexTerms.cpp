@@ -7,6 +7,15 @@ namespace loom {
 namespace Internal {
 namespace {
 
+// The terms of a subexpression: how often the loop variable appears in it, and whether each
+// time as a plain added term (not scaled, not subtracted).
+struct Split {
+    int loop_uses = 0;
+    bool plain = true;
+    Expr rest;
+    int64_t constant = 0;
+};
+
 // a + b or a - b where either may be undefined (0).
 Expr sum(const Expr &a, const Expr &b, bool subtract) {
     if (!b.defined()) return a;
@@ -14,10 +23,11 @@ Expr sum(const Expr &a, const Expr &b, bool subtract) {
     return subtract ? a - b : a + b;
 }
 
-// The factor times the terms.
-IndexTerms scaled(const IndexTerms &t, const Expr &factor) {
-    IndexTerms r;
-    if (t.coefficient.defined()) r.coefficient = t.coefficient * factor;
+// The factor times the terms; a loop variable under it is no longer a plain term.
+Split scaled(const Split &t, const Expr &factor) {
+    Split r;
+    r.loop_uses = t.loop_uses;
+    r.plain = t.loop_uses == 0;
     if (const int64_t *k = as_const_int(factor)) {
         if (t.rest.defined()) r.rest = t.rest * factor;
         r.constant = t.constant * *k;
@@ -28,25 +38,21 @@ IndexTerms scaled(const IndexTerms &t, const Expr &factor) {
     return r;
 }
 
-std::optional<IndexTerms> split(const Expr &e, const std::string &v) {
-    if (const int64_t *c = as_const_int(e)) return IndexTerms{Expr(), Expr(), *c};
-    if (const Add *add = e.as<Add>()) {
-        auto a = split(add->a, v), b = split(add->b, v);
+std::optional<Split> split(const Expr &e, const std::string &v) {
+    if (const int64_t *c = as_const_int(e)) return Split{0, true, Expr(), *c};
+    const Add *add = e.as<Add>();
+    const Sub *sub = e.as<Sub>();
+    if (add || sub) {
+        auto a = split(add ? add->a : sub->a, v), b = split(add ? add->b : sub->b, v);
         if (!a || !b) return std::nullopt;
-        return IndexTerms{sum(a->coefficient, b->coefficient, false), sum(a->rest, b->rest, false),
-                          a->constant + b->constant};
+        return Split{a->loop_uses + b->loop_uses,
+                     a->plain && b->plain && (add || b->loop_uses == 0),
+                     sum(a->rest, b->rest, sub != nullptr),
+                     add ? a->constant + b->constant : a->constant - b->constant};
     }
-    if (const Sub *sub = e.as<Sub>()) {
-        auto a = split(sub->a, v), b = split(sub->b, v);
-        if (!a || !b) return std::nullopt;
-        return IndexTerms{sum(a->coefficient, b->coefficient, true), sum(a->rest, b->rest, true),
-                          a->constant - b->constant};
-    }
-    const bool reads_v = !v.empty() && expr_uses_var(e, v);
-    if (!reads_v) return IndexTerms{Expr(), e, 0};
-    if (const Variable *var = e.as<Variable>(); var && var->name == v) {
-        return IndexTerms{make_one(e.type()), Expr(), 0};
-    }
+    if (v.empty() || !expr_uses_var(e, v)) return Split{0, true, e, 0};
+    if (const Variable *var = e.as<Variable>(); var && var->name == v)
+        return Split{1, true, Expr(), 0};
     if (const Mul *mul = e.as<Mul>()) {
         const bool in_a = expr_uses_var(mul->a, v), in_b = expr_uses_var(mul->b, v);
         if (in_a && in_b) return std::nullopt;
@@ -60,7 +66,11 @@ std::optional<IndexTerms> split(const Expr &e, const std::string &v) {
 } // namespace
 
 std::optional<IndexTerms> split_index(const Expr &index, const std::string &loop_var) {
-    return split(index, loop_var);
+    std::optional<Split> s = split(index, loop_var);
+    if (!s) return std::nullopt;
+    // Not one plain term: split on the constants alone (the loop variable stays where it is).
+    if (s->loop_uses > 0 && !(s->loop_uses == 1 && s->plain)) s = split(index, "");
+    return IndexTerms{s->loop_uses == 1, s->rest, s->constant};
 }
 
 } // namespace Internal

@@ -12,18 +12,21 @@
 namespace loom {
 namespace Internal {
 
-/** index = loop_var * coefficient + rest + constant, where coefficient and rest are free of
- * loop_var; an undefined coefficient or rest stands for 0. */
+/** index = (loop_term ? loop_var : 0) + rest + constant, where rest is free of loop_var when
+ * loop_term is set; an undefined rest stands for 0. */
 struct IndexTerms {
-    Expr coefficient;
+    bool loop_term = false;
     Expr rest;
     int64_t constant = 0;
 };
 
-/** The Int(32) index as a sum of a term linear in loop_var (when loop_var is not empty), the
- * constants at its top level and the rest. Built from Add, Sub and Mul; a subexpression that
- * reads loop_var in any other way (a division, a min, a lookup) makes the whole split fail, and
- * nothing is returned. A let variable computed from loop_var is part of the rest. */
+/** The Int(32) index as the constants at the top level of its sum, the rest, and loop_var
+ * (when not empty) separated where it is one plain added term. Where loop_var is scaled,
+ * negated or added more than once, it stays in the rest: a step known only at run time (a
+ * stride) measured 20% slower on matmul 2048 as a pointer increment, and other steps were not
+ * measured. Built from Add, Sub and Mul; where loop_var appears in another form (a division, a
+ * min, a lookup) nothing is returned. A let variable computed from loop_var is part of the
+ * rest. */
 std::optional<IndexTerms> split_index(const Expr &index, const std::string &loop_var);
 
 } // namespace Internal
