@@ -777,8 +777,50 @@ private:
         Stmt first = mutate(op->first), rest = mutate(op->rest);
         if (is_no_op(first)) return rest;
         if (is_no_op(rest)) return first;
+        if (Stmt merged = merge_adjacent_ifs(first, rest); merged.defined()) return merged;
         if (first.same_as(op->first) && rest.same_as(op->rest)) return op;
         return Block::make(first, rest);
+    }
+
+    // `if (c) a else b; if (c) d else e` becomes `if (c) {a; d} else {b; e}`, as an unrolled
+    // loop's guarded tail leaves one if per statement with the same condition: one branch
+    // instead of many, and much less code for LLVM to compile. Sound only where the first if
+    // cannot change the condition's value, so the condition must read no memory and call
+    // nothing impure (lets and loop variables are immutable). Undefined where nothing merges.
+    // `rest` is already simplified, so its own leading ifs have merged: one step suffices.
+    static Stmt merge_adjacent_ifs(const Stmt &first, const Stmt &rest) {
+        const IfThenElse *a = first.as<IfThenElse>();
+        if (!a) return Stmt();
+        const Block *rest_block = rest.as<Block>();
+        const IfThenElse *b = (rest_block ? rest_block->first : rest).as<IfThenElse>();
+        if (!b || !deep_equal(a->condition, b->condition) || !is_pure_scalar(a->condition)) {
+            return Stmt();
+        }
+        Stmt then_case = Block::make(a->then_case, b->then_case);
+        Stmt else_case;
+        if (a->else_case.defined() || b->else_case.defined()) {
+            else_case = Block::make({a->else_case, b->else_case});
+        }
+        Stmt merged = IfThenElse::make(a->condition, then_case, else_case);
+        return rest_block ? Block::make(merged, rest_block->rest) : merged;
+    }
+
+    // True where the expression reads no memory and calls nothing with side effects.
+    static bool is_pure_scalar(const Expr &e) {
+        struct FindImpure : IRVisitor {
+            bool impure = false;
+            void visit(const Load *) override { impure = true; }
+            void visit(const Call *op) override {
+                // Image and Func calls read memory until storage flattening makes them loads.
+                if (!op->is_pure() || op->call_type == Call::Image ||
+                    op->call_type == Call::Halide) {
+                    impure = true;
+                }
+                IRVisitor::visit(op);
+            }
+        } finder;
+        e.accept(&finder);
+        return !finder.impure;
     }
 
     Stmt visit(const IfThenElse *op) override {

@@ -183,4 +183,29 @@ TEST(Simplify, DoesNotReuseValuesThatReadMemoryOrAreShadowed) {
         << simplify(s2);
 }
 
+// An unrolled loop's guarded tail leaves one if per statement with the same condition: they
+// merge into one if. A condition that reads memory is left alone, as the first if may store
+// to what it reads.
+TEST(Simplify, MergesAdjacentIfsWithTheSameCondition) {
+    Expr k = i32("k"), n = i32("n");
+    Stmt a = Store::make("buf", 1, k), b = Store::make("buf", 2, k + 1),
+         c = Store::make("out", 3, k);
+    Stmt s = Block::make({IfThenElse::make(k < n, a), IfThenElse::make(k < n, b), c});
+    Stmt expected = Block::make(IfThenElse::make(k < n, Block::make(a, b)), c);
+    EXPECT_EQ(to_string(simplify(s)), to_string(expected)) << simplify(s);
+
+    // Else branches merge in the same order.
+    Stmt with_else = Block::make(IfThenElse::make(k < n, a, c), IfThenElse::make(k < n, b));
+    EXPECT_EQ(to_string(simplify(with_else)),
+              to_string(IfThenElse::make(k < n, Block::make(a, b), c)))
+        << simplify(with_else);
+
+    Expr reads = Load::make(Int(32), "buf", k) < n;
+    Stmt not_merged = Block::make(IfThenElse::make(reads, a), IfThenElse::make(reads, b));
+    EXPECT_EQ(to_string(simplify(not_merged)), to_string(not_merged)) << simplify(not_merged);
+
+    Stmt different = Block::make(IfThenElse::make(k < n, a), IfThenElse::make(k + 1 < n, b));
+    EXPECT_EQ(to_string(simplify(different)), to_string(different)) << simplify(different);
+}
+
 }  // namespace
