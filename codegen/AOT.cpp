@@ -1,7 +1,6 @@
 #include "codegen/AOT.h"
 
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Object/Archive.h>
@@ -42,16 +41,6 @@ void pin_subtarget(llvm::Module &m, const llvm::TargetMachine &tm) {
         f.addFnAttr("target-cpu", tm.getTargetCPU());
         f.addFnAttr("target-features", tm.getTargetFeatureString());
     }
-}
-
-std::string emit(llvm::Module &m, llvm::TargetMachine &tm, llvm::CodeGenFileType type) {
-    llvm::SmallString<16384> buffer;
-    llvm::raw_svector_ostream os(buffer);
-    llvm::legacy::PassManager pm;
-    bool failed = tm.addPassesToEmitFile(pm, os, nullptr, type);
-    internal_assert(!failed) << "LLVM can't emit this file type for the target";
-    pm.run(m);
-    return std::string(buffer.str());
 }
 
 /** fn_name becomes a C symbol and a declaration in a header: it must be an identifier. */
@@ -109,11 +98,11 @@ std::string compile_aot(const std::vector<AOTVariant> &variants, const std::stri
     case AOTOutput::LLVMAssembly:
         return module_to_llvm_ir(*module);
     case AOTOutput::Assembly:
-        return emit(*module, base_tm, llvm::CodeGenFileType::AssemblyFile);
+        return module_to_assembly(*module, base_tm);
     case AOTOutput::Object:
         break;
     }
-    return emit(*module, base_tm, llvm::CodeGenFileType::ObjectFile);
+    return module_to_object(*module, base_tm);
 }
 
 void write_static_library(const std::string &path, const std::string &object,

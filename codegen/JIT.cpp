@@ -1,18 +1,21 @@
 #include "codegen/JIT.h"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/CodeGen_LLVM.h"
 #include "codegen/LLVMTarget.h"
+#include "codegen/ParallelCompile.h"
 #include "dsl/Error.h"
 #include "runtime/loom_runtime.h"
 
@@ -77,17 +80,19 @@ std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline, l
 
 }  // namespace
 
-std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target) {
+std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target,
+                                              int compile_threads) {
     initialize_llvm();
     std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    auto ctx = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::Module> m = build_optimized(pipeline, *ctx, *tm);
+    llvm::LLVMContext ctx;
+    std::unique_ptr<llvm::Module> m = codegen_llvm(pipeline, ctx, *tm);
+    unsigned threads = compile_threads > 0 ? (unsigned)compile_threads
+                                           : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::string> objects = compile_to_objects(*m, target, threads);
 
     llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
     jtmb.setCPU(tm->getTargetCPU().str());
     jtmb.addFeatures(std::vector<std::string>{tm->getTargetFeatureString().str()});
-    jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
-    jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
 
     std::shared_ptr<JITModule> result(new JITModule);
     result->impl = std::make_unique<Impl>();
@@ -98,8 +103,10 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                                jit->getDataLayout().getGlobalPrefix()),
                            "Finding process symbols"));
-    check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), std::move(ctx))),
-          "Adding the module to the JIT");
+    for (std::string &object : objects) {
+        check(jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, pipeline.name)),
+              "Adding machine code to the JIT");
+    }
     auto addr = check(jit->lookup(pipeline.name), "Looking up the pipeline");
     result->entry_point = addr.toPtr<Entry>();
     result->impl->jit = std::move(jit);

@@ -108,14 +108,26 @@ std::string module_to_llvm_ir(const llvm::Module &m) {
     return text;
 }
 
-std::string module_to_assembly(llvm::Module &m, llvm::TargetMachine &tm) {
-    llvm::SmallString<4096> buffer;
+namespace {
+
+std::string emit(llvm::Module &m, llvm::TargetMachine &tm, llvm::CodeGenFileType type) {
+    llvm::SmallString<16384> buffer;
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager pm;
-    bool failed = tm.addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile);
-    internal_assert(!failed) << "LLVM can't emit assembly for this target";
+    bool failed = tm.addPassesToEmitFile(pm, os, nullptr, type);
+    internal_assert(!failed) << "LLVM can't emit this file type for the target";
     pm.run(m);
     return std::string(buffer.str());
+}
+
+} // namespace
+
+std::string module_to_assembly(llvm::Module &m, llvm::TargetMachine &tm) {
+    return emit(m, tm, llvm::CodeGenFileType::AssemblyFile);
+}
+
+std::string module_to_object(llvm::Module &m, llvm::TargetMachine &tm) {
+    return emit(m, tm, llvm::CodeGenFileType::ObjectFile);
 }
 
 }  // namespace Internal

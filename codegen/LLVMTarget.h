@@ -26,6 +26,8 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
 
 std::string module_to_llvm_ir(const llvm::Module &m);
 std::string module_to_assembly(llvm::Module &m, llvm::TargetMachine &tm);
+/** The module's machine code as a relocatable object file (ELF on Linux). */
+std::string module_to_object(llvm::Module &m, llvm::TargetMachine &tm);
 
 }  // namespace Internal
 }  // namespace loom

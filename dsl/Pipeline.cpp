@@ -168,6 +168,9 @@ std::vector<Func> Pipeline::outputs() const {
 }
 
 void Pipeline::set_options(const CompileOptions &options) {
+    user_assert(options.compile_threads >= 0)
+        << "CompileOptions::compile_threads is " << options.compile_threads
+        << ": give a number of threads, or 0 for one per core.";
     contents->options = options;
     contents->cache_key.clear();
     contents->fingerprint.clear();
@@ -208,7 +211,7 @@ const LoweredPipeline &prepare(PipelineContents &p, const Target &target) {
     LoweredPipeline lowered = lower_pipeline(p, target);
     std::string key = cache_key(lowered, target);
     if (key != p.cache_key || !p.module) {
-        p.module = JITModule::compile(lowered, target);
+        p.module = JITModule::compile(lowered, target, p.options.compile_threads);
         p.cache_key = key;
         p.last_compile_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -25,6 +25,9 @@ struct CompileOptions {
     bool log_passes = false;
     /** Check IR invariants between passes (always on in debug builds). */
     bool verify_ir = false;
+    /** Threads the JIT compiles the pipeline's functions on (its entry and the bodies of its
+     * parallel loops compile at the same time); 0 means one per core. */
+    int compile_threads = 0;
 };
 
 class Pipeline {

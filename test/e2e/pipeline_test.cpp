@@ -186,6 +186,31 @@ TEST(CompiledCode, RealizingTwiceReusesItAndSeesTheNewParamValue) {
     expect_1d<int32_t>(out3, [](int i) { return 5 * i; });
 }
 
+// Each parallel loop's body is a function of its own; the JIT compiles the functions on
+// several threads, each in its own LLVM module, and links the objects. Whatever the number of
+// threads, the entry must find every closure and give the same values.
+TEST(CompiledCode, FunctionsCompiledOnSeveralThreadsLinkAsOneProgram) {
+    auto a_ref = [](int x, int y) { return x + y * 3; };
+    auto b_ref = [&](int x, int y) { return a_ref(x, y) * 2 + a_ref(x + 1, y); };
+    for (int threads : {1, 2, 3, 8}) {
+        Var x("x"), y("y");
+        Func a("a"), b("b"), c("c");
+        a(x, y) = x + y * 3;
+        b(x, y) = a(x, y) * 2 + a(x + 1, y);
+        c(x, y) = b(x, y) - b(x, y + 1) * 5;
+        a.compute_root().parallel(y);
+        b.compute_root().parallel(y).vectorize(x, 8);
+        c.parallel(y);
+        Pipeline p(c);
+        CompileOptions options;
+        options.compile_threads = threads;
+        p.set_options(options);
+        Buffer<int32_t> out = p.realize({19, 7});
+        expect_buffer<int32_t>(
+            out, [&](const Pos &q) { return b_ref(q[0], q[1]) - b_ref(q[0], q[1] + 1) * 5; });
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tuples.
 

@@ -106,6 +106,18 @@ TEST(UserErrors, InputBufferReadOutOfBoundsAtRunTime) {
     EXPECT_THAT(message, HasSubstr("small_input"));
 }
 
+TEST(UserErrors, NegativeCompileThreads) {
+    Var x("x");
+    Func f("f");
+    f(x) = x;
+    Pipeline p(f);
+    CompileOptions options;
+    options.compile_threads = -2;
+    std::string message = message_of<Error>([&] { p.set_options(options); });
+    EXPECT_THAT(message, HasSubstr("compile_threads is -2"));
+    EXPECT_THAT(message, HasSubstr("0 for one per core"));
+}
+
 TEST(UserErrors, ImageParamBufferTooSmallAtRunTime) {
     ImageParam tiny_image(Float(32), 2, "tiny_image");
     Buffer<float> pixel_store(std::vector<int>{4, 4}, "pixel_store");
