@@ -88,7 +88,7 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     std::unique_ptr<llvm::Module> m = codegen_llvm(pipeline, ctx, *tm);
     unsigned threads = compile_threads > 0 ? (unsigned)compile_threads
                                            : std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::string> objects = compile_to_objects(*m, target, threads);
+    std::vector<std::string> objects = compile_to_objects(*m, *tm, target, threads);
 
     llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
     jtmb.setCPU(tm->getTargetCPU().str());

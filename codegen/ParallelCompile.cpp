@@ -61,7 +61,7 @@ void externalize_functions(llvm::Module &m) {
 // One partition, in a context of its own: parse the whole module, drop the bodies of the
 // functions other partitions compile, optimize and emit.
 std::string compile_partition(llvm::StringRef bitcode, const std::vector<std::string> &keep,
-                              const Target &target) {
+                              llvm::TargetMachine &tm) {
     llvm::LLVMContext ctx;
     auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "loom"), ctx);
     internal_assert(bool(parsed)) << "Loom could not read back its own bitcode: "
@@ -70,27 +70,24 @@ std::string compile_partition(llvm::StringRef bitcode, const std::vector<std::st
     for (llvm::Function &f : *m) {
         if (!f.isDeclaration() && std::find(keep.begin(), keep.end(), f.getName()) == keep.end()) {
             f.deleteBody();
-            f.setVisibility(llvm::GlobalValue::HiddenVisibility);
         }
     }
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    optimize_module(*m, *tm);
-    return module_to_object(*m, *tm);
+    optimize_module(*m, tm);
+    return module_to_object(*m, tm);
 }
 
 } // namespace
 
-std::vector<std::string> compile_to_objects(llvm::Module &m, const Target &target,
-                                            unsigned max_threads) {
+std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
+                                            const Target &target, unsigned max_threads) {
     size_t defined = 0;
     for (const llvm::Function &f : m)
         defined += !f.isDeclaration();
     unsigned parts = (unsigned)std::max<size_t>(1, std::min<size_t>(max_threads, defined));
     if (parts == 1) {
         // Nothing to share out: no round trip through bitcode.
-        std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-        optimize_module(m, *tm);
-        return {module_to_object(m, *tm)};
+        optimize_module(m, tm);
+        return {module_to_object(m, tm)};
     }
     externalize_functions(m);
     std::vector<std::vector<std::string>> names = partition_functions(m, parts);
@@ -103,9 +100,12 @@ std::vector<std::string> compile_to_objects(llvm::Module &m, const Target &targe
     // An exception escaping a worker thread would terminate the process: each partition's
     // failure is caught and rethrown on the calling thread.
     std::vector<std::exception_ptr> failures(parts);
+    // A TargetMachine is not shared between threads: the calling thread compiles partition 0
+    // with tm, each worker with a machine of its own.
     auto run = [&](unsigned i) {
         try {
-            objects[i] = compile_partition(bitcode.str(), names[i], target);
+            std::unique_ptr<llvm::TargetMachine> own = i ? make_target_machine(target) : nullptr;
+            objects[i] = compile_partition(bitcode.str(), names[i], i ? *own : tm);
         } catch (...) {
             failures[i] = std::current_exception();
         }

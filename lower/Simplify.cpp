@@ -793,7 +793,7 @@ private:
         if (!a) return Stmt();
         const Block *rest_block = rest.as<Block>();
         const IfThenElse *b = (rest_block ? rest_block->first : rest).as<IfThenElse>();
-        if (!b || !deep_equal(a->condition, b->condition) || !is_pure_scalar(a->condition)) {
+        if (!b || !deep_equal(a->condition, b->condition) || reads_memory(a->condition)) {
             return Stmt();
         }
         Stmt then_case = Block::make(a->then_case, b->then_case);
@@ -803,24 +803,6 @@ private:
         }
         Stmt merged = IfThenElse::make(a->condition, then_case, else_case);
         return rest_block ? Block::make(merged, rest_block->rest) : merged;
-    }
-
-    // True where the expression reads no memory and calls nothing with side effects.
-    static bool is_pure_scalar(const Expr &e) {
-        struct FindImpure : IRVisitor {
-            bool impure = false;
-            void visit(const Load *) override { impure = true; }
-            void visit(const Call *op) override {
-                // Image and Func calls read memory until storage flattening makes them loads.
-                if (!op->is_pure() || op->call_type == Call::Image ||
-                    op->call_type == Call::Halide) {
-                    impure = true;
-                }
-                IRVisitor::visit(op);
-            }
-        } finder;
-        e.accept(&finder);
-        return !finder.impure;
     }
 
     Stmt visit(const IfThenElse *op) override {
