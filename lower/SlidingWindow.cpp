@@ -7,8 +7,9 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
-#include "lower/Simplify.h"
 #include "dsl/Substitute.h"
+#include "lower/Monotonic.h"
+#include "lower/Simplify.h"
 
 namespace loom {
 namespace Internal {
@@ -134,7 +135,10 @@ private:
                 if (!mins[d].defined() || !maxs[d].defined()) break;
                 if (!expr_uses_var(emins[d], loop->name) && !expr_uses_var(emaxs[d], loop->name)) continue;
                 if (!only_outer_names(emins[d], *loop) || !only_outer_names(emaxs[d], *loop)) break;
-                if (!steps_forward(emins[d], loop->name) || !steps_forward(emaxs[d], loop->name)) break;
+                if (!never_decreases(emins[d], loop->name) ||
+                    !never_decreases(emaxs[d], loop->name))
+                    break;
+                if (loops_over_transformed(*f, f->args[d])) break;
                 // The max stays as written, so it must not depend on a slid min (whose value
                 // differs from the one expanded into emaxs).
                 if (max_uses_slid[d]) break;
@@ -207,11 +211,31 @@ private:
         return result;
     }
 
-    // e(v + 1) - e(v) is a non-negative constant.
-    static bool steps_forward(const Expr &e, const std::string &v) {
-        Expr step = simplify(substitute(v, int_var(v) + 1, e) - e);
-        const int64_t *c = as_const_int(step);
-        return c && *c >= 0;
+    // The region's bound never moves back as the loop advances: then the rows a later
+    // iteration needs are the ones past the previous iteration's max, or ones computed before.
+    static bool never_decreases(const Expr &e, const std::string &v) {
+        Monotonic m = is_monotonic(e, v);
+        return m == Monotonic::Constant || m == Monotonic::Increasing;
+    }
+
+    // Whether the Func's own loop over `arg` is split, fused, or not a plain serial loop in
+    // some version of its definition. A slid region may be shorter than the split factor (or
+    // empty), and the rounded or shifted loop over it would compute outside the storage.
+    static bool loops_over_transformed(const FunctionContents &f, const std::string &arg) {
+        auto transforms = [&](const StageSchedule &s) {
+            for (const Split &split : s.splits) {
+                if (split.old_var == arg || split.outer == arg || split.inner == arg) return true;
+            }
+            for (const Dim &dim : s.dims) {
+                if (dim.var == arg && dim.for_type != ForType::Serial) return true;
+            }
+            return false;
+        };
+        if (transforms(f.init.schedule)) return true;
+        for (const Specialization &spec : f.init.specializations) {
+            if (spec.definition && transforms(spec.definition->schedule)) return true;
+        }
+        return false;
     }
 };
 

@@ -65,6 +65,54 @@ TEST(SlidingWindow, SlidesWithinEachParallelStrip) {
     expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
 }
 
+// A 2x vertical upsampling of the stencil: output row y reads rows y / 2 and (y + 1) / 2, which
+// move by 0 or 1 per row. Each row of bx is computed once, when a row first needs it.
+TEST(SlidingWindow, SlidesWhereTheRegionMovesByVaryingSteps) {
+    Buffer<int> in = ramp_input(21, 24);
+    Var x("x"), y("y");
+    auto upsample = [&](Func bx) {
+        Func up("up");
+        up(x, y) = bx(x, y / 2) * 3 + bx(x, (y + 1) / 2);
+        return up;
+    };
+    Stencil plain(in);
+    Buffer<int> expected = upsample(plain.bx).realize({20, 40});
+    for (int x = 0; x < 20; x++) {
+        for (int y = 0; y < 40; y++) {
+            auto bx = [&](int row) { return in(x, row) + in(x + 1, row) * 2; };
+            ASSERT_EQ(expected(x, y), bx(y / 2) * 3 + bx((y + 1) / 2)) << x << ", " << y;
+        }
+    }
+    Stencil s(in);
+    Func up = upsample(s.bx);
+    s.bx.store_root().compute_at(up, y).fold_storage(s.y, 2);
+    std::string stmt = Pipeline(up).lowered_stmt();
+    // Past the first row, the rows after the previous row's max, (y - 1 + 1) / 2.
+    EXPECT_THAT(
+        stmt,
+        HasSubstr(
+            "let bx.s0.y.min = select((up.s0.y > up.min.1), ((up.s0.y / 2) + 1), (up.s0.y / 2))"))
+        << stmt;
+    expect_equal(expected, Buffer<int>(up.realize({20, 40})));
+}
+
+// bx's own loop over y is split: a slid region can be shorter than the factor, and the split
+// loop would run past it, so bx is computed over each iteration's whole window instead. All
+// three tail strategies give the right rows and read only the input's rows.
+TEST(SlidingWindow, LeavesADimensionTheProducerSplits) {
+    Buffer<int> in = ramp_input(21, 40);
+    Buffer<int> expected = Stencil(in).by.realize({20, 30});
+    for (TailStrategy tail :
+         {TailStrategy::RoundUp, TailStrategy::ShiftInwards, TailStrategy::GuardWithIf}) {
+        Stencil s(in);
+        Var yo("yo"), yi("yi");
+        s.bx.store_root().compute_at(s.by, s.y).split(s.y, yo, yi, 2, tail);
+        std::string stmt = Pipeline(s.by).lowered_stmt();
+        EXPECT_THAT(stmt, Not(HasSubstr("select((by.s0.y > by.min.1)"))) << stmt;
+        expect_equal(expected, Buffer<int>(s.by.realize({20, 30})));
+    }
+}
+
 TEST(StorageFolding, KeepsOnlyTheFoldAndChecksItFits) {
     Buffer<int> in = ramp_input(21, 24);
     Buffer<int> expected = Stencil(in).by.realize({20, 22});
