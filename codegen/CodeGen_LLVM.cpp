@@ -208,9 +208,12 @@ private:
     // The largest constant-size allocation put on the stack. Worker threads have the default
     // 8 MiB stacks; nested compute_at levels each add at most this much.
     static constexpr uint64_t kMaxStackAllocationBytes = 16 * 1024;
-    // Bytes every allocation has past its last element: a gather of 8- or 16-bit elements reads
-    // the 32-bit word that starts at each (see gather()), up to 3 bytes past the element.
-    static constexpr uint64_t kAllocationPaddingBytes = 4;
+    // Bytes every allocation has before its first element and past its last, so that a load
+    // may read a little outside the elements it needs: a gather of 8- or 16-bit elements reads
+    // the 32-bit word that starts at each (see gather()), up to 3 bytes past the element; a
+    // strided load reads whole vectors starting at an even offset (see shuffled_load()). 64
+    // keeps the first element as aligned as the memory is.
+    static constexpr uint64_t kAllocationPaddingBytes = 64;
     // The pipeline's input and output buffers. Every other buffer is an allocation of its own:
     // distinct from them and from every other allocation.
     std::set<std::string> external_buffers;
@@ -527,11 +530,15 @@ private:
     // base and displacements, and an address that advances by a fixed step per iteration (a
     // pointer increment); it can't split a 32-bit sum, which may wrap. Exact for every access
     // in bounds of a buffer of fewer than 2^31 - |constant| elements, where the loop variable
-    // alone fits in 32 bits: the rest then fits too.
+    // alone fits in 32 bits: the rest then fits too. Where the loop variable is not a plain
+    // term (min(x * 16, n - 16) of a shifted tail), the constants are still separated.
     llvm::Value *codegen_offset(const Expr &e) {
         llvm::Type *i64 = builder.getInt64Ty();
         std::optional<IndexTerms> terms;
-        if (e.type() == Int(32)) terms = split_index(e, innermost_loop);
+        if (e.type() == Int(32)) {
+            terms = split_index(e, innermost_loop);
+            if (!terms) terms = split_index(e, "");
+        }
         if (!terms || (!terms->loop_term && terms->constant == 0)) {
             return e.type() == Int(32) ? builder.CreateSExt(codegen(e), i64) : codegen(e);
         }
@@ -636,6 +643,7 @@ private:
         int64_t pieces = (max_span + width - 1) / width;
         // The pieces before the last start at lo + j * width and must end within every span.
         if (pieces > 4 || (pieces - 1) * width > min_span) return nullptr;
+        std::optional<int64_t> start = padded_start(t, name, lanes, width, pieces);
 
         llvm::Type *elem = llvm_type(t.element_of());
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
@@ -657,10 +665,13 @@ private:
         llvm::Value *lo_v = by_residue(lo), *hi_v = by_residue(hi);
         std::vector<llvm::Value *> loaded;
         for (int64_t j = 0; j < pieces; j++) {
-            llvm::Value *start =
-                j + 1 < pieces ? builder.CreateAdd(lo_v, llvm::ConstantInt::get(index_type, j * width))
-                               : builder.CreateSub(hi_v, llvm::ConstantInt::get(index_type, width - 1));
-            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, builder.CreateAdd(base, start));
+            llvm::Value *piece_start =
+                start ? llvm::ConstantInt::get(index_type, *start + j * width, true)
+                : j + 1 < pieces
+                    ? builder.CreateAdd(lo_v, llvm::ConstantInt::get(index_type, j * width))
+                    : builder.CreateSub(hi_v, llvm::ConstantInt::get(index_type, width - 1));
+            llvm::Value *addr =
+                builder.CreateInBoundsGEP(elem, host, builder.CreateAdd(base, piece_start));
             loaded.push_back(tagged(builder.CreateAlignedLoad(piece_type, addr, align), name));
         }
         llvm::Value *all = loaded.size() == 1 ? loaded[0] : llvm::concatenateVectors(builder, loaded);
@@ -669,13 +680,51 @@ private:
             std::vector<int> mask;
             for (int64_t o : lanes.offsets[m]) {
                 int64_t p = o - lo[m];
-                if (p >= (pieces - 1) * width) p = (pieces - 1) * width + o - (hi[m] - width + 1);
+                if (start) {
+                    p = o - *start;
+                } else if (p >= (pieces - 1) * width) {
+                    p = (pieces - 1) * width + o - (hi[m] - width + 1);
+                }
                 mask.push_back((int)p);
             }
             llvm::Value *s = builder.CreateShuffleVector(all, mask);
             result = m == 0 ? s : builder.CreateSelect(is_residue(m), s, result);
         }
         return result;
+    }
+
+    // Where shuffled_load may read whole pieces laid end to end from an offset before the
+    // lowest lane, instead of ending its last piece exactly at the highest lane: for lanes a
+    // constant stride of 2 or more apart in an allocation, whose padding holds what is read
+    // outside the lanes. The start is the lowest lane moved down to where the index's constant
+    // is a multiple of the stride, so that the taps of a stencil on a subsampled row
+    // (f(2x - 1), f(2x), f(2x + 1)) load the same vectors, and none straddles a cache line
+    // more than the dense row would. Returns the start, relative to the base, or nothing.
+    std::optional<int64_t> padded_start(Type t, const std::string &name, const LaneOffsets &lanes,
+                                        int64_t width, int64_t &pieces) {
+        if (!is_allocation(name) || lanes.modulus != 1) return std::nullopt;
+        const std::vector<int64_t> &o = lanes.offsets[0];
+        const int64_t stride = o.size() > 1 ? o[1] - o[0] : 0;
+        if (stride < 2) return std::nullopt;
+        for (size_t i = 1; i < o.size(); i++) {
+            if (o[i] - o[i - 1] != stride) return std::nullopt;
+        }
+        int64_t constant = o[0];
+        if (lanes.base.type() == Int(32)) {
+            if (std::optional<IndexTerms> terms = split_index(lanes.base, ""))
+                constant += terms->constant;
+        }
+        const int64_t start = o[0] - (((constant % stride) + stride) % stride);
+        const int64_t needed = (o.back() - start + width) / width;
+        const int64_t bytes = t.element_of().bytes();
+        const int64_t before = (o[0] - start) * bytes,
+                      after = (start + needed * width - 1 - o.back()) * bytes;
+        if (needed > 4 || before > (int64_t)kAllocationPaddingBytes ||
+            after > (int64_t)kAllocationPaddingBytes) {
+            return std::nullopt;
+        }
+        pieces = needed;
+        return start;
     }
 
     void visit(const Store *op) override {
@@ -1031,7 +1080,7 @@ private:
         }
         llvm::Value *bytes = builder.CreateAdd(
             builder.CreateMul(count, builder.getInt64(std::max(op->type.bytes(), 1))),
-            builder.getInt64(kAllocationPaddingBytes));
+            builder.getInt64(2 * kAllocationPaddingBytes));
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
         // A small allocation of constant size (a tile of accumulators, a few rows) lives on the
         // stack, in the function's entry block so that a loop around it does not grow the
@@ -1043,7 +1092,7 @@ private:
                     entry.CreateAlloca(builder.getInt8Ty(), constant, op->name);
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.insert(op->name);
-                buffers.push(op->name, slot);
+                buffers.push(op->name, first_element(slot));
                 codegen(op->body);
                 buffers.pop(op->name);
                 stack_allocations.erase(stack_allocations.find(op->name));
@@ -1066,16 +1115,25 @@ private:
             {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
         builder.CreateRet(code);
         builder.SetInsertPoint(ok);
-        buffers.push(op->name, mem);
+        buffers.push(op->name, first_element(mem));
         codegen(op->body);
         buffers.pop(op->name);
+    }
+
+    // An allocation's elements start after its leading padding.
+    llvm::Value *first_element(llvm::Value *memory) {
+        return builder.CreateInBoundsGEP(builder.getInt8Ty(), memory,
+                                         builder.getInt64(kAllocationPaddingBytes));
     }
 
     void visit(const Free *op) override {
         if (stack_allocations.count(op->name)) return;  // released when the function returns
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+        llvm::Value *memory =
+            builder.CreateInBoundsGEP(builder.getInt8Ty(), buffer_host(op->name),
+                                      builder.getInt64(-(int64_t)kAllocationPaddingBytes));
         builder.CreateCall(runtime_function("loom_free", builder.getVoidTy(), {ptr, ptr}),
-                           {user_context, buffer_host(op->name)});
+                           {user_context, memory});
     }
 
     void visit(const Block *op) override {

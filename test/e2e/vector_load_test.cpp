@@ -233,6 +233,40 @@ TEST(StridedVectorLoad, LargeStridesStillCorrect) {
     check_strided<uint16_t>(9, 5, 16, 33, TailStrategy::ShiftInwards);
 }
 
+// Taps at 2x - 1, 2x and 2x + 1 (stride 2, 3 and 4 likewise) of a computed Func, whose
+// region is exactly the one the taps need: loads that start before the lowest lane or end
+// past the highest read the allocation's padding, never another element into a lane.
+template <typename T>
+void check_strided_taps_of_allocation(int stride, int lanes, int width, TailStrategy tail) {
+    const int lo = -1, hi = stride * (width - 1) + 1;
+    std::vector<T> values = loom_test::random_values<T>((size_t)(hi - lo + 1), 99);
+    Buffer<T> in(std::vector<int>{hi - lo + 1}, "in");
+    in.set_min({lo});
+    for (int i = lo; i <= hi; i++)
+        in(i) = values[(size_t)(i - lo)];
+    Var x("x");
+    Func g("g"), f("f");
+    g(x) = in(x) ^ cast(type_of<T>(), 0x5a);
+    f(x) = g(stride * x - 1) + g(stride * x) * cast(type_of<T>(), 3) + g(stride * x + 1);
+    g.compute_root();
+    f.vectorize(x, lanes, tail);
+    Buffer<T> out = f.realize({width});
+    auto ref_g = [&](int i) { return T(values[(size_t)(i - lo)] ^ T(0x5a)); };
+    for (int i = 0; i < width; i++) {
+        T expected = T(ref_g(stride * i - 1) + T(ref_g(stride * i) * T(3)) + ref_g(stride * i + 1));
+        ASSERT_EQ(out(i), expected) << "stride " << stride << ", " << lanes << " lanes, x = " << i;
+    }
+}
+
+TEST(StridedVectorLoad, TapsOfAnAllocationEveryStrideAndTail) {
+    check_strided_taps_of_allocation<int32_t>(2, 16, 100, TailStrategy::ShiftInwards);
+    check_strided_taps_of_allocation<int32_t>(2, 8, 64, TailStrategy::RoundUp);
+    check_strided_taps_of_allocation<uint8_t>(2, 32, 77, TailStrategy::GuardWithIf);
+    check_strided_taps_of_allocation<int16_t>(3, 16, 50, TailStrategy::ShiftInwards);
+    check_strided_taps_of_allocation<uint16_t>(4, 16, 41, TailStrategy::Auto);
+    check_strided_taps_of_allocation<int64_t>(2, 4, 9, TailStrategy::ShiftInwards);
+}
+
 template<typename T>
 void check_divided(int k, int offset, int lanes, int width, TailStrategy tail) {
     using loom_test::ref_div;
@@ -436,6 +470,23 @@ TEST(VectorLoadCode, HalvedIndexIsInterleavedDenseLoadsWithoutResidue) {
     EXPECT_EQ(occurrences(ir, "load <8 x float>"), 3) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("srem"))) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("select i1"))) << ir;
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+}
+
+// The three taps of a [1 2 1] filter on a subsampled row of a computed Func: the loads start
+// at an even offset and read whole vectors end to end (the allocation's padding covers what
+// lies outside the lanes), so 2x + 1 shares 2x's vectors and 2x - 1 adds two: four loads,
+// not six, and none ends mid-vector just to stop at the last lane.
+TEST(VectorLoadCode, StridedTapsOfAnAllocationShareWholeVectors) {
+    Buffer<float> in(std::vector<int>{1000}, "in");
+    Var x("x");
+    Func g("g"), f("f");
+    g(x) = in(x)*2.0f;
+    f(x) = g(2 * x - 1) + g(2 * x) + g(2 * x + 1);
+    g.compute_root();
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_EQ(occurrences(ir, "load <16 x float>"), 4) << ir; // g itself is not vectorized
     EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
 }
 
