@@ -14,10 +14,12 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -121,7 +123,8 @@ private:
 class CodeGen : public IRVisitor {
 public:
     CodeGen(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const std::string &name)
-        : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx) {
+        : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
+          has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -199,6 +202,7 @@ private:
     // The serial loop whose body is being emitted ("" outside any in this function): address
     // offsets separate its variable's term (codegen_offset).
     std::string innermost_loop;
+    const bool has_avx512f; // 512-bit vectors and two-source permutes
     llvm::Value *user_context = nullptr;
     llvm::Value *value = nullptr;
     Scope<llvm::Value *> symbols;
@@ -612,10 +616,46 @@ private:
             if (!v) return nullptr;
             loaded.push_back(v);
         }
+        if (llvm::Value *permuted =
+                interleave_halves_avx512(t, loaded, classes.lane_class, position))
+            return permuted;
         std::vector<int> mask;
         for (size_t i = 0; i < position.size(); i++)
             mask.push_back(classes.lane_class[i] * (int)count + position[i]);
         return builder.CreateShuffleVector(llvm::concatenateVectors(builder, loaded), mask);
+    }
+
+    // Two 8-lane halves of 32-bit elements interleaved into one 512-bit vector with one
+    // two-source permute of each half broadcast to both 256-bit halves, as x86 reads it best:
+    // two broadcast loads and a vpermi2ps. LLVM 19 lowers the plain shufflevector of the two
+    // halves into zero-extending loads, an insert and the permute (twice the instructions in
+    // interpolate's upsampling loops), and folds a shuffle form of this back into that one, so
+    // the permute is the intrinsic. Returns nullptr for any other shape.
+    llvm::Value *interleave_halves_avx512(Type t, const std::vector<llvm::Value *> &halves,
+                                          const std::vector<int> &lane_class,
+                                          const std::vector<int> &position) {
+        if (!has_avx512f || halves.size() != 2 || t.lanes() != 16 || t.bits() != 32) return nullptr;
+        std::vector<int> broadcast;
+        for (int i = 0; i < 16; i++)
+            broadcast.push_back(i % 8);
+        std::vector<llvm::Constant *> indices;
+        // The upper 8 lanes take their elements from the upper copies: each 256-bit half of
+        // the result then reads one half of each source, and neither copy is dead.
+        for (int i = 0; i < 16; i++)
+            indices.push_back(
+                builder.getInt32(lane_class[i] * 16 + position[i] + (i >= 8 ? 8 : 0)));
+        llvm::Type *as =
+            t.is_float() ? llvm_type(t) : llvm::FixedVectorType::get(builder.getInt32Ty(), 16);
+        llvm::Value *a =
+            builder.CreateBitCast(builder.CreateShuffleVector(halves[0], broadcast), as);
+        llvm::Value *b =
+            builder.CreateBitCast(builder.CreateShuffleVector(halves[1], broadcast), as);
+        llvm::Intrinsic::ID id = t.is_float() ? llvm::Intrinsic::x86_avx512_vpermi2var_ps_512
+                                              : llvm::Intrinsic::x86_avx512_vpermi2var_d_512;
+        llvm::Function *permute = llvm::Intrinsic::getDeclaration(module.get(), id);
+        llvm::Value *result =
+            builder.CreateCall(permute, {a, llvm::ConstantVector::get(indices), b});
+        return builder.CreateBitCast(result, llvm_type(t));
     }
 
     // The lanes lie at constant offsets from a base: load the span from the lowest lane's

@@ -287,6 +287,9 @@ TEST(HalvedVectorLoad, EveryParityOfTheFirstLane) {
     check_divided<uint8_t>(2, 0, 32, 64, TailStrategy::Auto);
     check_divided<float>(2, 3, 8, 21, TailStrategy::ShiftInwards);
     check_divided<int32_t>(3, 1, 16, 47, TailStrategy::ShiftInwards);
+    // 16 lanes of 32 bits in two classes: one two-source permute on AVX-512.
+    check_divided<int32_t>(2, 1, 16, 61, TailStrategy::ShiftInwards);
+    check_divided<float>(2, -4, 16, 80, TailStrategy::Auto);
     check_divided<uint8_t>(4, -2, 32, 99, TailStrategy::ShiftInwards);
 }
 
@@ -468,6 +471,12 @@ TEST(VectorLoadCode, HalvedIndexIsInterleavedDenseLoadsWithoutResidue) {
     f.vectorize(x, 16);
     std::string ir = Pipeline(f).llvm_ir(avx512);
     EXPECT_EQ(occurrences(ir, "load <8 x float>"), 3) << ir;
+    // On AVX-512 each interleave is one two-source permute of halves loaded as broadcasts,
+    // not zero-extending loads and an insert.
+    std::string code = Pipeline(f).assembly(avx512);
+    EXPECT_THAT(code, HasSubstr("vbroadcastf64x4")) << code;
+    EXPECT_THAT(code, Not(HasSubstr("vpmovzxdq"))) << code;
+    EXPECT_THAT(code, Not(HasSubstr("vinsert"))) << code;
     EXPECT_THAT(ir, Not(HasSubstr("srem"))) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("select i1"))) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
