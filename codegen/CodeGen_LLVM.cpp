@@ -27,6 +27,7 @@
 #include "codegen/ExpF32.h"
 #include "codegen/IndexTerms.h"
 #include "codegen/LaneClasses.h"
+#include "codegen/LaneIndexShape.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
@@ -539,10 +540,7 @@ private:
     llvm::Value *codegen_offset(const Expr &e) {
         llvm::Type *i64 = builder.getInt64Ty();
         std::optional<IndexTerms> terms;
-        if (e.type() == Int(32)) {
-            terms = split_index(e, innermost_loop);
-            if (!terms) terms = split_index(e, "");
-        }
+        if (e.type() == Int(32)) terms = split_index(e, innermost_loop);
         if (!terms || (!terms->loop_term && terms->constant == 0)) {
             return e.type() == Int(32) ? builder.CreateSExt(codegen(e), i64) : codegen(e);
         }
@@ -750,11 +748,8 @@ private:
             if (o[i] - o[i - 1] != stride) return std::nullopt;
         }
         int64_t constant = o[0];
-        if (lanes.base.type() == Int(32)) {
-            if (std::optional<IndexTerms> terms = split_index(lanes.base, ""))
-                constant += terms->constant;
-        }
-        const int64_t start = o[0] - (((constant % stride) + stride) % stride);
+        if (lanes.base.type() == Int(32)) constant += split_index(lanes.base, "").constant;
+        const int64_t start = o[0] - floor_mod(constant, stride);
         const int64_t needed = (o.back() - start + width) / width;
         const int64_t bytes = t.element_of().bytes();
         const int64_t before = (o[0] - start) * bytes,

@@ -1,5 +1,7 @@
 #include "codegen/IndexTerms.h"
 
+#include <optional>
+
 #include "dsl/IROperator.h"
 #include "dsl/Substitute.h"
 
@@ -65,11 +67,11 @@ std::optional<Split> split(const Expr &e, const std::string &v) {
 
 } // namespace
 
-std::optional<IndexTerms> split_index(const Expr &index, const std::string &loop_var) {
+IndexTerms split_index(const Expr &index, const std::string &loop_var) {
     std::optional<Split> s = split(index, loop_var);
-    if (!s) return std::nullopt;
     // Not one plain term: split on the constants alone (the loop variable stays where it is).
-    if (s->loop_uses > 0 && !(s->loop_uses == 1 && s->plain)) s = split(index, "");
+    // Without a loop variable, split always succeeds.
+    if (!s || (s->loop_uses > 0 && !(s->loop_uses == 1 && s->plain))) s = split(index, "");
     return IndexTerms{s->loop_uses == 1, s->rest, s->constant};
 }
 

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "dsl/IR.h"
@@ -25,9 +24,9 @@ struct IndexTerms {
  * negated or added more than once, it stays in the rest: a step known only at run time (a
  * stride) measured 20% slower on matmul 2048 as a pointer increment, and other steps were not
  * measured. Built from Add, Sub and Mul; where loop_var appears in another form (a division, a
- * min, a lookup) nothing is returned. A let variable computed from loop_var is part of the
- * rest. */
-std::optional<IndexTerms> split_index(const Expr &index, const std::string &loop_var);
+ * min, a lookup) it also stays in the rest, and only the constants are separated. A let
+ * variable computed from loop_var is part of the rest. */
+IndexTerms split_index(const Expr &index, const std::string &loop_var);
 
 } // namespace Internal
 } // namespace loom
