@@ -1,6 +1,7 @@
 #include "codegen/ParallelCompile.h"
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include <llvm/Bitcode/BitcodeReader.h>
@@ -19,32 +20,46 @@ namespace Internal {
 
 namespace {
 
-// Compile time is roughly proportional to a function's instructions; an optnone function
-// (the entry: checks and setup, run once) takes the fast instruction selector and register
-// allocator and no optimization, about a quarter of the time per instruction (measured: the
-// blur entry, 501 instructions, 4.4 ms; its closure, 155 instructions after O3, 8.8 ms).
-size_t compile_weight(const llvm::Function &f) {
-    size_t instructions = f.getInstructionCount();
-    return f.hasOptNone() ? instructions / 4 + 1 : instructions + 1;
-}
+// Compile time is roughly proportional to a function's instructions.
+size_t compile_weight(const llvm::Function &f) { return f.getInstructionCount() + 1; }
 
-// Functions by name for each partition: the heaviest first, each to the lightest partition so
-// far (longest-processing-time scheduling; within 4/3 of the best split).
-std::vector<std::vector<std::string>> partition_functions(const llvm::Module &m, unsigned parts) {
-    std::vector<const llvm::Function *> functions;
+// One object's worth of work: the functions whose bodies it compiles, and whether they are
+// the optnone ones (the entry: checks and setup, straight-line code run once per call).
+struct Job {
+    std::vector<std::string> functions;
+    size_t weight = 0;
+    bool unoptimized = false;
+};
+
+// The optimized functions dealt out to at most `parts` jobs: the heaviest first, each to the
+// lightest job so far (longest-processing-time scheduling; within 4/3 of the best split).
+// With more than one thread, the optnone functions form one job more, compiled without
+// optimization; on one thread, that job's round trip through bitcode would cost about what
+// it saves, and they stay with the rest.
+std::vector<Job> make_jobs(const llvm::Module &m, unsigned parts) {
+    std::vector<const llvm::Function *> optimized;
+    Job unoptimized;
+    unoptimized.unoptimized = true;
     for (const llvm::Function &f : m) {
-        if (!f.isDeclaration()) functions.push_back(&f);
+        if (f.isDeclaration()) continue;
+        if (f.hasOptNone() && parts > 1) {
+            unoptimized.functions.push_back(f.getName().str());
+        } else {
+            optimized.push_back(&f);
+        }
     }
-    std::stable_sort(functions.begin(), functions.end(),
+    std::stable_sort(optimized.begin(), optimized.end(),
                      [](auto *a, auto *b) { return compile_weight(*a) > compile_weight(*b); });
-    std::vector<std::vector<std::string>> names(parts);
-    std::vector<size_t> load(parts, 0);
-    for (const llvm::Function *f : functions) {
-        size_t lightest = std::min_element(load.begin(), load.end()) - load.begin();
-        names[lightest].push_back(f->getName().str());
-        load[lightest] += compile_weight(*f);
+    std::vector<Job> jobs(std::min<size_t>(parts, optimized.size()));
+    for (const llvm::Function *f : optimized) {
+        auto lightest = std::min_element(jobs.begin(), jobs.end(), [](const Job &a, const Job &b) {
+            return a.weight < b.weight;
+        });
+        lightest->functions.push_back(f->getName().str());
+        lightest->weight += compile_weight(*f);
     }
-    return names;
+    if (!unoptimized.functions.empty()) jobs.push_back(std::move(unoptimized));
+    return jobs;
 }
 
 // Every local function becomes a hidden external symbol, so that a body compiled in one
@@ -58,62 +73,78 @@ void externalize_functions(llvm::Module &m) {
     }
 }
 
-// One partition, in a context of its own: parse the whole module, drop the bodies of the
-// functions other partitions compile, optimize and emit.
-std::string compile_partition(llvm::StringRef bitcode, const std::vector<std::string> &keep,
-                              llvm::TargetMachine &tm) {
+// One job, in a context of its own: parse the whole module, drop the bodies of the functions
+// other jobs compile, optimize (unless the job's functions are optnone, which no pass
+// changes) and emit.
+std::string compile_job(llvm::StringRef bitcode, const Job &job, llvm::TargetMachine &tm) {
     llvm::LLVMContext ctx;
     auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "loom"), ctx);
     internal_assert(bool(parsed)) << "Loom could not read back its own bitcode: "
                                   << llvm::toString(parsed.takeError());
     std::unique_ptr<llvm::Module> m = std::move(*parsed);
+    const std::vector<std::string> &keep = job.functions;
     for (llvm::Function &f : *m) {
         if (!f.isDeclaration() && std::find(keep.begin(), keep.end(), f.getName()) == keep.end()) {
             f.deleteBody();
         }
     }
-    optimize_module(*m, tm);
+    if (!job.unoptimized) optimize_module(*m, tm);
     return module_to_object(*m, tm);
+}
+
+// A machine for a job on another thread (a TargetMachine is not shared between threads). The
+// optnone functions are selected and allocated the fast way at any level, but the optimizing
+// levels still run the greedy register allocator, live-interval analysis and the coalescer on
+// them: at CodeGenOptLevel::None their code takes a third of the time (the entry of a small
+// pipeline, ~550 instructions: 5.2 -> 1.8 ms).
+std::unique_ptr<llvm::TargetMachine> machine_for(const Job &job, const Target &target) {
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    if (job.unoptimized) tm->setOptLevel(llvm::CodeGenOptLevel::None);
+    return tm;
 }
 
 } // namespace
 
 std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
                                             const Target &target, unsigned max_threads) {
-    size_t defined = 0;
-    for (const llvm::Function &f : m)
-        defined += !f.isDeclaration();
-    unsigned parts = (unsigned)std::max<size_t>(1, std::min<size_t>(max_threads, defined));
-    if (parts == 1) {
+    std::vector<Job> jobs = make_jobs(m, std::max(1u, max_threads));
+    if (jobs.empty() || (jobs.size() == 1 && !jobs[0].unoptimized)) {
         // Nothing to share out: no round trip through bitcode.
         optimize_module(m, tm);
         return {module_to_object(m, tm)};
     }
     externalize_functions(m);
-    std::vector<std::vector<std::string>> names = partition_functions(m, parts);
     llvm::SmallString<0> bitcode;
     {
         llvm::raw_svector_ostream os(bitcode);
         llvm::WriteBitcodeToFile(m, os);
     }
-    std::vector<std::string> objects(parts);
-    // An exception escaping a worker thread would terminate the process: each partition's
-    // failure is caught and rethrown on the calling thread.
-    std::vector<std::exception_ptr> failures(parts);
-    // A TargetMachine is not shared between threads: the calling thread compiles partition 0
-    // with tm, each worker with a machine of its own.
-    auto run = [&](unsigned i) {
-        try {
-            std::unique_ptr<llvm::TargetMachine> own = i ? make_target_machine(target) : nullptr;
-            objects[i] = compile_partition(bitcode.str(), names[i], i ? *own : tm);
-        } catch (...) {
-            failures[i] = std::current_exception();
+    std::vector<std::string> objects(jobs.size());
+    // An exception escaping a worker thread would terminate the process: each job's failure
+    // is caught and rethrown on the calling thread.
+    std::vector<std::exception_ptr> failures(jobs.size());
+    // Jobs are taken in order (the heaviest optimized one first, the unoptimized one last) by
+    // whichever thread is free; the calling thread compiles the first with tm when it suits.
+    std::atomic<size_t> next{0};
+    auto work = [&](bool calling_thread) {
+        for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+            try {
+                const Job &job = jobs[i];
+                if (calling_thread && !job.unoptimized) {
+                    objects[i] = compile_job(bitcode.str(), job, tm);
+                } else {
+                    objects[i] = compile_job(bitcode.str(), job, *machine_for(job, target));
+                }
+            } catch (...) {
+                failures[i] = std::current_exception();
+            }
         }
     };
     std::vector<std::thread> workers;
-    for (unsigned i = 1; i < parts; i++)
-        workers.emplace_back(run, i);
-    run(0);
+    const size_t threads = std::min<size_t>(std::max(1u, max_threads), jobs.size());
+    for (size_t t = 1; t < threads; t++)
+        workers.emplace_back(work, false);
+    work(true);
     for (std::thread &w : workers)
         w.join();
     for (const std::exception_ptr &failure : failures) {

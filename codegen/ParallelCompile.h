@@ -16,13 +16,16 @@ class TargetMachine;
 namespace loom {
 namespace Internal {
 
-/** Optimizes (O3) and compiles m into at most max_threads relocatable objects, one per
- * partition, compiled in parallel: the calling thread's with tm (m's machine, made for target),
- * each other thread's with a machine it makes for target. Together they define every function m
- * defines; functions of internal linkage become external (hidden) so that the objects link with
- * each other. The machine code of each function is what compiling m as one module gives, as no
- * partition sees another's bodies: Loom's functions call each other only through pointers
- * (the closures a parallel loop passes to the runtime), which no inliner crosses. */
+/** Optimizes (O3) and compiles m into relocatable objects on at most max_threads threads:
+ * its optimized functions dealt out to at most max_threads objects, its optnone functions (the
+ * entry, when it has no loops) into one more, which is compiled with CodeGenOptLevel::None.
+ * The calling thread compiles with tm (m's machine, made for target), every other thread and
+ * the optnone object with a machine made for it. Together the objects define every function m
+ * defines; functions of internal linkage become external (hidden) so that the objects link
+ * with each other. The machine code of each optimized function is what compiling m as one
+ * module gives, as no object sees another's bodies: Loom's functions call each other only
+ * through pointers (the closures a parallel loop passes to the runtime), which no inliner
+ * crosses. */
 std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
                                             const Target &target, unsigned max_threads);
 

@@ -187,8 +187,10 @@ TEST(CompiledCode, RealizingTwiceReusesItAndSeesTheNewParamValue) {
 }
 
 // Each parallel loop's body is a function of its own; the JIT compiles the functions on
-// several threads, each in its own LLVM module, and links the objects. Whatever the number of
-// threads, the entry must find every closure and give the same values.
+// several threads, each in its own LLVM module, and links the objects; the entry (optnone, no
+// loops of its own here) is an object of its own compiled without optimization, so with 2 or 3
+// threads there are more objects than threads. Whatever the number of threads, the entry must
+// find every closure and give the same values.
 TEST(CompiledCode, FunctionsCompiledOnSeveralThreadsLinkAsOneProgram) {
     auto a_ref = [](int x, int y) { return x + y * 3; };
     auto b_ref = [&](int x, int y) { return a_ref(x, y) * 2 + a_ref(x + 1, y); };
