@@ -16,6 +16,7 @@
 #include "codegen/CodeGen_LLVM.h"
 #include "codegen/LLVMTarget.h"
 #include "codegen/ParallelCompile.h"
+#include "codegen/TargetMachinePool.h"
 #include "dsl/Error.h"
 #include "runtime/loom_runtime.h"
 
@@ -83,7 +84,7 @@ std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline, l
 std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target,
                                               int compile_threads) {
     initialize_llvm();
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    PooledTargetMachine tm = borrow_target_machine(target);
     llvm::LLVMContext ctx;
     std::unique_ptr<llvm::Module> m = codegen_llvm(pipeline, ctx, *tm);
     unsigned threads = compile_threads > 0 ? (unsigned)compile_threads
@@ -114,13 +115,13 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
 }
 
 std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target) {
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    PooledTargetMachine tm = borrow_target_machine(target);
     llvm::LLVMContext ctx;
     return module_to_llvm_ir(*build_optimized(pipeline, ctx, *tm));
 }
 
 std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target) {
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
+    PooledTargetMachine tm = borrow_target_machine(target);
     llvm::LLVMContext ctx;
     return module_to_assembly(*build_optimized(pipeline, ctx, *tm), *tm);
 }

@@ -13,6 +13,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/LLVMTarget.h"
+#include "codegen/TargetMachinePool.h"
 #include "dsl/Error.h"
 
 namespace loom {
@@ -97,10 +98,9 @@ std::string compile_job(llvm::StringRef bitcode, const Job &job, llvm::TargetMac
 // levels still run the greedy register allocator, live-interval analysis and the coalescer on
 // them: at CodeGenOptLevel::None their code takes a third of the time (the entry of a small
 // pipeline, ~550 instructions: 5.2 -> 1.8 ms).
-std::unique_ptr<llvm::TargetMachine> machine_for(const Job &job, const Target &target) {
-    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(target);
-    if (job.unoptimized) tm->setOptLevel(llvm::CodeGenOptLevel::None);
-    return tm;
+PooledTargetMachine machine_for(const Job &job, const Target &target) {
+    return borrow_target_machine(target, job.unoptimized ? llvm::CodeGenOptLevel::None
+                                                         : llvm::CodeGenOptLevel::Aggressive);
 }
 
 } // namespace

@@ -1,6 +1,8 @@
 // Whole pipelines: Funcs calling Funcs (inlined and compute_root), a separable blur, inputs
 // through Buffers, ImageParams and Params, Tuples, output buffers with non-zero mins, Funcs of
 // zero to four dimensions, and reuse of compiled code across realizations.
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "E2ETestUtil.h"
@@ -210,6 +212,47 @@ TEST(CompiledCode, FunctionsCompiledOnSeveralThreadsLinkAsOneProgram) {
         Buffer<int32_t> out = p.realize({19, 7});
         expect_buffer<int32_t>(
             out, [&](const Pos &q) { return b_ref(q[0], q[1]) - b_ref(q[0], q[1] + 1) * 5; });
+    }
+}
+
+// The JIT borrows its LLVM TargetMachines from a pool shared by the process and returns them
+// after each compile. Pipelines compiled on four threads at once, three after each other on
+// each (each compile takes machines another just returned), must each give their own values.
+TEST(CompiledCode, PipelinesCompiledOnSeveralThreadsAtOnceGiveTheirOwnValues) {
+    constexpr int kThreads = 4, kPerThread = 3;
+    std::vector<std::vector<Buffer<int32_t>>> outputs(kThreads);
+    std::vector<std::string> failures(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++) {
+        threads.emplace_back([t, &outputs, &failures] {
+            try {
+                for (int i = 0; i < kPerThread; i++) {
+                    const int k = t * kPerThread + i;
+                    Var x("x"), y("y");
+                    Func a("a"), b("b");
+                    a(x, y) = x * (k + 1) + y;
+                    b(x, y) = a(x, y) + a(x + 1, y) * k;
+                    a.compute_root().parallel(y);
+                    b.parallel(y).vectorize(x, 8);
+                    outputs[t].push_back(b.realize({21, 5}));
+                }
+            } catch (const std::exception &e) {
+                failures[t] = e.what();
+            }
+        });
+    }
+    for (std::thread &thread : threads)
+        thread.join();
+    for (int t = 0; t < kThreads; t++) {
+        ASSERT_EQ(failures[t], "") << "thread " << t;
+        ASSERT_EQ(outputs[t].size(), size_t(kPerThread));
+        for (int i = 0; i < kPerThread; i++) {
+            const int k = t * kPerThread + i;
+            auto a_ref = [k](int x, int y) { return x * (k + 1) + y; };
+            expect_buffer<int32_t>(outputs[t][i], [&](const Pos &q) {
+                return a_ref(q[0], q[1]) + a_ref(q[0] + 1, q[1]) * k;
+            });
+        }
     }
 }
 
