@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
@@ -473,20 +474,35 @@ private:
         return Ramp::make(base, stride, op->lanes);
     }
 
+    // Set by a scalar integer sum or difference just before it mutates an operand that is a
+    // sum or difference too, and taken at once by that operand's visit, which then leaves its
+    // own result as it is: the caller flattens the whole chain into one linear form, which
+    // gives the same terms as flattening each level's normalized form again. Normalizing every
+    // level made a chain of n terms cost O(n^2) insertions of structurally compared terms
+    // (most of harris's lowering time was in Linear).
+    bool caller_normalizes = false;
+
+    Expr mutate_operand(const Expr &e, Type sum_type) {
+        caller_normalizes = is_linear_type(sum_type) && (e.as<Add>() || e.as<Sub>());
+        return mutate(e);
+    }
+
     Expr visit(const Add *op) override {
-        Expr a = mutate(op->a), b = mutate(op->b);
+        const bool leave_to_caller = std::exchange(caller_normalizes, false);
+        Expr a = mutate_operand(op->a, op->type), b = mutate_operand(op->b, op->type);
         if (Expr v = vector_rule('+', a, b); v.defined()) return v;
         if (Expr f = fold(Arith::Add, a, b); f.defined()) return f;
-        if (is_linear_type(op->type)) return linear_or(Add::make(a, b));
+        if (is_linear_type(op->type) && !leave_to_caller) return linear_or(Add::make(a, b));
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Add::make(a, b);
     }
 
     Expr visit(const Sub *op) override {
-        Expr a = mutate(op->a), b = mutate(op->b);
+        const bool leave_to_caller = std::exchange(caller_normalizes, false);
+        Expr a = mutate_operand(op->a, op->type), b = mutate_operand(op->b, op->type);
         if (Expr v = vector_rule('-', a, b); v.defined()) return v;
         if (Expr f = fold(Arith::Sub, a, b); f.defined()) return f;
-        if (is_linear_type(op->type)) return linear_or(Sub::make(a, b));
+        if (is_linear_type(op->type) && !leave_to_caller) return linear_or(Sub::make(a, b));
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Sub::make(a, b);
     }

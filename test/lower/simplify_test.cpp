@@ -50,6 +50,22 @@ TEST(Simplify, CancelsLinearIntegerTerms) {
     check(((x - 1) + 1) * 3, x * 3);
 }
 
+// A chain of sums is flattened once, at its top, into one linear form: terms cancel across
+// all its levels, nested left or right, and a sum inside a non-linear operand (a min) of the
+// chain is normalized on its own.
+TEST(Simplify, CancelsTermsAcrossEveryLevelOfADeepChain) {
+    Expr x = i32("x"), y = i32("y");
+    Expr left = 0, right = y;
+    for (int k = 0; k < 50; k++) {
+        left = (left + x) - (x - 1);
+        right = x - (x - right) + 1;
+    }
+    check(left, 50);
+    check(right, y + 50);
+    check(Min::make(((x + 1) - x) + y, y + 3) + left, y + 51);
+    check((x * 2 + (y - x)) - (Min::make(x - (x - y), y + 3) - (x - 1)), x * 2 - 1);
+}
+
 TEST(Simplify, DivisionByAConstantTakesOutMultiplesOfIt) {
     Expr x = i32("x"), y = i32("y");
     check((x + y * 2 + 2) / 2, y + x / 2 + 1);  // terms in structural order: variables first
