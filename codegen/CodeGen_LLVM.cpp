@@ -29,6 +29,7 @@
 #include "codegen/LaneClasses.h"
 #include "codegen/LaneIndexShape.h"
 #include "codegen/LaneOffsets.h"
+#include "codegen/LoopOutlining.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
@@ -123,9 +124,11 @@ private:
 
 class CodeGen : public IRVisitor {
 public:
-    CodeGen(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const std::string &name)
+    CodeGen(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const std::string &name,
+            bool outline_loops)
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
-          has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")) {
+          has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
+          outline_loops(outline_loops) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -170,6 +173,7 @@ public:
             }
         }
         entry_function = function;
+        if (outline_loops) outlined_loops = loops_to_outline(p.body);
         codegen(p.body);
         builder.CreateRet(builder.getInt32(0));
         if (!entry_has_loops) {
@@ -204,6 +208,10 @@ private:
     // offsets separate its variable's term (codegen_offset).
     std::string innermost_loop;
     const bool has_avx512f; // 512-bit vectors and two-source permutes
+    // Whether to outline loops at all, and the serial loops of the function being emitted that
+    // go in functions of their own.
+    const bool outline_loops;
+    std::set<const For *> outlined_loops;
     llvm::Value *user_context = nullptr;
     llvm::Value *value = nullptr;
     Scope<llvm::Value *> symbols;
@@ -974,18 +982,24 @@ private:
 
     void visit(const ProducerConsumer *op) override { codegen(op->body); }
 
-    // A parallel loop: the body becomes a task function over the loop index; the variables
-    // and buffers it uses travel in a closure struct; the runtime's thread pool runs it.
-    void parallel_for(const For *op) {
+    // A function of its own for `body`, called as task(user_context, index, closure): the
+    // variables and buffers body uses but does not bind travel in a closure struct, filled
+    // here; `index`, when not empty, is the variable bound to the second argument. The loops
+    // to outline in the task are `outline_in_task`.
+    struct Task {
+        llvm::Function *function;
+        llvm::Value *closure;
+    };
+    Task emit_task(const Stmt &body, const std::string &index, const std::string &task_name,
+                   std::set<const For *> outline_in_task) {
         FreeNames free;
-        Stmt body = op->body;
         body.accept(&free);
         std::vector<std::string> var_names;
         std::vector<llvm::Value *> values;
         for (const std::string &n : free.vars) {
-            if (n == op->name) continue;
+            if (n == index) continue;
             const auto *v = symbols.find(n);
-            internal_assert(v) << "Parallel loop " << op->name << " uses unbound " << n;
+            internal_assert(v) << "The task " << task_name << " uses unbound " << n;
             var_names.push_back(n);
             values.push_back(*v);
         }
@@ -999,16 +1013,15 @@ private:
         llvm::StructType *closure_type = llvm::StructType::get(ctx, field_types);
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
 
-        llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
-        llvm::Value *closure = create_entry_alloca(closure_type, op->name + ".closure");
+        llvm::Value *closure = create_entry_alloca(closure_type, task_name + ".closure");
         for (size_t i = 0; i < values.size(); i++) {
             builder.CreateStore(values[i], builder.CreateStructGEP(closure_type, closure, (unsigned)i));
         }
 
         auto *task_type = llvm::FunctionType::get(builder.getInt32Ty(), {ptr, builder.getInt32Ty(), ptr}, false);
-        llvm::Function *task = llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
-                                                      function->getName() + "." + op->name + ".task",
-                                                      module.get());
+        llvm::Function *task =
+            llvm::Function::Create(task_type, llvm::Function::InternalLinkage,
+                                   function->getName() + "." + task_name, module.get());
         task->addFnAttr(llvm::Attribute::NoUnwind);
 
         // Generate the task with fresh scopes, then come back.
@@ -1016,6 +1029,8 @@ private:
         llvm::Value *saved_context = user_context;
         llvm::IRBuilderBase::InsertPoint saved_ip = builder.saveIP();
         Scope<llvm::Value *> saved_symbols = std::move(symbols), saved_buffers = std::move(buffers);
+        std::set<const For *> saved_outlined =
+            std::exchange(outlined_loops, std::move(outline_in_task));
         symbols = Scope<llvm::Value *>();
         buffers = Scope<llvm::Value *>();
         function = task;
@@ -1030,7 +1045,7 @@ private:
                 buffers.push(buffer_names[i - var_names.size()], v);
             }
         }
-        symbols.push(op->name, task->getArg(1));
+        if (!index.empty()) symbols.push(index, task->getArg(1));
         std::string saved_loop = std::exchange(innermost_loop, "");
         codegen(body);
         innermost_loop = saved_loop;
@@ -1039,17 +1054,53 @@ private:
         user_context = saved_context;
         symbols = std::move(saved_symbols);
         buffers = std::move(saved_buffers);
+        outlined_loops = std::move(saved_outlined);
         builder.restoreIP(saved_ip);
+        return {task, closure};
+    }
 
-        llvm::Value *result = builder.CreateCall(
-            runtime_function("loom_do_par_for", builder.getInt32Ty(), {ptr, ptr, builder.getInt32Ty(), builder.getInt32Ty(), ptr}),
-            {user_context, task, mn, ext, closure});
-        llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "par_failed", function);
-        llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "par_ok", function);
+    // After a call that returns an error code: return it from the function if it is not 0.
+    void return_if_failed(llvm::Value *result, const std::string &what) {
+        llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, what + "_failed", function);
+        llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, what + "_ok", function);
         builder.CreateCondBr(builder.CreateICmpNE(result, builder.getInt32(0)), fail, ok);
         builder.SetInsertPoint(fail);
         builder.CreateRet(result);
         builder.SetInsertPoint(ok);
+    }
+
+    // A parallel loop: the body becomes a task function over the loop index; the runtime's
+    // thread pool runs it.
+    void parallel_for(const For *op) {
+        llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
+        Task task = emit_task(op->body, op->name, op->name + ".task",
+                              outline_loops ? loops_to_outline(op->body) : std::set<const For *>());
+        llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+        llvm::Value *result = builder.CreateCall(
+            runtime_function("loom_do_par_for", builder.getInt32Ty(),
+                             {ptr, ptr, builder.getInt32Ty(), builder.getInt32Ty(), ptr}),
+            {user_context, task.function, mn, ext, task.closure});
+        return_if_failed(result, "par");
+    }
+
+    // A serial loop in a function of its own, called once where the loop would run (see
+    // loops_to_outline). Not where the loop uses an allocation this function keeps on the
+    // stack: passing its address to another function would keep LLVM from holding it in
+    // registers.
+    bool outline(const For *op) {
+        if (!outlined_loops.count(op)) return false;
+        FreeNames free;
+        op->accept(&free);
+        for (const std::string &b : free.buffers) {
+            if (stack_allocations.count(b)) return false;
+        }
+        Task task = emit_task(op, "", op->name + ".loop", {});
+        // Inlined back, it would be compiled with its caller again.
+        task.function->addFnAttr(llvm::Attribute::NoInline);
+        llvm::Value *result = builder.CreateCall(task.function->getFunctionType(), task.function,
+                                                 {user_context, builder.getInt32(0), task.closure});
+        return_if_failed(result, "loop");
+        return true;
     }
 
     // Allocas go in the entry block so that loops do not grow the stack.
@@ -1067,6 +1118,7 @@ private:
         internal_assert(op->for_type == ForType::Serial)
             << "Loop " << op->name << " of kind " << for_type_name(op->for_type)
             << " reached the serial codegen";
+        if (outline(op)) return;
         entry_has_loops = entry_has_loops || function == entry_function;
         llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
         llvm::Value *end = builder.CreateAdd(mn, ext, op->name + ".end");
@@ -1204,8 +1256,9 @@ private:
 }  // namespace
 
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
-                                           llvm::LLVMContext &context, llvm::TargetMachine &tm) {
-    return CodeGen(context, tm, pipeline.name).compile(pipeline);
+                                           llvm::LLVMContext &context, llvm::TargetMachine &tm,
+                                           bool outline_loops) {
+    return CodeGen(context, tm, pipeline.name, outline_loops).compile(pipeline);
 }
 
 }  // namespace Internal

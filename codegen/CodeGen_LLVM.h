@@ -17,8 +17,11 @@ class TargetMachine;
 namespace loom {
 namespace Internal {
 
+/** With outline_loops, the large loop nests of a function go in functions of their own
+ * (codegen/LoopOutlining.h), for the JIT to compile at the same time. */
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
-                                           llvm::LLVMContext &context, llvm::TargetMachine &tm);
+                                           llvm::LLVMContext &context, llvm::TargetMachine &tm,
+                                           bool outline_loops = false);
 
 }  // namespace Internal
 }  // namespace loom

@@ -15,6 +15,7 @@
 
 #include "codegen/CodeGen_LLVM.h"
 #include "codegen/LLVMTarget.h"
+#include "codegen/LoopOutlining.h"
 #include "codegen/ParallelCompile.h"
 #include "codegen/TargetMachinePool.h"
 #include "dsl/Error.h"
@@ -72,9 +73,23 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     return symbols;
 }
 
-std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline, llvm::LLVMContext &ctx,
-                                              llvm::TargetMachine &tm) {
-    std::unique_ptr<llvm::Module> m = codegen_llvm(pipeline, ctx, tm);
+unsigned thread_count(int compile_threads) {
+    return compile_threads > 0 ? (unsigned)compile_threads
+                               : std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The module the JIT compiles on `threads` threads.
+std::unique_ptr<llvm::Module> codegen_for_jit(const LoweredPipeline &pipeline,
+                                              llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
+                                              unsigned threads) {
+    return codegen_llvm(pipeline, ctx, tm, outlining_helps(pipeline.body, threads));
+}
+
+std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
+                                              llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
+                                              int compile_threads) {
+    std::unique_ptr<llvm::Module> m =
+        codegen_for_jit(pipeline, ctx, tm, thread_count(compile_threads));
     optimize_module(*m, tm);
     return m;
 }
@@ -86,9 +101,8 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     initialize_llvm();
     PooledTargetMachine tm = borrow_target_machine(target);
     llvm::LLVMContext ctx;
-    std::unique_ptr<llvm::Module> m = codegen_llvm(pipeline, ctx, *tm);
-    unsigned threads = compile_threads > 0 ? (unsigned)compile_threads
-                                           : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = thread_count(compile_threads);
+    std::unique_ptr<llvm::Module> m = codegen_for_jit(pipeline, ctx, *tm, threads);
     std::vector<std::string> objects = compile_to_objects(*m, *tm, target, threads);
 
     llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
@@ -114,16 +128,18 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     return result;
 }
 
-std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target) {
+std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target,
+                               int compile_threads) {
     PooledTargetMachine tm = borrow_target_machine(target);
     llvm::LLVMContext ctx;
-    return module_to_llvm_ir(*build_optimized(pipeline, ctx, *tm));
+    return module_to_llvm_ir(*build_optimized(pipeline, ctx, *tm, compile_threads));
 }
 
-std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target) {
+std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target,
+                                     int compile_threads) {
     PooledTargetMachine tm = borrow_target_machine(target);
     llvm::LLVMContext ctx;
-    return module_to_assembly(*build_optimized(pipeline, ctx, *tm), *tm);
+    return module_to_assembly(*build_optimized(pipeline, ctx, *tm, compile_threads), *tm);
 }
 
 }  // namespace Internal

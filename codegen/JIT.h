@@ -32,9 +32,12 @@ private:
     Entry entry_point = nullptr;
 };
 
-/** The optimized LLVM IR / assembly the JIT would run, as text. */
-std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target);
-std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target);
+/** The optimized LLVM IR / assembly the JIT would run when compiling on compile_threads
+ * threads (0: one per core), as text. */
+std::string compile_to_llvm_ir(const LoweredPipeline &pipeline, const Target &target,
+                               int compile_threads = 0);
+std::string compile_to_assembly_text(const LoweredPipeline &pipeline, const Target &target,
+                                     int compile_threads = 0);
 
 }  // namespace Internal
 }  // namespace loom

@@ -323,11 +323,13 @@ std::string Pipeline::lowered_stmt(const Target &target) {
 }
 
 std::string Pipeline::llvm_ir(const Target &target) {
-    return compile_to_llvm_ir(lower_pipeline(*contents, target), target);
+    return compile_to_llvm_ir(lower_pipeline(*contents, target), target,
+                              contents->options.compile_threads);
 }
 
 std::string Pipeline::assembly(const Target &target) {
-    return compile_to_assembly_text(lower_pipeline(*contents, target), target);
+    return compile_to_assembly_text(lower_pipeline(*contents, target), target,
+                                    contents->options.compile_threads);
 }
 
 void Pipeline::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
@@ -337,12 +339,14 @@ void Pipeline::compile_to_lowered_stmt(const std::string &filename, const std::v
 
 void Pipeline::compile_to_llvm_assembly(const std::string &filename,
                                         const std::vector<Argument> &args, const Target &target) {
-    write_file(filename, compile_to_llvm_ir(lower_pipeline(*contents, target, args), target));
+    write_file(filename, compile_to_llvm_ir(lower_pipeline(*contents, target, args), target,
+                                            contents->options.compile_threads));
 }
 
 void Pipeline::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,
                                    const Target &target) {
-    write_file(filename, compile_to_assembly_text(lower_pipeline(*contents, target, args), target));
+    write_file(filename, compile_to_assembly_text(lower_pipeline(*contents, target, args), target,
+                                                  contents->options.compile_threads));
 }
 
 namespace {

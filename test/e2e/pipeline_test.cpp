@@ -215,6 +215,39 @@ TEST(CompiledCode, FunctionsCompiledOnSeveralThreadsLinkAsOneProgram) {
     }
 }
 
+// With more compile threads than parallel loops, the JIT moves the large loop nests of a task
+// into functions of their own (codegen/LoopOutlining), which compile at the same time: here the
+// producer's nest, computed per row of the consumer's strip. On one thread nothing is outlined.
+// The values are the same either way.
+TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
+    auto in_ref = [](int x, int y) { return x * 3 + y * 7 + ((x * y) % 5 + 5) % 5; }; // Euclidean
+    auto bx_ref = [&](int x, int y) {
+        return in_ref(x - 2, y) + in_ref(x - 1, y) * 2 + in_ref(x, y) * 3 + in_ref(x + 1, y) * 2 +
+               in_ref(x + 2, y);
+    };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y"), yo("yo"), yi("yi");
+        Func in("in"), bx("bx"), by("by");
+        in(x, y) = x * 3 + y * 7 + (x * y) % 5;
+        bx(x, y) = in(x - 2, y) + in(x - 1, y) * 2 + in(x, y) * 3 + in(x + 1, y) * 2 + in(x + 2, y);
+        by(x, y) = bx(x, y - 2) + bx(x, y - 1) * 2 + bx(x, y) * 3 + bx(x, y + 1) * 2 + bx(x, y + 2);
+        by.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8);
+        bx.store_at(by, yo).compute_at(by, yi).vectorize(x, 8);
+        Pipeline p(by);
+        CompileOptions options;
+        options.compile_threads = threads;
+        p.set_options(options);
+        Buffer<int32_t> out = p.realize({67, 40});
+        expect_buffer<int32_t>(out, [&](const Pos &q) {
+            return bx_ref(q[0], q[1] - 2) + bx_ref(q[0], q[1] - 1) * 2 + bx_ref(q[0], q[1]) * 3 +
+                   bx_ref(q[0], q[1] + 1) * 2 + bx_ref(q[0], q[1] + 2);
+        });
+        const bool outlined = p.assembly().find(".loop,@function") != std::string::npos;
+        EXPECT_EQ(outlined, threads == 2);
+    }
+}
+
 // The JIT borrows its LLVM TargetMachines from a pool shared by the process and returns them
 // after each compile. Pipelines compiled on four threads at once, three after each other on
 // each (each compile takes machines another just returned), must each give their own values.

@@ -1,0 +1,127 @@
+#include "codegen/LoopOutlining.h"
+
+#include <map>
+#include <vector>
+
+#include "dsl/IROperator.h"
+#include "dsl/IRVisitor.h"
+
+namespace loom {
+namespace Internal {
+
+namespace {
+
+// IR nodes in a loop worth compiling on a thread of its own: an outlined function costs about
+// a millisecond of fixed compile work (reading the module, setting up the passes), and the
+// code generated per node of a vectorized loop nest takes tens of microseconds to compile.
+constexpr size_t kMinNodes = 80;
+
+struct LoopInfo {
+    size_t nodes = 0;
+    bool has_inner_loop = false;
+    bool constant_extent = false;
+    int enclosing_loops = 0;           // serial loops of the function around it
+    std::vector<const For *> children; // the serial loops directly in its body
+};
+
+// Counts every node, and the nodes of each serial loop; stops at parallel loops' bodies.
+class LoopSizes : public IRVisitor {
+public:
+    size_t nodes = 0;
+    std::map<const For *, LoopInfo> loops;
+    std::vector<const For *> top; // the serial loops no loop encloses
+
+private:
+    std::vector<const For *> open;
+
+#define LOOM_COUNT(T)                                                                              \
+    void visit(const T *op) override {                                                             \
+        nodes++;                                                                                   \
+        IRVisitor::visit(op);                                                                      \
+    }
+    LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT)
+#undef LOOM_COUNT
+#define LOOM_COUNT_STMT(T)                                                                         \
+    void visit(const T *op) override {                                                             \
+        nodes++;                                                                                   \
+        IRVisitor::visit(op);                                                                      \
+    }
+    LOOM_COUNT_STMT(LetStmt)
+    LOOM_COUNT_STMT(AssertStmt)
+    LOOM_COUNT_STMT(ProducerConsumer)
+    LOOM_COUNT_STMT(Store)
+    LOOM_COUNT_STMT(Provide)
+    LOOM_COUNT_STMT(Allocate)
+    LOOM_COUNT_STMT(Free)
+    LOOM_COUNT_STMT(Realize)
+    LOOM_COUNT_STMT(Block)
+    LOOM_COUNT_STMT(IfThenElse)
+    LOOM_COUNT_STMT(Evaluate)
+#undef LOOM_COUNT_STMT
+
+    void visit(const For *op) override {
+        nodes++;
+        if (op->for_type != ForType::Serial) return; // its body is another function
+        if (!open.empty()) {
+            loops[open.back()].has_inner_loop = true;
+            loops[open.back()].children.push_back(op);
+        } else {
+            top.push_back(op);
+        }
+        LoopInfo &info = loops[op];
+        info.enclosing_loops = (int)open.size();
+        info.constant_extent = is_const(op->extent);
+        const size_t before = nodes;
+        open.push_back(op);
+        IRVisitor::visit(op);
+        open.pop_back();
+        loops[op].nodes = nodes - before + 1;
+    }
+};
+
+} // namespace
+
+std::set<const For *> loops_to_outline(const Stmt &body) {
+    LoopSizes sizes;
+    if (body.defined()) body.accept(&sizes);
+    // Compile time goes to loops (vector code), not to the scalar lets around them.
+    size_t loop_nodes = 0;
+    for (const For *loop : sizes.top)
+        loop_nodes += sizes.loops[loop].nodes;
+    std::set<const For *> outlined;
+    std::vector<const For *> pending(sizes.top.rbegin(), sizes.top.rend());
+    while (!pending.empty()) {
+        const For *loop = pending.back();
+        pending.pop_back();
+        const LoopInfo &info = sizes.loops[loop];
+        // Inside another loop, only a nest over a region of variable size (rows of an image),
+        // never one of constant extent (a reduction over a few taps or channels per pixel).
+        const bool callable_often_enough =
+            info.enclosing_loops == 0 || (info.has_inner_loop && !info.constant_extent);
+        if (info.nodes >= kMinNodes && callable_often_enough &&
+            loop_nodes - info.nodes >= kMinNodes) {
+            outlined.insert(loop);
+            continue;
+        }
+        pending.insert(pending.end(), info.children.rbegin(), info.children.rend());
+    }
+    return outlined;
+}
+
+bool outlining_helps(const Stmt &pipeline_body, unsigned compile_threads) {
+    class ParallelLoops : public IRVisitor {
+    public:
+        unsigned count = 0;
+
+    private:
+        void visit(const For *op) override {
+            count += op->for_type == ForType::Parallel;
+            IRVisitor::visit(op);
+        }
+    } parallel;
+    if (pipeline_body.defined()) pipeline_body.accept(&parallel);
+    return compile_threads > 1 && parallel.count < compile_threads;
+}
+
+} // namespace Internal
+} // namespace loom

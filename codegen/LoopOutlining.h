@@ -1,0 +1,30 @@
+// Which serial loops codegen moves into functions of their own. The JIT compiles a pipeline's
+// functions on several threads, but one function on one: a task that holds every stage of a
+// fused pipeline (a producer's loop nest and its consumer's, per strip) is compiled alone on
+// one thread while the others wait. Outlined, its loop nests compile at the same time.
+#pragma once
+
+#include <set>
+
+#include "dsl/IR.h"
+
+namespace loom {
+namespace Internal {
+
+/** The serial loops of a function's body (the entry's, or a parallel loop's task body; the
+ * bodies of the parallel loops in it are functions of their own and not looked into) that are
+ * worth a function of their own: each is a large loop nest, or a large loop at the top of the
+ * body, and the rest of the body is large too. A loop that is most of the body is not
+ * outlined itself, but the loops in it may be. Each outlined loop is called once per
+ * execution of the code around it, so a loop is only outlined where a call costs nothing next
+ * to the loop's own work: a loop nest, or a loop that no other loop of the function encloses. */
+std::set<const For *> loops_to_outline(const Stmt &body);
+
+/** Whether outlining gives the JIT's compile threads more to do at once: a pipeline with at
+ * least as many parallel loops as threads already has a function per thread. A call per
+ * execution of an outlined loop costs up to a few percent of run time (harris: 4.5%), paid
+ * only where it buys compile time. */
+bool outlining_helps(const Stmt &pipeline_body, unsigned compile_threads);
+
+} // namespace Internal
+} // namespace loom
