@@ -983,17 +983,15 @@ private:
     void visit(const ProducerConsumer *op) override { codegen(op->body); }
 
     // A function of its own for `body`, called as task(user_context, index, closure): the
-    // variables and buffers body uses but does not bind travel in a closure struct, filled
-    // here; `index`, when not empty, is the variable bound to the second argument. The loops
-    // to outline in the task are `outline_in_task`.
+    // variables and buffers body uses but does not bind (`free`, body's FreeNames) travel in
+    // a closure struct, filled here; `index`, when not empty, is the variable bound to the
+    // second argument. The loops to outline in the task are `outline_in_task`.
     struct Task {
         llvm::Function *function;
         llvm::Value *closure;
     };
-    Task emit_task(const Stmt &body, const std::string &index, const std::string &task_name,
-                   std::set<const For *> outline_in_task) {
-        FreeNames free;
-        body.accept(&free);
+    Task emit_task(const Stmt &body, const FreeNames &free, const std::string &index,
+                   const std::string &task_name, std::set<const For *> outline_in_task) {
         std::vector<std::string> var_names;
         std::vector<llvm::Value *> values;
         for (const std::string &n : free.vars) {
@@ -1073,7 +1071,9 @@ private:
     // thread pool runs it.
     void parallel_for(const For *op) {
         llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
-        Task task = emit_task(op->body, op->name, op->name + ".task",
+        FreeNames free;
+        op->body.accept(&free);
+        Task task = emit_task(op->body, free, op->name, op->name + ".task",
                               outline_loops ? loops_to_outline(op->body) : std::set<const For *>());
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
         llvm::Value *result = builder.CreateCall(
@@ -1094,7 +1094,7 @@ private:
         for (const std::string &b : free.buffers) {
             if (stack_allocations.count(b)) return false;
         }
-        Task task = emit_task(op, "", op->name + ".loop", {});
+        Task task = emit_task(op, free, "", op->name + ".loop", {});
         // Inlined back, it would be compiled with its caller again.
         task.function->addFnAttr(llvm::Attribute::NoInline);
         llvm::Value *result = builder.CreateCall(task.function->getFunctionType(), task.function,

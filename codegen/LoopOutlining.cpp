@@ -40,24 +40,19 @@ private:
         IRVisitor::visit(op);                                                                      \
     }
     LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT)
+    // Every statement but For, counted below.
+    LOOM_COUNT(LetStmt)
+    LOOM_COUNT(AssertStmt)
+    LOOM_COUNT(ProducerConsumer)
+    LOOM_COUNT(Store)
+    LOOM_COUNT(Provide)
+    LOOM_COUNT(Allocate)
+    LOOM_COUNT(Free)
+    LOOM_COUNT(Realize)
+    LOOM_COUNT(Block)
+    LOOM_COUNT(IfThenElse)
+    LOOM_COUNT(Evaluate)
 #undef LOOM_COUNT
-#define LOOM_COUNT_STMT(T)                                                                         \
-    void visit(const T *op) override {                                                             \
-        nodes++;                                                                                   \
-        IRVisitor::visit(op);                                                                      \
-    }
-    LOOM_COUNT_STMT(LetStmt)
-    LOOM_COUNT_STMT(AssertStmt)
-    LOOM_COUNT_STMT(ProducerConsumer)
-    LOOM_COUNT_STMT(Store)
-    LOOM_COUNT_STMT(Provide)
-    LOOM_COUNT_STMT(Allocate)
-    LOOM_COUNT_STMT(Free)
-    LOOM_COUNT_STMT(Realize)
-    LOOM_COUNT_STMT(Block)
-    LOOM_COUNT_STMT(IfThenElse)
-    LOOM_COUNT_STMT(Evaluate)
-#undef LOOM_COUNT_STMT
 
     void visit(const For *op) override {
         nodes++;

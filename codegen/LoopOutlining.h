@@ -17,7 +17,9 @@ namespace Internal {
  * body, and the rest of the body is large too. A loop that is most of the body is not
  * outlined itself, but the loops in it may be. Each outlined loop is called once per
  * execution of the code around it, so a loop is only outlined where a call costs nothing next
- * to the loop's own work: a loop nest, or a loop that no other loop of the function encloses. */
+ * to the loop's own work: a loop that no other loop of the function encloses, or, inside
+ * other loops, a nest whose extent is not a constant (the rows of a strip; not a reduction
+ * over a few taps or channels per pixel). */
 std::set<const For *> loops_to_outline(const Stmt &body);
 
 /** Whether outlining gives the JIT's compile threads more to do at once: a pipeline with at

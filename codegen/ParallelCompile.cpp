@@ -107,7 +107,8 @@ PooledTargetMachine machine_for(const Job &job, const Target &target) {
 
 std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
                                             const Target &target, unsigned max_threads) {
-    std::vector<Job> jobs = make_jobs(m, std::max(1u, max_threads));
+    const unsigned threads = std::max(1u, max_threads);
+    std::vector<Job> jobs = make_jobs(m, threads);
     if (jobs.empty() || (jobs.size() == 1 && !jobs[0].unoptimized)) {
         // Nothing to share out: no round trip through bitcode.
         optimize_module(m, tm);
@@ -141,8 +142,7 @@ std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine
         }
     };
     std::vector<std::thread> workers;
-    const size_t threads = std::min<size_t>(std::max(1u, max_threads), jobs.size());
-    for (size_t t = 1; t < threads; t++)
+    for (size_t t = 1; t < std::min<size_t>(threads, jobs.size()); t++)
         workers.emplace_back(work, false);
     work(true);
     for (std::thread &w : workers)
