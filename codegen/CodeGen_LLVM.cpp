@@ -1140,8 +1140,29 @@ private:
                                               /*HasNUW=*/false, /*HasNSW=*/true);
         phi->addIncoming(next, builder.GetInsertBlock());
         llvm::BranchInst *back = builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
-        back->setMetadata(llvm::LLVMContext::MD_loop, unrolling_limits(around_loops));
+        // Unrolling whole is for constant trip counts only: LLVM would also unroll a loop whose
+        // extent has a small upper bound (min(n, 4)), into copies each followed by an exit.
+        back->setMetadata(llvm::LLVMContext::MD_loop,
+                          unrolling_limits(around_loops || !is_const(op->extent)));
+        // A loop that runs at most a few times is weighted so, so that code generation does not
+        // take it for a hot loop (~32 iterations by default) and favour it over its neighbours
+        // in register allocation: the serial tail of a split, say.
+        if (const int64_t most = most_iterations(op->extent); most > 0 && !is_const(op->extent)) {
+            back->setMetadata(llvm::LLVMContext::MD_prof,
+                              llvm::MDBuilder(ctx).createBranchWeights(uint32_t(most - 1), 1));
+        }
         builder.SetInsertPoint(after);
+    }
+
+    // A constant that the loop extent never exceeds, from its constant or its min with one;
+    // 0 if none is known.
+    static int64_t most_iterations(const Expr &extent) {
+        if (const int64_t *c = as_const_int(extent)) return std::max<int64_t>(*c, 1);
+        if (const Min *m = extent.as<Min>()) {
+            const int64_t a = most_iterations(m->a), b = most_iterations(m->b);
+            return a && b ? std::min(a, b) : std::max(a, b);
+        }
+        return 0;
     }
 
     // Loop metadata that leaves unrolling to the schedule: LLVM may unroll an innermost loop

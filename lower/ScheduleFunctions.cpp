@@ -83,6 +83,43 @@ private:
     }
 };
 
+// In the tail of a partitioned GuardWithIf split, the loop over the split's inner variable runs
+// only the iterations the guard lets through, serially and in the same order: the inner loop
+// starts at 0, and the guard `outer * factor + inner <= old extent - 1` holds for the first
+// `old extent - outer * factor` values of inner (`remaining`). The tail runs once per entry of the
+// split's outer loop at most; kept unrolled it would be `factor` guarded copies of the body for
+// the compiler to optimize (half of a register-blocked matrix product's code).
+class ShrinkTailLoop : public IRMutator {
+public:
+    ShrinkTailLoop(const std::string &loop, const Expr &remaining, const Expr &guard)
+        : loop(loop), remaining(remaining), guard(guard) {}
+    using IRMutator::mutate;
+
+private:
+    const std::string &loop;
+    const Expr &remaining, &guard;
+    Stmt visit(const For *op) override {
+        if (op->name != loop ||
+            (op->for_type != ForType::Serial && op->for_type != ForType::Unrolled)) {
+            return IRMutator::visit(op);
+        }
+        return For::make(op->name, op->min, min(op->extent, remaining), ForType::Serial,
+                         op->device_api, RemoveGuard(guard).mutate(op->body));
+    }
+};
+
+// Whether a split's inner variable is a loop of the stage: no later split divides, fuses or
+// renames it (the guard counts its values, which a loop over a part of it would not).
+bool inner_is_a_loop(const Split &split, const std::vector<Split> &splits) {
+    for (const Split &s : splits) {
+        if (&s != &split &&
+            (s.old_var == split.inner || s.inner == split.inner || s.outer == split.inner)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // The loop nest of stage k of a Func (0: the pure definition, k > 0: update k - 1). Loops
 // run over [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined
 // before the outermost loop from the region bounds inference chose for the stage
@@ -178,10 +215,22 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             body = For::make(name, mn, extent, d.for_type, d.device_api, body);
             continue;
         }
-        Expr steady = var(guard->first->old_var + ".loop_extent") / guard->first->factor;
+        const Split &split = *guard->first;
+        Expr old_extent = var(split.old_var + ".loop_extent");
+        Expr steady = old_extent / split.factor;
         Stmt unguarded = RemoveGuard(guard->second).mutate(body);
-        body = Block::make(For::make(name, mn, steady, d.for_type, d.device_api, unguarded),
-                           For::make(name, mn + steady, extent - steady, d.for_type, d.device_api, body));
+        Stmt tail = body;
+        if (inner_is_a_loop(split, sched.splits)) {
+            tail = ShrinkTailLoop(prefix + split.inner, old_extent - int_var(name) * split.factor,
+                                  guard->second)
+                       .mutate(body);
+        }
+        // The outer loop's extent is the old extent over the factor, rounded up: the tail is one
+        // iteration or none, which the min tells code generation (a loop that looks hot would
+        // be favoured over the steady state in register allocation).
+        body = Block::make(
+            For::make(name, mn, steady, d.for_type, d.device_api, unguarded),
+            For::make(name, mn + steady, min(extent - steady, 1), d.for_type, d.device_api, tail));
     }
 
     // Loop bounds, defined outermost-first: pure variables and RVars, then each split in order.

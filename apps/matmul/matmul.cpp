@@ -29,8 +29,9 @@ public:
     }
 
     void prepare(Size size, const std::string &) override {
-        // Not a multiple of the 32 x 8 register tile at the test size, to test the edges.
-        const int n = size == Size::Bench ? bench_n : 100;
+        // At the test size, a multiple of neither the 32 x 8 register tile nor the k loop's
+        // split by 4, to test the edges and the tail of the sum.
+        const int n = size == Size::Bench ? bench_n : 101;
         loom::Buffer<float> a(n, n), b(n, n), bias(n);
         fill_uniform(a, 9, -1.0f, 1.0f);
         fill_uniform(b, 10, -1.0f, 1.0f);

@@ -278,11 +278,68 @@ TEST(Tails, GuardWithIfSteadyStateHasNoBoundaryTest) {
     f(x, y) = x + y;
     f.split(x, xo, xi, 8, TailStrategy::GuardWithIf);
     std::string stmt = Pipeline(f).lowered_stmt();
-    // The full blocks run without a test; the guarded last block follows them.
+    // The full blocks run without a test; the last block follows them, at most once, and runs
+    // only the points left.
     EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, 0, (f.extent.0 / 8)) {")) << stmt;
     EXPECT_THAT(block(stmt, "for (f.s0.x.xo, 0, (f.extent.0 / 8)) {"), Not(HasSubstr("if (")))
         << stmt;
-    EXPECT_THAT(stmt, HasSubstr("if (likely(")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, (f.extent.0 / 8), min((f.s0.x.xo.loop_extent - "
+                                "(f.extent.0 / 8)), 1)) {"))
+        << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, min((f.extent.0 - (f.s0.x.xo * 8)), 8)) {"))
+        << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("if ("))) << stmt;
+}
+
+// The last block of an unrolled GuardWithIf split is a serial loop over the points left (an
+// unrolled tail is `factor` guarded copies of the body to compile, run once); the full blocks
+// stay unrolled. Every width from less than one block to several, with and without a tail.
+TEST(Tails, GuardWithIfUnrolledTailIsASerialLoopOverThePointsLeft) {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func f("f");
+    f(x, y) = x * 3 + y;
+    f.split(x, xo, xi, 4, TailStrategy::GuardWithIf).unroll(xi);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(block(stmt, "for (f.s0.x.xo, 0, (f.extent.0 / 4)) {"),
+                Not(HasSubstr("for (f.s0.x.xi")))
+        << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, min((f.extent.0 - (f.s0.x.xo * 4)), 4)) {"))
+        << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("if ("))) << stmt;
+    for (int width : {1, 3, 4, 9, 12, 15}) {
+        Buffer<int> out = f.realize({width, 2});
+        for (int j = 0; j < 2; j++) {
+            for (int i = 0; i < width; i++)
+                ASSERT_EQ(out(i, j), i * 3 + j) << width << ": " << i << ", " << j;
+        }
+    }
+}
+
+// An update over an RDom split with GuardWithIf (an RVar's split must not compute extra points)
+// and unrolled: the tail loop runs the last terms in order, so a float sum is the sequential
+// one bit for bit, whatever the extent's remainder.
+TEST(Tails, UnrolledReductionTailAddsTheLastTermsInOrder) {
+    ImageParam in(Float(32), 1, "in");
+    Var x("x");
+    RVar ko("ko"), ki("ki");
+    for (int extent : {8, 9, 10, 11}) {
+        RDom r(0, extent, "r");
+        Func f("f");
+        f(x) = 0.5f;
+        f(x) += in(r) * (x + 1.0f);
+        f.update().split(r, ko, ki, 4, TailStrategy::GuardWithIf).unroll(ki);
+        Buffer<float> input(extent);
+        for (int i = 0; i < extent; i++)
+            input(i) = 1.0f / (3.0f + i * 7.0f);
+        in.set(input);
+        Buffer<float> out = f.realize({5});
+        for (int i = 0; i < 5; i++) {
+            float want = 0.5f;
+            for (int k = 0; k < extent; k++)
+                want += input(k) * (i + 1.0f);
+            ASSERT_EQ(out(i), want) << "extent " << extent << ", x " << i;
+        }
+    }
 }
 
 TEST(Tails, ShiftInwardsShiftsTheLastBlockBack) {
