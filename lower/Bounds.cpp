@@ -37,7 +37,11 @@ Expr merge_bound(const Expr &a, const Expr &b, bool is_min) {
         std::vector<Expr> terms;
         flatten(a, is_min, terms);
         for (Expr &term : terms) {
-            const int64_t *c = as_const_int(simplify(b - term));
+            // The cheap test first: most merges are of reads at constant offsets as written.
+            int64_t written;
+            const Expr difference =
+                difference_is_constant(b, term, &written) ? Expr() : simplify(b - term);
+            const int64_t *c = difference.defined() ? as_const_int(difference) : &written;
             if (!c) continue;
             if (is_min ? *c >= 0 : *c <= 0) return a;
             term = b;

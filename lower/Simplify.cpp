@@ -864,5 +864,9 @@ bool can_prove(const Expr &e) {
     return is_const(s) && !is_const_zero(s);
 }
 
+bool difference_is_constant(const Expr &a, const Expr &b, int64_t *diff) {
+    return constant_difference(a, b, diff);
+}
+
 }  // namespace Internal
 }  // namespace loom

@@ -26,6 +26,13 @@ Stmt simplify(const Stmt &s);
  * lets (f.s0.x.max - f.s0.x.min + 1), whose values differ by a constant. */
 Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets);
 
+/** Whether a - b is a constant (set in *diff) by the linear forms of a and b as written: sums,
+ * differences and constant multiples flattened, every other subexpression compared as it is,
+ * nothing simplified. Where it finds one, simplify(a - b) is that same constant (it cancels the
+ * same subexpressions, simplified alike); it misses differences that only simplification
+ * reveals, at a fraction of its cost. */
+bool difference_is_constant(const Expr &a, const Expr &b, int64_t *diff);
+
 /** Whether e is provably true / false after simplification. */
 bool can_prove(const Expr &e);
 

@@ -202,6 +202,30 @@ TEST(Simplify, DoesNotReuseValuesThatReadMemoryOrAreShadowed) {
 // An unrolled loop's guarded tail leaves one if per statement with the same condition: they
 // merge into one if. A condition that reads memory is left alone, as the first if may store
 // to what it reads.
+// The cheap test bounds inference tries before simplifying a difference: where it finds a
+// constant, simplify(a - b) is that constant; it does not look inside other subexpressions.
+TEST(Simplify, DifferenceOfTwoExpressionsAsWrittenIsConstantWhereTheirTermsCancel) {
+    Expr x = i32("x"), y = i32("y");
+    const std::vector<std::pair<Expr, Expr>> cancelling = {
+        {x + 3, x - 2},
+        {(x + y * 4) - 1, y * 4 + x + 6},
+        {min(x, y) * 2 + 5, min(x, y) * 2},
+        {(x + 1) * 3 - x * 3, Expr(0)},
+    };
+    for (const auto &[a, b] : cancelling) {
+        int64_t d = 0;
+        ASSERT_TRUE(difference_is_constant(a, b, &d)) << a << " - " << b;
+        Expr simplified = simplify(a - b);
+        ASSERT_NE(as_const_int(simplified), nullptr) << simplified;
+        EXPECT_EQ(d, *as_const_int(simplified)) << a << " - " << b;
+    }
+    int64_t d = 0;
+    EXPECT_FALSE(difference_is_constant(x + y, x - y, &d));
+    // Constant only once min(x + 1, x + 1) is simplified to x + 1: left to simplify().
+    EXPECT_FALSE(difference_is_constant(min(x + 1, x + 1), x, &d));
+    EXPECT_TRUE(deep_equal(simplify(min(x + 1, x + 1) - x), Expr(1)));
+}
+
 TEST(Simplify, MergesAdjacentIfsWithTheSameCondition) {
     Expr k = i32("k"), n = i32("n");
     Stmt a = Store::make("buf", 1, k), b = Store::make("buf", 2, k + 1),
