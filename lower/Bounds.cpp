@@ -38,12 +38,13 @@ Expr merge_bound(const Expr &a, const Expr &b, bool is_min) {
         flatten(a, is_min, terms);
         for (Expr &term : terms) {
             // The cheap test first: most merges are of reads at constant offsets as written.
-            int64_t written;
-            const Expr difference =
-                difference_is_constant(b, term, &written) ? Expr() : simplify(b - term);
-            const int64_t *c = difference.defined() ? as_const_int(difference) : &written;
-            if (!c) continue;
-            if (is_min ? *c >= 0 : *c <= 0) return a;
+            int64_t diff;
+            if (!difference_is_constant(b, term, &diff)) {
+                const int64_t *c = as_const_int(simplify(b - term));
+                if (!c) continue;
+                diff = *c;
+            }
+            if (is_min ? diff >= 0 : diff <= 0) return a;
             term = b;
             Expr r = terms[0];
             for (size_t i = 1; i < terms.size(); i++) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <utility>
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
@@ -91,13 +92,14 @@ private:
 // the compiler to optimize (half of a register-blocked matrix product's code).
 class ShrinkTailLoop : public IRMutator {
 public:
-    ShrinkTailLoop(const std::string &loop, const Expr &remaining, const Expr &guard)
-        : loop(loop), remaining(remaining), guard(guard) {}
+    ShrinkTailLoop(std::string loop, Expr remaining, Expr guard)
+        : loop(std::move(loop)), remaining(std::move(remaining)), guard(std::move(guard)) {}
     using IRMutator::mutate;
 
 private:
-    const std::string &loop;
-    const Expr &remaining, &guard;
+    // Held by value: the caller builds them in the expression that runs the mutator.
+    const std::string loop;
+    const Expr remaining, guard;
     Stmt visit(const For *op) override {
         if (op->name != loop ||
             (op->for_type != ForType::Serial && op->for_type != ForType::Unrolled)) {
