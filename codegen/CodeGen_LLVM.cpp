@@ -128,6 +128,7 @@ public:
             bool outline_loops)
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
+          has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
           outline_loops(outline_loops) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
@@ -207,7 +208,8 @@ private:
     // The serial loop whose body is being emitted ("" outside any in this function): address
     // offsets separate its variable's term (codegen_offset).
     std::string innermost_loop;
-    const bool has_avx512f; // 512-bit vectors and two-source permutes
+    const bool has_avx512f;  // 512-bit vectors and two-source permutes
+    const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
     // Whether to outline loops at all, and the serial loops of the function being emitted that
     // go in functions of their own.
     const bool outline_loops;
@@ -853,7 +855,7 @@ private:
             std::vector<llvm::Value *> args;
             for (const Expr &a : op->args) args.push_back(codegen(a));
             if (op->name == "exp_f32") {
-                value = emit_exp_f32(builder, args[0]);
+                value = emit_exp_f32(builder, args[0], has_avx512f, has_avx512vl);
                 return;
             }
             llvm::Intrinsic::ID id = exact_math_intrinsic(op->name);

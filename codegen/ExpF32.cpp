@@ -1,8 +1,11 @@
 #include "codegen/ExpF32.h"
 
+#include <vector>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 namespace loom {
 namespace Internal {
@@ -29,9 +32,19 @@ constexpr int32_t kRoundMagicBits = 0x4B400000;
 // k in [-150, 128], where the two-factor scaling below is exact.
 constexpr float kMaxArg = 89.0f, kMinArg = -104.0f;
 
+// The AVX-512 scalef intrinsic for vectors of `lanes` floats, or not_intrinsic where the target
+// lacks it for that width.
+llvm::Intrinsic::ID scalef_intrinsic(int lanes, bool has_avx512f, bool has_avx512vl) {
+    if (lanes == 16 && has_avx512f) return llvm::Intrinsic::x86_avx512_mask_scalef_ps_512;
+    if (lanes == 8 && has_avx512vl) return llvm::Intrinsic::x86_avx512_mask_scalef_ps_256;
+    if (lanes == 4 && has_avx512vl) return llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
+    return llvm::Intrinsic::not_intrinsic;
+}
+
 } // namespace
 
-llvm::Value *emit_exp_f32(llvm::IRBuilderBase &b, llvm::Value *x) {
+llvm::Value *emit_exp_f32(llvm::IRBuilderBase &b, llvm::Value *x, bool has_avx512f,
+                          bool has_avx512vl) {
     llvm::Type *ft = x->getType();
     llvm::Type *it = ft->isVectorTy()
                          ? llvm::VectorType::get(b.getInt32Ty(), llvm::cast<llvm::VectorType>(ft))
@@ -52,8 +65,6 @@ llvm::Value *emit_exp_f32(llvm::IRBuilderBase &b, llvm::Value *x) {
     // x = k * ln(2) + r, k = round(x / ln(2)), |r| <= ln(2) / 2 (slightly more from rounding).
     llvm::Value *rounded = fma(x, f(kLog2E), f(kRoundMagic));
     llvm::Value *k = b.CreateFSub(rounded, f(kRoundMagic));
-    // The integer k from the bits, not fptosi: fptosi of a NaN is poison in LLVM.
-    llvm::Value *ki = b.CreateSub(b.CreateBitCast(rounded, it), i(kRoundMagicBits));
     llvm::Value *r = fma(k, f(-kLn2Hi), x);
     r = fma(k, f(-kLn2Lo), r);
 
@@ -66,9 +77,21 @@ llvm::Value *emit_exp_f32(llvm::IRBuilderBase &b, llvm::Value *x) {
     llvm::Value *c = b.CreateFAdd(b.CreateFSub(f(1.0f), s), r);
     llvm::Value *er = b.CreateFAdd(s, fma(r2, q, c));
 
+    int lanes = ft->isVectorTy() ? (int)llvm::cast<llvm::FixedVectorType>(ft)->getNumElements() : 1;
+    llvm::Intrinsic::ID scalef = scalef_intrinsic(lanes, has_avx512f, has_avx512vl);
+    if (scalef != llvm::Intrinsic::not_intrinsic) {
+        // vscalefps: er * 2^floor(k) rounded once under the default rounding mode (k is an
+        // integer already), in all lanes (a mask of ones: the pass-through operand is unused);
+        // the 512-bit form also takes the rounding, 4 = the current direction.
+        std::vector<llvm::Value *> args = {er, k, er, b.getIntN(lanes < 8 ? 8 : lanes, -1)};
+        if (lanes == 16) args.push_back(b.getInt32(4));
+        return b.CreateIntrinsic(scalef, {}, args);
+    }
     // e^x = e^r * 2^k1 * 2^k2 with k1 = floor(k / 2), k2 = k - k1: both factors are normal
     // floats for k in [-150, 128], so the first product is exact and the second rounds once,
     // also when the result is subnormal or overflows.
+    // The integer k from the bits, not fptosi: fptosi of a NaN is poison in LLVM.
+    llvm::Value *ki = b.CreateSub(b.CreateBitCast(rounded, it), i(kRoundMagicBits));
     llvm::Value *k1 = b.CreateAShr(ki, i(1));
     llvm::Value *k2 = b.CreateSub(ki, k1);
     auto power_of_two = [&](llvm::Value *e) {

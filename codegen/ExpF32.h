@@ -16,8 +16,14 @@ namespace Internal {
  * 16-wide vector agree. Accuracy: at most 0.85 ulp from the exact value, and equal to the
  * correctly rounded result for 99.67% of the floats in [-104, 89] (measured over all). e^x
  * overflows to +inf above about 88.72, flushes to +0 below about -103.97, and is NaN for NaN;
- * results in the subnormal range are rounded once. */
-llvm::Value *emit_exp_f32(llvm::IRBuilderBase &builder, llvm::Value *x);
+ * results in the subnormal range are rounded once.
+ *
+ * `has_avx512_scalef` says the target has AVX-512 (VL for vectors of 4 or 8 lanes): the final
+ * scaling by 2^k is then one `vscalefps` (e^r * 2^k, rounded once) instead of two multiplies by
+ * powers of two built in integer registers. Both round the exact product once, so the bits are
+ * the same either way. */
+llvm::Value *emit_exp_f32(llvm::IRBuilderBase &builder, llvm::Value *x, bool has_avx512f,
+                          bool has_avx512vl);
 
 } // namespace Internal
 } // namespace loom
