@@ -17,6 +17,7 @@
 #include "codegen/LLVMTarget.h"
 #include "codegen/LoopOutlining.h"
 #include "codegen/ParallelCompile.h"
+#include "codegen/PerfMap.h"
 #include "codegen/TargetMachinePool.h"
 #include "dsl/Error.h"
 #include "runtime/loom_runtime.h"
@@ -124,6 +125,16 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     }
     auto addr = check(jit->lookup(pipeline.name), "Looking up the pipeline");
     result->entry_point = addr.toPtr<Entry>();
+    if (perf_map_wanted()) {
+        append_to_perf_map(objects, [&](const std::string &name) -> uint64_t {
+            auto found = jit->lookup(name);
+            if (!found) {
+                llvm::consumeError(found.takeError());
+                return 0;
+            }
+            return found->getValue();
+        });
+    }
     result->impl->jit = std::move(jit);
     return result;
 }

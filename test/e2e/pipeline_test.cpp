@@ -1,7 +1,12 @@
 // Whole pipelines: Funcs calling Funcs (inlined and compute_root), a separable blur, inputs
 // through Buffers, ImageParams and Params, Tuples, output buffers with non-zero mins, Funcs of
 // zero to four dimensions, and reuse of compiled code across realizations.
+#include <cstdio>
+#include <fstream>
+#include <set>
 #include <thread>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -437,6 +442,39 @@ TEST(Dimensions, ZeroDFromAParamAndFuncOfExpr) {
     Func g(Expr(7) * 6);  // Halide's Func(Expr): a zero-dimensional Func of that value
     Buffer<int32_t> out_g = g.realize();
     EXPECT_EQ(out_g(), 42);
+}
+
+// ---------------------------------------------------------------------------------------------
+// LOOM_PERF_MAP: every JIT-compiled function listed for perf, at an address in this process.
+
+TEST(PerfMap, ListsEveryCompiledFunctionWhenAsked) {
+    std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    std::remove(path.c_str());
+    setenv("LOOM_PERF_MAP", "1", 1);
+    Var x("x"), y("y");
+    Func profiled("profiled");
+    profiled(x, y) = x + y;
+    profiled.parallel(y);
+    profiled.compile_jit();
+    unsetenv("LOOM_PERF_MAP");
+    std::ifstream map(path);
+    ASSERT_TRUE(map.good()) << path;
+    std::set<std::string> names;
+    std::string address, size, name;
+    while (map >> address >> size >> name) {
+        EXPECT_NE(std::stoull(address, nullptr, 16), 0u) << name;
+        EXPECT_GT(std::stoull(size, nullptr, 16), 0u) << name;
+        names.insert(name);
+    }
+    std::remove(path.c_str());
+    // The entry and the body of the parallel loop.
+    EXPECT_EQ(names.count("loom_pipelineprofiled"), 1u) << path;
+    EXPECT_EQ(names.count("loom_pipelineprofiled.profiled.s0.y.task"), 1u) << path;
+    // Without the variable, no map.
+    Func quiet("quiet");
+    quiet(x) = x;
+    quiet.compile_jit();
+    EXPECT_FALSE(std::ifstream(path).good());
 }
 
 }  // namespace
