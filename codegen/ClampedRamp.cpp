@@ -1,5 +1,6 @@
 #include "codegen/ClampedRamp.h"
 
+#include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "lower/Simplify.h"
@@ -83,6 +84,48 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+// Replaces every clamped ramp of every vector load's index with its ramp, collecting the
+// conditions (without repeats) under which that leaves the load as it is.
+class UnclampLoads : public IRMutator {
+public:
+    std::vector<Expr> conditions;
+    bool has_let = false;
+
+private:
+    using IRMutator::visit;
+    Expr visit(const Let *op) override {
+        has_let = true;
+        return op;
+    }
+    Expr visit(const Load *op) override {
+        Expr index = mutate(op->index);
+        if (!index.type().is_vector()) return index.same_as(op->index) ? Expr(op) : Load::make(op->type, op->name, index);
+        while (std::optional<ClampedRamp> c = find_clamped_ramp(index)) {
+            Expr condition = simplify(c->all_lanes_inside);
+            bool seen = false;
+            for (const Expr &e : conditions) seen = seen || deep_equal(e, condition);
+            if (!seen) conditions.push_back(condition);
+            index = c->unclamped_index;
+        }
+        return Load::make(op->type, op->name, index);
+    }
+};
+
+} // namespace
+
+std::optional<UnclampedStore> unclamp_loads(const Store *store) {
+    if (!store->value.type().is_vector()) return std::nullopt;
+    UnclampLoads unclamp;
+    Expr value = unclamp.mutate(store->value);
+    if (unclamp.has_let || unclamp.conditions.size() < 2) return std::nullopt;
+    Expr all_inside = unclamp.conditions[0];
+    for (size_t i = 1; i < unclamp.conditions.size(); i++)
+        all_inside = all_inside && unclamp.conditions[i];
+    return UnclampedStore{all_inside, Store::make(store->name, value, store->index)};
+}
 
 std::optional<ClampedRamp> find_clamped_ramp(const Expr &index) {
     if (!index.type().is_vector()) return std::nullopt;

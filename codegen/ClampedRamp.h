@@ -31,5 +31,21 @@ struct ClampedRamp {
 /** The clamped ramp in `index`, or nothing when it has none. */
 std::optional<ClampedRamp> find_clamped_ramp(const Expr &index);
 
+/** A vector store whose value loads through clamped ramps at two or more offsets (the taps of
+ * a stencil over a boundary condition): the store with every such clamp removed, and the
+ * condition under which that is the same store, every clamped ramp lying inside its clamp's
+ * range. One test per vector instead of one per load; the loads of the unclamped store may be
+ * dense ones, and share them. */
+struct UnclampedStore {
+    Expr all_inside; // a scalar Bool
+    Stmt store;
+};
+
+/** The store without its clamps, or nothing where its clamped loads test fewer than two
+ * different conditions (loads of several channels at one offset: a second copy of the
+ * store would cost compile time and save no test), or where a clamp's range depends on a
+ * variable bound inside the value (a Let). */
+std::optional<UnclampedStore> unclamp_loads(const Store *store);
+
 } // namespace Internal
 } // namespace loom

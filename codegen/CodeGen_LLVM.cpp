@@ -539,6 +539,29 @@ private:
         return phi;
     }
 
+    // A stencil over a boundary condition clamps each tap's ramp: one test for the whole
+    // vector (every tap inside its clamp's range) instead of a branch per load, and the taps
+    // then load without their clamps. A vector at an edge stores through the loads of
+    // load_unclamped_where_inside, each with its own test.
+    bool in_clamped_fallback = false;
+    void store_unclamped_where_inside(const Store *op, const UnclampedStore &unclamped) {
+        llvm::BasicBlock *inside_bb = llvm::BasicBlock::Create(ctx, "all_inside", function);
+        llvm::BasicBlock *edge_bb = llvm::BasicBlock::Create(ctx, "at_edge", function);
+        llvm::BasicBlock *after_bb = llvm::BasicBlock::Create(ctx, "after_store", function);
+        llvm::MDBuilder md(ctx);
+        builder.CreateCondBr(codegen(unclamped.all_inside), inside_bb, edge_bb,
+                             md.createBranchWeights(1000, 1));
+        builder.SetInsertPoint(inside_bb);
+        codegen(unclamped.store);
+        builder.CreateBr(after_bb);
+        builder.SetInsertPoint(edge_bb);
+        in_clamped_fallback = true;
+        codegen(Stmt(op));
+        in_clamped_fallback = false;
+        builder.CreateBr(after_bb);
+        builder.SetInsertPoint(after_bb);
+    }
+
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
     // terms that neither are constants nor the innermost loop's variable, plus that variable,
     // plus the constants (codegen/IndexTerms.h). LLVM then sees the taps of a stencil as one
@@ -773,6 +796,12 @@ private:
     }
 
     void visit(const Store *op) override {
+        if (!in_clamped_fallback) {
+            if (std::optional<UnclampedStore> unclamped = unclamp_loads(op)) {
+                store_unclamped_where_inside(op, *unclamped);
+                return;
+            }
+        }
         llvm::Value *host = buffer_host(op->name);
         Type t = op->value.type();
         llvm::Type *elem = llvm_type(t.element_of());

@@ -372,6 +372,42 @@ TEST(ClampedVectorLoad, StrideOneTwoAndReversed) {
     }
 }
 
+// Taps of a stencil at several offsets, each clamped to the input: one test per vector for all
+// of them (the vector loads every tap without its clamp where all lie inside), each tap's own
+// test at the edges. Widths that are no multiple of the vector, x from before the input's start
+// to past its end, the input flush against a guard page on either side.
+template<typename T>
+void check_clamped_taps(int stride, int lanes, int width) {
+    const int extent = 100, offset = -37;
+    std::string what = "taps of stride " + std::to_string(stride) + " x " +
+                       std::to_string(lanes) + " lanes of " + loom_test::show(sizeof(T)) +
+                       "-byte elements over " + std::to_string(width);
+    auto tap = [=](int x, int k) { return std::min(std::max(stride * x + offset + k, 0), extent - 1); };
+    check_1d<T>(
+        what, 0, extent, width,
+        [&](ImageParam &in, Var &x) {
+            Expr sum = in(clamp(stride * x + offset - 1, 0, extent - 1));
+            for (int k : {0, 1, 5}) sum = sum + in(clamp(stride * x + offset + k, 0, extent - 1));
+            return cast(type_of<T>(), sum);
+        },
+        [&](const std::function<T(int)> &in, int x) {
+            T sum = in(tap(x, -1));
+            for (int k : {0, 1, 5}) sum = (T)(sum + in(tap(x, k)));
+            return sum;
+        },
+        vectorized(lanes));
+}
+
+TEST(ClampedVectorLoad, TapsAtSeveralOffsetsTestOncePerVector) {
+    for (int stride : {1, 2, -1}) {
+        for (int width : {16, 77, 160}) {
+            check_clamped_taps<float>(stride, 16, width);
+            check_clamped_taps<uint8_t>(stride, 16, width);
+            check_clamped_taps<int16_t>(stride, 8, width);
+        }
+    }
+}
+
 TEST(ClampedVectorLoad, RepeatEdgeInTwoDimensions) {
     Buffer<uint8_t> in(std::vector<int>{37, 23}, "in");
     for (int y = 0; y < 23; y++)
@@ -512,6 +548,26 @@ TEST(VectorLoadCode, ClampedRampLoadsDenseInsideTheClamp) {
     EXPECT_THAT(ir, HasSubstr("load <16 x i8>")) << ir;
     EXPECT_THAT(ir, HasSubstr("load i8")) << ir;
     EXPECT_THAT(ir, HasSubstr("outside:")) << ir;
+}
+
+TEST(VectorLoadCode, ClampedTapsShareOneTestPerVector) {
+    Buffer<float> in(std::vector<int>{1000}, "in");
+    Func edge = BoundaryConditions::repeat_edge(in);
+    Var x("x");
+    Func f("f");
+    f(x) = edge(2 * x - 1) + edge(2 * x) + edge(2 * x + 1);
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    // One branch on all three taps lying inside; the vectors at the edges test each tap.
+    EXPECT_EQ(occurrences(ir, "all_inside:"), 1) << ir;
+    EXPECT_EQ(occurrences(ir, "at_edge:"), 1) << ir;
+    EXPECT_EQ(occurrences(ir, "\ninside"), 3) << ir; // blocks inside, inside13, ...
+    // One tap at one offset (channels of a pixel, say) keeps its own test only.
+    Func g("g");
+    g(x) = edge(x) * 2.0f;
+    g.vectorize(x, 16);
+    std::string one_tap = Pipeline(g).llvm_ir(avx512);
+    EXPECT_EQ(occurrences(one_tap, "all_inside:"), 0) << one_tap;
 }
 
 TEST(VectorLoadCode, LookupOfEightBitEntriesOfAnAllocationIsAWordGather) {
