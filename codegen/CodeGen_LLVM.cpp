@@ -30,11 +30,13 @@
 #include "codegen/LaneIndexShape.h"
 #include "codegen/LaneOffsets.h"
 #include "codegen/LoopOutlining.h"
+#include "codegen/ShiftedOffsets.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {
@@ -562,6 +564,66 @@ private:
         builder.SetInsertPoint(after_bb);
     }
 
+    // An Int(32) index term sign-extended to 64 bits. Where its sum includes a clamp of the
+    // innermost loop's variable (min(x * 16, n - 16), the last vector of a ShiftInwards split
+    // shifted back), the clamp is taken in 64 bits of its sign-extended operands and added to
+    // the sign-extended sum of the other terms: the same value for every access in bounds (the
+    // assumption of codegen_offset below), and LLVM then widens the loop variable instead of
+    // extending the clamped offset plus the rest in every iteration (softmax's exponential
+    // loop: an add and a movslq less per vector). The other terms stay one 32-bit sum, as
+    // many loop-invariant values as before (extending each term on its own added 64-bit
+    // invariants that camera_pipe's loops spilled).
+    llvm::Value *sign_extended(const Expr &e) {
+        llvm::Type *i64 = builder.getInt64Ty();
+        if (!clamped_offsets_in_64_bits || !sum_clamps_var(e, innermost_loop)) {
+            return builder.CreateSExt(codegen(e), i64);
+        }
+        std::vector<std::pair<Expr, bool>> terms; // term, added (not subtracted)
+        std::function<void(const Expr &, bool)> flatten = [&](const Expr &t, bool added) {
+            if (const Add *op = t.as<Add>()) {
+                flatten(op->a, added);
+                flatten(op->b, added);
+            } else if (const Sub *op = t.as<Sub>()) {
+                flatten(op->a, added);
+                flatten(op->b, !added);
+            } else {
+                terms.push_back({t, added});
+            }
+        };
+        flatten(e, true);
+        Expr rest;
+        llvm::Value *clamps = nullptr;
+        for (const auto &[term, added] : terms) {
+            if ((term.as<Min>() || term.as<Max>()) && expr_uses_var(term, innermost_loop)) {
+                const bool is_min = term.as<Min>() != nullptr;
+                const Expr &a = is_min ? term.as<Min>()->a : term.as<Max>()->a;
+                const Expr &b = is_min ? term.as<Min>()->b : term.as<Max>()->b;
+                llvm::Value *v = builder.CreateBinaryIntrinsic(
+                    is_min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
+                    builder.CreateSExt(codegen(a), i64), builder.CreateSExt(codegen(b), i64));
+                if (!clamps) {
+                    clamps = added ? v : builder.CreateNSWNeg(v);
+                } else {
+                    clamps = added ? builder.CreateAdd(clamps, v, "", false, true)
+                                   : builder.CreateSub(clamps, v, "", false, true);
+                }
+            } else if (!rest.defined()) {
+                rest = added ? term : make_zero(term.type()) - term;
+            } else {
+                rest = added ? rest + term : rest - term;
+            }
+        }
+        if (!rest.defined()) return clamps;
+        return builder.CreateAdd(builder.CreateSExt(codegen(rest), i64), clamps, "", false, true);
+    }
+
+    // Per innermost loop: whether its clamped offsets are computed as sign_extended says. Each
+    // access's other terms become a loop-invariant 64-bit base that LLVM keeps in a register;
+    // past a few of them the loop spills (camera_pipe's lookup loop has 12 and ran 12-17%
+    // slower that way), so loops with more distinct bases keep the 32-bit sums.
+    bool clamped_offsets_in_64_bits = false;
+    static constexpr size_t kMaxClampedBases = 4;
+
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
     // terms that neither are constants nor the innermost loop's variable, plus that variable,
     // plus the constants (codegen/IndexTerms.h). LLVM then sees the taps of a stencil as one
@@ -575,10 +637,9 @@ private:
         std::optional<IndexTerms> terms;
         if (e.type() == Int(32)) terms = split_index(e, innermost_loop);
         if (!terms || (!terms->loop_term && terms->constant == 0)) {
-            return e.type() == Int(32) ? builder.CreateSExt(codegen(e), i64) : codegen(e);
+            return e.type() == Int(32) ? sign_extended(e) : codegen(e);
         }
-        llvm::Value *offset =
-            terms->rest.defined() ? builder.CreateSExt(codegen(terms->rest), i64) : nullptr;
+        llvm::Value *offset = terms->rest.defined() ? sign_extended(terms->rest) : nullptr;
         auto add = [&](llvm::Value *v) { offset = offset ? builder.CreateAdd(offset, v) : v; };
         if (terms->loop_term)
             add(builder.CreateSExt(codegen(Variable::make(Int(32), innermost_loop)), i64));
@@ -1163,8 +1224,12 @@ private:
         symbols.push(op->name, phi);
         const int loops_outside_body = loops_emitted;
         std::string saved_loop = std::exchange(innermost_loop, op->name);
+        const bool saved_64 =
+            std::exchange(clamped_offsets_in_64_bits,
+                          distinct_clamped_bases(op->body, op->name) <= kMaxClampedBases);
         codegen(op->body);
         innermost_loop = saved_loop;
+        clamped_offsets_in_64_bits = saved_64;
         const bool around_loops = loops_emitted != loops_outside_body;
         symbols.pop(op->name);
         llvm::Value *next = builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",

@@ -570,6 +570,37 @@ TEST(VectorLoadCode, ClampedTapsShareOneTestPerVector) {
     EXPECT_EQ(occurrences(one_tap, "all_inside:"), 0) << one_tap;
 }
 
+// The instructions of one block of LLVM IR, from its label to its terminator.
+std::string ir_block(const std::string &ir, const std::string &label_prefix) {
+    size_t start = ir.find("\n" + label_prefix);
+    if (start == std::string::npos) return "";
+    size_t end = ir.find("\n\n", start + 1);
+    return ir.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+TEST(VectorLoadCode, ShiftedLastVectorsOffsetIsExtendedOncePerIteration) {
+    // x's last vector is shifted back (min(x * 16, width - 16)): the accesses of a row add
+    // that one clamped offset, extended to 64 bits once, to bases computed outside the loop.
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(x, y) * 2.0f + in(x, y + 1);
+    f.vectorize(x, 16);
+    std::string loop = ir_block(Pipeline(f).llvm_ir(avx512), "f.s0.x.x.loop");
+    ASSERT_FALSE(loop.empty());
+    EXPECT_EQ(occurrences(loop, " sext "), 1) << loop;
+    EXPECT_EQ(occurrences(loop, "load <16 x float>"), 2) << loop;
+    // With more rows than registers for their bases, each access extends its own sum.
+    Func g("g");
+    Expr sum = in(x, y);
+    for (int row = 1; row < 6; row++) sum = sum + in(x, y + row);
+    g(x, y) = sum;
+    g.vectorize(x, 16);
+    std::string many = ir_block(Pipeline(g).llvm_ir(avx512), "g.s0.x.x.loop");
+    ASSERT_FALSE(many.empty());
+    EXPECT_GT(occurrences(many, " sext "), 1) << many;
+}
+
 TEST(VectorLoadCode, LookupOfEightBitEntriesOfAnAllocationIsAWordGather) {
     Buffer<uint8_t> idx(std::vector<int>{1000}, "idx");
     Var x("x");

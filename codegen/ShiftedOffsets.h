@@ -1,0 +1,24 @@
+// Index sums that clamp a loop's variable: min(x * 16, n - 16), where a ShiftInwards split
+// shifts its last vector back. Codegen computes such a clamp in 64 bits, apart from the rest of
+// the sum, where few distinct rests share it (codegen/CodeGen_LLVM.cpp, sign_extended).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "dsl/IR.h"
+
+namespace loom {
+namespace Internal {
+
+/** Whether one of the terms of e's sum (through additions and subtractions) is a min or max
+ * that uses `var`. */
+bool sum_clamps_var(const Expr &e, const std::string &var);
+
+/** The distinct sums left when the clamps of `var` are taken out of the indices (ramp bases,
+ * scalar indices) of the loads and stores of `loop_body` that have one; loops nested inside
+ * it are not looked into. Each is a loop-invariant base for LLVM to keep in a register. */
+size_t distinct_clamped_bases(const Stmt &loop_body, const std::string &var);
+
+} // namespace Internal
+} // namespace loom
