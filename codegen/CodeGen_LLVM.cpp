@@ -641,8 +641,13 @@ private:
         }
         llvm::Value *offset = terms->rest.defined() ? sign_extended(terms->rest) : nullptr;
         auto add = [&](llvm::Value *v) { offset = offset ? builder.CreateAdd(offset, v) : v; };
-        if (terms->loop_term)
-            add(builder.CreateSExt(codegen(Variable::make(Int(32), innermost_loop)), i64));
+        if (terms->loop_term) {
+            llvm::Value *var = builder.CreateSExt(codegen(Variable::make(Int(32), innermost_loop)), i64);
+            if (terms->loop_scale != 1) {
+                var = builder.CreateMul(var, builder.getInt64(terms->loop_scale), "", false, true);
+            }
+            add(var);
+        }
         if (terms->constant != 0 || !offset) add(builder.getInt64(terms->constant));
         return offset;
     }

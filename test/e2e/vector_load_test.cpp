@@ -9,6 +9,7 @@
 
 #include "E2ETestUtil.h"
 #include "codegen/ClampedRamp.h"
+#include "codegen/IndexTerms.h"
 #include "codegen/LaneClasses.h"
 #include "codegen/LaneOffsets.h"
 #include "dsl/IROperator.h"
@@ -599,6 +600,45 @@ TEST(VectorLoadCode, ShiftedLastVectorsOffsetIsExtendedOncePerIteration) {
     std::string many = ir_block(Pipeline(g).llvm_ir(avx512), "g.s0.x.x.loop");
     ASSERT_FALSE(many.empty());
     EXPECT_GT(occurrences(many, " sext "), 1) << many;
+}
+
+TEST(IndexTerms, LoopVariableTimesAConstantIsTheLoopTerm) {
+    Expr x = Internal::Variable::make(Int(32), "x"), r = Internal::Variable::make(Int(32), "r");
+    Expr s = Internal::Variable::make(Int(32), "s");
+    auto terms = Internal::split_index(x * 16 + r + 3, "x");
+    EXPECT_TRUE(terms.loop_term);
+    EXPECT_EQ(terms.loop_scale, 16);
+    EXPECT_EQ(Internal::to_string(terms.rest), "r");
+    EXPECT_EQ(terms.constant, 3);
+    auto negated = Internal::split_index(r - (x + 1) * 4, "x");
+    EXPECT_TRUE(negated.loop_term);
+    EXPECT_EQ(negated.loop_scale, -4);
+    EXPECT_EQ(negated.constant, -4);
+    auto plain = Internal::split_index(r + x, "x");
+    EXPECT_TRUE(plain.loop_term);
+    EXPECT_EQ(plain.loop_scale, 1);
+    // A step known only at run time, or the variable twice: it stays in the rest.
+    auto by_stride = Internal::split_index(x * s + r, "x");
+    EXPECT_FALSE(by_stride.loop_term);
+    EXPECT_EQ(Internal::to_string(by_stride.rest), "((x * s) + r)");
+    EXPECT_FALSE(Internal::split_index(x + x * 2, "x").loop_term);
+}
+
+TEST(VectorLoadCode, ReductionOverWholeVectorsStepsAPointer) {
+    // Each lane's maximum over every 16th element: the loop reads in(r * 16 + lane) and its
+    // address advances by 64 bytes per iteration, with no 32-bit index extended inside it.
+    ImageParam in(Float(32), 1, "in");
+    Var l("l");
+    RDom r(1, in.width() / 16 - 1, "r");
+    Func lane_max("lane_max");
+    lane_max(l) = in(l);
+    lane_max(l) = max(lane_max(l), in(r * 16 + l));
+    lane_max.bound(l, 0, 16).vectorize(l, 16);
+    lane_max.update().vectorize(l, 16);
+    std::string loop = ir_block(Pipeline(lane_max).llvm_ir(avx512), "\"lane_max.s1.r$x.loop\":");
+    ASSERT_FALSE(loop.empty());
+    EXPECT_THAT(loop, HasSubstr("load <16 x float>")) << loop;
+    EXPECT_EQ(occurrences(loop, " sext "), 0) << loop;
 }
 
 TEST(VectorLoadCode, LookupOfEightBitEntriesOfAnAllocationIsAWordGather) {
