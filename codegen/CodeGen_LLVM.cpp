@@ -36,7 +36,6 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
-#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {
@@ -578,43 +577,24 @@ private:
         if (!clamped_offsets_in_64_bits || !sum_clamps_var(e, innermost_loop)) {
             return builder.CreateSExt(codegen(e), i64);
         }
-        std::vector<std::pair<Expr, bool>> terms; // term, added (not subtracted)
-        std::function<void(const Expr &, bool)> flatten = [&](const Expr &t, bool added) {
-            if (const Add *op = t.as<Add>()) {
-                flatten(op->a, added);
-                flatten(op->b, added);
-            } else if (const Sub *op = t.as<Sub>()) {
-                flatten(op->a, added);
-                flatten(op->b, !added);
-            } else {
-                terms.push_back({t, added});
-            }
-        };
-        flatten(e, true);
-        Expr rest;
+        const ClampedSum sum = split_clamps(e, innermost_loop);
         llvm::Value *clamps = nullptr;
-        for (const auto &[term, added] : terms) {
-            if ((term.as<Min>() || term.as<Max>()) && expr_uses_var(term, innermost_loop)) {
-                const bool is_min = term.as<Min>() != nullptr;
-                const Expr &a = is_min ? term.as<Min>()->a : term.as<Max>()->a;
-                const Expr &b = is_min ? term.as<Min>()->b : term.as<Max>()->b;
-                llvm::Value *v = builder.CreateBinaryIntrinsic(
-                    is_min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
-                    builder.CreateSExt(codegen(a), i64), builder.CreateSExt(codegen(b), i64));
-                if (!clamps) {
-                    clamps = added ? v : builder.CreateNSWNeg(v);
-                } else {
-                    clamps = added ? builder.CreateAdd(clamps, v, "", false, true)
-                                   : builder.CreateSub(clamps, v, "", false, true);
-                }
-            } else if (!rest.defined()) {
-                rest = added ? term : make_zero(term.type()) - term;
+        for (const auto &[clamp, added] : sum.clamps) {
+            const Min *mn = clamp.as<Min>();
+            const Max *mx = clamp.as<Max>();
+            llvm::Value *v = builder.CreateBinaryIntrinsic(
+                mn ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
+                builder.CreateSExt(codegen(mn ? mn->a : mx->a), i64),
+                builder.CreateSExt(codegen(mn ? mn->b : mx->b), i64));
+            if (!clamps) {
+                clamps = added ? v : builder.CreateNSWNeg(v);
             } else {
-                rest = added ? rest + term : rest - term;
+                clamps = added ? builder.CreateAdd(clamps, v, "", false, true)
+                               : builder.CreateSub(clamps, v, "", false, true);
             }
         }
-        if (!rest.defined()) return clamps;
-        return builder.CreateAdd(builder.CreateSExt(codegen(rest), i64), clamps, "", false, true);
+        if (!sum.rest.defined()) return clamps;
+        return builder.CreateAdd(builder.CreateSExt(codegen(sum.rest), i64), clamps, "", false, true);
     }
 
     // Per innermost loop: whether its clamped offsets are computed as sign_extended says. Each

@@ -18,8 +18,8 @@ namespace Internal {
  * overflows to +inf above about 88.72, flushes to +0 below about -103.97, and is NaN for NaN;
  * results in the subnormal range are rounded once.
  *
- * `has_avx512_scalef` says the target has AVX-512 (VL for vectors of 4 or 8 lanes): the final
- * scaling by 2^k is then one `vscalefps` (e^r * 2^k, rounded once) instead of two multiplies by
+ * Where the target has AVX-512 (has_avx512f for 16 lanes, has_avx512vl for 4 or 8), the final
+ * scaling by 2^k is one `vscalefps` (e^r * 2^k, rounded once) instead of two multiplies by
  * powers of two built in integer registers. Both round the exact product once, so the bits are
  * the same either way. */
 llvm::Value *emit_exp_f32(llvm::IRBuilderBase &builder, llvm::Value *x, bool has_avx512f,

@@ -24,9 +24,10 @@ struct IndexTerms {
  * (when not empty) separated where it is one term times a constant (a vector loop over
  * x * 16, say, steps by 16). Where loop_var is scaled by a value known only at run time or
  * appears more than once, it stays in the rest: a step known only at run time (a stride)
- * measured 20% slower on matmul 2048 as a pointer increment. Built from Add, Sub and Mul; where loop_var appears in another form (a division, a
- * min, a lookup) it also stays in the rest, and only the constants are separated. A let
- * variable computed from loop_var is part of the rest. */
+ * measured 20% slower on matmul 2048 as a pointer increment. Built from Add, Sub and Mul;
+ * where loop_var appears in another form (a division, a min, a lookup) it also stays in the
+ * rest, and only the constants are separated. A let variable computed from loop_var is part
+ * of the rest. */
 IndexTerms split_index(const Expr &index, const std::string &loop_var);
 
 } // namespace Internal

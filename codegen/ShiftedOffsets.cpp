@@ -10,11 +10,40 @@
 namespace loom {
 namespace Internal {
 
+bool is_clamp_of(const Expr &e, const std::string &var) {
+    return (e.as<Min>() || e.as<Max>()) && expr_uses_var(e, var);
+}
+
 bool sum_clamps_var(const Expr &e, const std::string &var) {
     if (const Add *op = e.as<Add>()) return sum_clamps_var(op->a, var) || sum_clamps_var(op->b, var);
     if (const Sub *op = e.as<Sub>()) return sum_clamps_var(op->a, var) || sum_clamps_var(op->b, var);
-    if (e.as<Min>() || e.as<Max>()) return expr_uses_var(e, var);
-    return false;
+    return is_clamp_of(e, var);
+}
+
+namespace {
+
+void split_terms(const Expr &e, bool added, const std::string &var, ClampedSum &sum) {
+    if (const Add *op = e.as<Add>()) {
+        split_terms(op->a, added, var, sum);
+        split_terms(op->b, added, var, sum);
+    } else if (const Sub *op = e.as<Sub>()) {
+        split_terms(op->a, added, var, sum);
+        split_terms(op->b, !added, var, sum);
+    } else if (is_clamp_of(e, var)) {
+        sum.clamps.push_back({e, added});
+    } else if (!sum.rest.defined()) {
+        sum.rest = added ? e : make_zero(e.type()) - e;
+    } else {
+        sum.rest = added ? sum.rest + e : sum.rest - e;
+    }
+}
+
+} // namespace
+
+ClampedSum split_clamps(const Expr &e, const std::string &var) {
+    ClampedSum sum;
+    split_terms(e, true, var, sum);
+    return sum;
 }
 
 namespace {
@@ -25,7 +54,7 @@ Expr without_clamps(const Expr &e, const std::string &var) {
         return Add::make(without_clamps(op->a, var), without_clamps(op->b, var));
     if (const Sub *op = e.as<Sub>())
         return Sub::make(without_clamps(op->a, var), without_clamps(op->b, var));
-    if ((e.as<Min>() || e.as<Max>()) && expr_uses_var(e, var)) return make_zero(e.type());
+    if (is_clamp_of(e, var)) return make_zero(e.type());
     return e;
 }
 
