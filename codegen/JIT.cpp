@@ -49,6 +49,19 @@ void check(llvm::Error e, const char *what) {
     if (e) internal_error << what << ": " << error_text(std::move(e));
 }
 
+// LLJIT's IR compile layer is never used: Loom hands it machine code compiled on its own
+// threads (codegen/ParallelCompile). By default LLJIT would make a TargetMachine for that
+// layer, and another to learn the data layout, on every compile (~0.3 ms each); this
+// compiler stands in for the layer's, and the data layout comes from Loom's own machine.
+class NoIRCompiler : public llvm::orc::IRCompileLayer::IRCompiler {
+public:
+    NoIRCompiler() : IRCompiler(llvm::orc::IRSymbolMapper::ManglingOptions()) {}
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> operator()(llvm::Module &) override {
+        return llvm::make_error<llvm::StringError>("Loom's JIT is given objects, not LLVM IR",
+                                                   llvm::inconvertibleErrorCode());
+    }
+};
+
 // The runtime functions compiled code may call, by name.
 llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     llvm::orc::SymbolMap symbols;
@@ -112,8 +125,14 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
 
     std::shared_ptr<JITModule> result(new JITModule);
     result->impl = std::make_unique<Impl>();
-    auto jit = check(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
-                     "Creating the JIT");
+    llvm::orc::LLJITBuilder builder;
+    builder.setJITTargetMachineBuilder(std::move(jtmb));
+    builder.setDataLayout(tm->createDataLayout());
+    builder.setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
+        -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+        return std::make_unique<NoIRCompiler>();
+    });
+    auto jit = check(builder.create(), "Creating the JIT");
     llvm::orc::JITDylib &lib = jit->getMainJITDylib();
     check(lib.define(llvm::orc::absoluteSymbols(runtime_symbols(*jit))), "Defining runtime symbols");
     lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(

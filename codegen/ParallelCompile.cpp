@@ -74,23 +74,27 @@ void externalize_functions(llvm::Module &m) {
     }
 }
 
-// One job, in a context of its own: parse the whole module, drop the bodies of the functions
+// One job on module m (the whole pipeline's, or a copy): drop the bodies of the functions
 // other jobs compile, optimize (unless the job's functions are optnone, which no pass
 // changes) and emit.
-std::string compile_job(llvm::StringRef bitcode, const Job &job, llvm::TargetMachine &tm) {
-    llvm::LLVMContext ctx;
-    auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "loom"), ctx);
-    internal_assert(bool(parsed)) << "Loom could not read back its own bitcode: "
-                                  << llvm::toString(parsed.takeError());
-    std::unique_ptr<llvm::Module> m = std::move(*parsed);
+std::string compile_job(llvm::Module &m, const Job &job, llvm::TargetMachine &tm) {
     const std::vector<std::string> &keep = job.functions;
-    for (llvm::Function &f : *m) {
+    for (llvm::Function &f : m) {
         if (!f.isDeclaration() && std::find(keep.begin(), keep.end(), f.getName()) == keep.end()) {
             f.deleteBody();
         }
     }
-    if (!job.unoptimized) optimize_module(*m, tm);
-    return module_to_object(*m, tm);
+    if (!job.unoptimized) optimize_module(m, tm);
+    return module_to_object(m, tm);
+}
+
+// One job in a context of its own, on a copy of the module read from its bitcode.
+std::string compile_job_on_copy(llvm::StringRef bitcode, const Job &job, llvm::TargetMachine &tm) {
+    llvm::LLVMContext ctx;
+    auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "loom"), ctx);
+    internal_assert(bool(parsed)) << "Loom could not read back its own bitcode: "
+                                  << llvm::toString(parsed.takeError());
+    return compile_job(**parsed, job, tm);
 }
 
 // A machine for a job on another thread (a TargetMachine is not shared between threads). The
@@ -124,27 +128,30 @@ std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine
     // An exception escaping a worker thread would terminate the process: each job's failure
     // is caught and rethrown on the calling thread.
     std::vector<std::exception_ptr> failures(jobs.size());
-    // Jobs are taken in order (the heaviest optimized one first, the unoptimized one last) by
-    // whichever thread is free; the calling thread compiles the first with tm when it suits.
-    std::atomic<size_t> next{0};
-    auto work = [&](bool calling_thread) {
+    // The first job (the heaviest optimized one, on the path of every compile) is the calling
+    // thread's, on m itself with tm: no copy to read back. The others are taken in order (the
+    // unoptimized one last) by whichever thread is free, each on a copy.
+    const bool first_in_place = !jobs[0].unoptimized;
+    std::atomic<size_t> next{first_in_place ? 1u : 0u};
+    auto run = [&](size_t i, auto &&compile) {
+        try {
+            objects[i] = compile();
+        } catch (...) {
+            failures[i] = std::current_exception();
+        }
+    };
+    auto work = [&] {
         for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-            try {
-                const Job &job = jobs[i];
-                if (calling_thread && !job.unoptimized) {
-                    objects[i] = compile_job(bitcode.str(), job, tm);
-                } else {
-                    objects[i] = compile_job(bitcode.str(), job, *machine_for(job, target));
-                }
-            } catch (...) {
-                failures[i] = std::current_exception();
-            }
+            run(i, [&] {
+                return compile_job_on_copy(bitcode.str(), jobs[i], *machine_for(jobs[i], target));
+            });
         }
     };
     std::vector<std::thread> workers;
     for (size_t t = 1; t < std::min<size_t>(threads, jobs.size()); t++)
-        workers.emplace_back(work, false);
-    work(true);
+        workers.emplace_back(work);
+    if (first_in_place) run(0, [&] { return compile_job(m, jobs[0], tm); });
+    work();
     for (std::thread &w : workers)
         w.join();
     for (const std::exception_ptr &failure : failures) {

@@ -25,7 +25,8 @@ namespace Internal {
  * with each other. The machine code of each optimized function is what compiling m as one
  * module gives, as no object sees another's bodies: Loom's functions call each other only
  * through pointers (the closures a parallel loop passes to the runtime), which no inliner
- * crosses. */
+ * crosses. m is used up: the calling thread compiles the heaviest object in m itself (no copy
+ * to read back), which leaves m with that object's function bodies only, optimized. */
 std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
                                             const Target &target, unsigned max_threads);
 
