@@ -8,8 +8,11 @@
 // hand schedule, Loom unfused, and OpenBLAS sgemm for the matrix multiplies), the hand
 // schedules --jit-reps times each, alternating, for the median compile time; checks Loom's outputs
 // against the C++ reference and compares them byte for byte with Halide's; then hands every
-// pipeline to Google Benchmark, which runs N repetitions of each in random interleaved order (so
-// that Loom and Halide alternate and share the machine's drift) and reports medians. The ceilings
+// pipeline to Google Benchmark, which runs N repetitions of each in random interleaved order and
+// reports medians. Loom and Halide are timed in pairs: each iteration of an app's pair benchmark
+// runs Loom once and Halide once, back to back (which goes first alternates), and the ratio is
+// the median of the per-pair ratios, so that both runs of a pair share the state of a machine
+// whose load changes from second to second (a neighbour's job slows a whole repetition). The ceilings
 // are benchmarks of the same run: a streaming copy of 1 GiB (bandwidth), an AVX-512 FMA loop
 // (arithmetic), and OpenBLAS sgemm at 2048 (the arithmetic a tuned library reaches). The table at
 // the end gives every figure as a ratio.
@@ -21,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,18 +51,24 @@ struct Options {
     std::string markdown;
 };
 
+/** Times of Loom and Halide run back to back, in milliseconds, one entry per pair. */
+struct Pairs {
+    std::vector<double> loom_ms, halide_ms, ratio;
+};
+
 /** One app's pipelines, compiled, checked and ready to time. */
 struct Entry {
     std::string name;
     std::unique_ptr<App> app;
     Work work;
     Runner loom, halide, loom_unfused;
+    Pairs pairs;                     // Loom and Halide timed back to back
     std::function<void()> openblas; // matrix multiplies only
     std::string loom_check;         // "" when Loom's output matches the C++ reference
     bool same_bytes_as_halide = false;
 };
 
-double median(std::vector<double> v) {
+double median_of(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
@@ -113,8 +123,8 @@ Entry prepare_entry(const std::string &name, int jit_reps) {
         loom_jit.push_back(e.loom.compile_seconds);
         halide_jit.push_back(e.halide.compile_seconds);
     }
-    e.loom.compile_seconds = median(loom_jit);
-    e.halide.compile_seconds = median(halide_jit);
+    e.loom.compile_seconds = median_of(loom_jit);
+    e.halide.compile_seconds = median_of(halide_jit);
     e.loom_unfused = e.app->compile_loom(Variant::Unfused);
 
     e.loom.run();
@@ -126,6 +136,36 @@ Entry prepare_entry(const std::string &name, int jit_reps) {
         e.openblas = openblas_runner(*e.app);
     }
     return e;
+}
+
+double run_ms(const std::function<void()> &run) {
+    auto start = std::chrono::steady_clock::now();
+    run();
+    return seconds(start) * 1e3;
+}
+
+/** A benchmark whose iterations each run Loom and Halide once, alternating which goes first,
+ * and record both times in `pairs`. */
+void register_pairs(const std::string &name, std::function<void()> loom,
+                    std::function<void()> halide, Pairs *pairs) {
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [=](benchmark::State &state) {
+                                     for (auto _ : state) {
+                                         double l, h;
+                                         if (pairs->ratio.size() % 2 == 0) {
+                                             l = run_ms(loom);
+                                             h = run_ms(halide);
+                                         } else {
+                                             h = run_ms(halide);
+                                             l = run_ms(loom);
+                                         }
+                                         pairs->loom_ms.push_back(l);
+                                         pairs->halide_ms.push_back(h);
+                                         pairs->ratio.push_back(l / h);
+                                     }
+                                 })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
 }
 
 /** Google Benchmark's medians, by benchmark name, in milliseconds. Prints one line per
@@ -306,8 +346,7 @@ int main(int argc, char **argv) {
                         ga.data(), gemm_n, gb.data(), gemm_n, 0.0f, gc.data(), gemm_n);
         });
         for (auto &e : entries) {
-            register_runner(e.name + "/loom", e.loom.run);
-            register_runner(e.name + "/halide", e.halide.run);
+            register_pairs(e.name + "/loom_and_halide", e.loom.run, e.halide.run, &e.pairs);
             register_runner(e.name + "/loom_unfused", e.loom_unfused.run);
             if (e.openblas) register_runner(e.name + "/openblas", e.openblas);
         }
@@ -345,9 +384,11 @@ int main(int argc, char **argv) {
         int ratio_count = 0;
         bool all_correct = true;
         for (auto &e : entries) {
-            const double loom_ms = median(e.name + "/loom"), halide_ms = median(e.name + "/halide");
+            const bool timed = !e.pairs.ratio.empty();
+            const double loom_ms = timed ? median_of(e.pairs.loom_ms) : NAN;
+            const double halide_ms = timed ? median_of(e.pairs.halide_ms) : NAN;
             const double unfused_ms = median(e.name + "/loom_unfused");
-            const double ratio = loom_ms / halide_ms;
+            const double ratio = timed ? median_of(e.pairs.ratio) : NAN;
             if (std::isfinite(ratio)) {
                 log_ratio_sum += std::log(ratio);
                 worst_ratio = std::max(worst_ratio, ratio);
@@ -379,11 +420,17 @@ int main(int argc, char **argv) {
                     "FMA %.1f GFLOP/s, OpenBLAS sgemm 2048 %.1f GFLOP/s\n",
                     std::max(1u, std::thread::hardware_concurrency()), copy_gbs, fma_gflops,
                     gemm_gflops);
-        std::printf("Medians of %d interleaved repetitions. Loom/Halide < 1: Loom faster. fusion "
-                    "x = unfused / hand (Loom). JIT ratio = Loom / Halide compile time (medians "
-                    "of %d compiles each).\n"
+        size_t fewest_pairs = SIZE_MAX;
+        for (const auto &e : entries)
+            fewest_pairs = std::min(fewest_pairs, e.pairs.ratio.size());
+        std::printf("Loom ms, Halide ms: medians over every pair of runs back to back (at least "
+                    "%zu pairs per app); "
+                    "Loom/Halide: the median of the pairs' ratios (< 1: Loom faster). Other "
+                    "times: medians of %d interleaved repetitions. fusion x = unfused / hand "
+                    "(Loom). JIT ratio = Loom / Halide compile time (medians of %d compiles "
+                    "each).\n"
                     "vs OpenBLAS = OpenBLAS time / Loom time (1 = as fast).\n\n",
-                    opt.reps, opt.jit_reps);
+                    fewest_pairs, opt.reps, opt.jit_reps);
         t.print(stdout);
         if (ratio_count) {
             std::printf(
@@ -399,7 +446,9 @@ int main(int argc, char **argv) {
                << " threads): copy " << fixed(copy_gbs, 1) << " GB/s (read + write), FMA "
                << fixed(fma_gflops, 1) << " GFLOP/s, OpenBLAS sgemm 2048 " << fixed(gemm_gflops, 1)
                << " GFLOP/s. JIT start-up once per process: Loom " << fixed(loom_startup * 1e3, 1)
-               << " ms, Halide " << fixed(halide_startup * 1e3, 1) << " ms.\n\n"
+               << " ms, Halide " << fixed(halide_startup * 1e3, 1)
+               << " ms. Loom and Halide timed in pairs back to back (at least " << fewest_pairs
+               << " pairs per app).\n\n"
                << t.markdown();
             if (ratio_count) {
                 md << "\ngeomean Loom/Halide " << fixed(std::exp(log_ratio_sum / ratio_count), 3)
