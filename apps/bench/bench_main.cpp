@@ -145,9 +145,9 @@ double run_ms(const std::function<void()> &run) {
 }
 
 /** A benchmark whose iterations each run Loom and Halide once, alternating which goes first,
- * and record both times in `pairs`. */
+ * and record both times in `pairs`; each repetition runs for at least min_time seconds. */
 void register_pairs(const std::string &name, std::function<void()> loom,
-                    std::function<void()> halide, Pairs *pairs) {
+                    std::function<void()> halide, Pairs *pairs, double min_time) {
     benchmark::RegisterBenchmark(name.c_str(),
                                  [=](benchmark::State &state) {
                                      for (auto _ : state) {
@@ -165,7 +165,8 @@ void register_pairs(const std::string &name, std::function<void()> loom,
                                      }
                                  })
         ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+        ->UseRealTime()
+        ->MinTime(min_time);
 }
 
 /** Google Benchmark's medians, by benchmark name, in milliseconds. Prints one line per
@@ -346,7 +347,10 @@ int main(int argc, char **argv) {
                         ga.data(), gemm_n, gb.data(), gemm_n, 0.0f, gc.data(), gemm_n);
         });
         for (auto &e : entries) {
-            register_pairs(e.name + "/loom_and_halide", e.loom.run, e.halide.run, &e.pairs);
+            // Pairs of the slowest apps (local_laplacian: ~0.5 s a pair) would be one per
+            // repetition at the default minimum time: at least a quarter of a second each.
+            register_pairs(e.name + "/loom_and_halide", e.loom.run, e.halide.run, &e.pairs,
+                           std::max(opt.min_time, 0.25));
             register_runner(e.name + "/loom_unfused", e.loom_unfused.run);
             if (e.openblas) register_runner(e.name + "/openblas", e.openblas);
         }
