@@ -31,6 +31,7 @@
 #include "codegen/LaneOffsets.h"
 #include "codegen/LoopOutlining.h"
 #include "codegen/ShiftedOffsets.h"
+#include "codegen/StreamingStores.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
@@ -173,10 +174,21 @@ public:
                 field(kDimExtentOffset, "extent");
                 field(kDimStrideOffset, "stride");
             }
+            if (a.kind == Argument::OutputBuffer) {
+                std::vector<llvm::Value *> extents, strides;
+                for (int d = 0; d < a.dimensions; d++) {
+                    extents.push_back(*symbols.find(a.name + ".extent." + std::to_string(d)));
+                    strides.push_back(*symbols.find(a.name + ".stride." + std::to_string(d)));
+                }
+                symbols.push(streams_flag(a.name),
+                             spans_enough_to_stream(builder, extents, strides, a.type.bytes()));
+            }
         }
         entry_function = function;
         if (outline_loops) outlined_loops = loops_to_outline(p.body);
+        loaded_buffers = buffers_loaded(p.body);
         codegen(p.body);
+        fence_if_streamed();
         builder.CreateRet(builder.getInt32(0));
         if (!entry_has_loops) {
             // All the work is in parallel tasks: the entry function checks the buffers, sets
@@ -252,6 +264,22 @@ private:
         }
         return tag;
     }
+    // Streaming stores (codegen/StreamingStores.h): the outputs the pipeline never loads
+    // from, whether the loop being emitted has one store and no inner loop, and whether the
+    // function being emitted has streamed (it then fences before it returns). Each output's
+    // per-call test of its size is the variable streams_flag(name).
+    std::set<std::string> loaded_buffers;
+    bool in_streaming_loop = false;
+    bool function_streams = false;
+    static std::string streams_flag(const std::string &buffer) { return buffer + ".streams"; }
+    bool streams_to(const std::string &buffer, Type t) const {
+        return in_streaming_loop && has_avx512f && t.bits() * t.lanes() == 512 &&
+               !loaded_buffers.count(buffer) && symbols.contains(streams_flag(buffer));
+    }
+    void fence_if_streamed() {
+        if (function_streams) fence_streaming_stores(builder);
+    }
+
     template<typename I>
     I *tagged(I *access, const std::string &buffer) {
         access->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa_tag(buffer));
@@ -860,8 +888,16 @@ private:
         }
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
-            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base)), align),
-                   op->name);
+            llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base));
+            if (streams_to(op->name, t)) {
+                StreamedStore st = store_streaming_where_aligned(
+                    builder, v, addr, align, *symbols.find(streams_flag(op->name)), op->name);
+                tagged(st.streaming, op->name);
+                tagged(st.plain, op->name);
+                function_streams = true;
+            } else {
+                tagged(builder.CreateAlignedStore(v, addr, align), op->name);
+            }
             return;
         }
         llvm::Value *index = codegen(op->index);
@@ -1078,6 +1114,13 @@ private:
             var_names.push_back(n);
             values.push_back(*v);
         }
+        // The per-call flag of each output the body may stream to (see streams_to).
+        for (const std::string &n : free.buffers) {
+            if (const auto *flag = symbols.find(streams_flag(n))) {
+                var_names.push_back(streams_flag(n));
+                values.push_back(*flag);
+            }
+        }
         std::vector<std::string> buffer_names;
         for (const std::string &n : free.buffers) {
             buffer_names.push_back(n);
@@ -1122,8 +1165,13 @@ private:
         }
         if (!index.empty()) symbols.push(index, task->getArg(1));
         std::string saved_loop = std::exchange(innermost_loop, "");
+        const bool saved_streams = std::exchange(function_streams, false);
+        const bool saved_streaming_loop = std::exchange(in_streaming_loop, false);
         codegen(body);
         innermost_loop = saved_loop;
+        fence_if_streamed();
+        function_streams = saved_streams;
+        in_streaming_loop = saved_streaming_loop;
         builder.CreateRet(builder.getInt32(0));
         function = saved_function;
         user_context = saved_context;
@@ -1212,9 +1260,11 @@ private:
         const bool saved_64 =
             std::exchange(clamped_offsets_in_64_bits,
                           distinct_clamped_bases(op->body, op->name) <= kMaxClampedBases);
+        const bool saved_streaming = std::exchange(in_streaming_loop, stores_once_without_loops(op->body));
         codegen(op->body);
         innermost_loop = saved_loop;
         clamped_offsets_in_64_bits = saved_64;
+        in_streaming_loop = saved_streaming;
         const bool around_loops = loops_emitted != loops_outside_body;
         symbols.pop(op->name);
         llvm::Value *next = builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",
