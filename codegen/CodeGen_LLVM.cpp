@@ -265,7 +265,7 @@ private:
         return tag;
     }
     // Streaming stores (codegen/StreamingStores.h): the outputs the pipeline never loads
-    // from, whether the loop being emitted has one store and no inner loop, and whether the
+    // from, whether the loop being emitted has a few stores and no inner loop, and whether the
     // function being emitted has streamed (it then fences before it returns). Each output's
     // per-call test of its size is the variable streams_flag(name).
     std::set<std::string> loaded_buffers;
@@ -1260,7 +1260,7 @@ private:
         const bool saved_64 =
             std::exchange(clamped_offsets_in_64_bits,
                           distinct_clamped_bases(op->body, op->name) <= kMaxClampedBases);
-        const bool saved_streaming = std::exchange(in_streaming_loop, stores_once_without_loops(op->body));
+        const bool saved_streaming = std::exchange(in_streaming_loop, stores_few_without_loops(op->body));
         codegen(op->body);
         innermost_loop = saved_loop;
         clamped_offsets_in_64_bits = saved_64;

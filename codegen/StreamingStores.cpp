@@ -23,7 +23,7 @@ std::set<std::string> buffers_loaded(const Stmt &s) {
     return loads.names;
 }
 
-bool stores_once_without_loops(const Stmt &loop_body) {
+bool stores_few_without_loops(const Stmt &loop_body) {
     class Count : public IRVisitor {
     public:
         int stores = 0, loops = 0;
@@ -39,7 +39,7 @@ bool stores_once_without_loops(const Stmt &loop_body) {
         }
     } count;
     if (loop_body.defined()) loop_body.accept(&count);
-    return count.stores == 1 && count.loops == 0;
+    return count.stores >= 1 && count.stores <= kMaxStreamedStoresPerLoop && count.loops == 0;
 }
 
 llvm::Value *spans_enough_to_stream(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &extents,

@@ -8,9 +8,11 @@
 // Codegen streams a store where all of these hold:
 //  - it is a full 512-bit vector (one cache line) to an output buffer the pipeline does not
 //    load from;
-//  - it is the one store of an innermost loop (a row of outputs written vector after vector):
-//    each streamed store carries an alignment test and a branch, which in a loop storing a
-//    tile (matmul's, conv_relu's 16 stores) cost 8-20% more compile time and 2% run time;
+//  - it is one of at most kMaxStreamedStoresPerLoop stores of an innermost loop (a row of
+//    outputs written vector after vector, or a few planes of one: interpolate's 3 colour
+//    planes, 5% faster streamed): each streamed store carries an alignment test and a branch,
+//    which in a loop storing a tile (matmul's, conv_relu's 16 stores) cost 8-20% more compile
+//    time and 2% run time;
 //  - the output spans at least kStreamingStoreMinBytes (tested once per call): a smaller one
 //    may still be in the last-level cache when it is read (conv_relu's 8 MiB output ran 1.8%
 //    slower streamed);
@@ -37,8 +39,11 @@ constexpr int64_t kStreamingStoreMinBytes = int64_t(32) << 20;
 /** The buffers `s` loads from. */
 std::set<std::string> buffers_loaded(const Stmt &s);
 
-/** Whether a loop's body has exactly one store and no loop inside it. */
-bool stores_once_without_loops(const Stmt &loop_body);
+constexpr int kMaxStreamedStoresPerLoop = 4;
+
+/** Whether a loop's body has from one to kMaxStreamedStoresPerLoop stores and no loop inside
+ * it. */
+bool stores_few_without_loops(const Stmt &loop_body);
 
 /** Whether a buffer of the given (32-bit) extents and strides, in elements of elem_bytes,
  * spans at least kStreamingStoreMinBytes from its first element to its last, as an i1. */

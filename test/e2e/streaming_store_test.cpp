@@ -1,4 +1,4 @@
-// Streaming stores (codegen/StreamingStores.h): the one store of an innermost loop to an output
+// Streaming stores (codegen/StreamingStores.h): the few stores of an innermost loop to an output
 // the pipeline does not read streams past the cache where the output is large and the address
 // aligned; the values are those of plain stores wherever each vector lands.
 #include <gmock/gmock.h>
@@ -65,13 +65,25 @@ TEST(StreamingStores, NotWithoutFullLineVectors) {
     EXPECT_THAT(Pipeline(g).llvm_ir(avx2), Not(HasSubstr(kStreamingStore)));
 }
 
-TEST(StreamingStores, NotForLoopsThatStoreATile) {
+TEST(StreamingStores, AFewPlanesPerIterationStream) {
     Buffer<float> in = input_of(64, 4);
+    Func f("f");
+    Var x("x"), y("y"), c("c");
+    f(x, y, c) = in(x, y) * (c + 1.0f);
+    // Three planes per iteration of the innermost loop, as interpolate's output.
+    f.bound(c, 0, 3).reorder(c, x, y).unroll(c).vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_THAT(ir, HasSubstr(kStreamingStore)) << ir;
+    EXPECT_THAT(ir, HasSubstr(kStoreFence)) << ir;
+}
+
+TEST(StreamingStores, NotForLoopsThatStoreATile) {
+    Buffer<float> in = input_of(256, 4);
     Func f("f");
     Var x("x"), y("y"), xo("xo"), xi("xi");
     f(x, y) = in(x, y) * 3.0f;
-    // Two vectors per iteration of the innermost loop.
-    f.split(x, xo, xi, 32).vectorize(xi, 16).unroll(xi);
+    // Eight vectors per iteration of the innermost loop.
+    f.split(x, xo, xi, 128).vectorize(xi, 16).unroll(xi);
     std::string ir = Pipeline(f).llvm_ir(avx512);
     EXPECT_THAT(ir, Not(HasSubstr(kStreamingStore))) << ir;
     EXPECT_THAT(ir, Not(HasSubstr(kStoreFence))) << ir;
