@@ -161,25 +161,22 @@ public:
             llvm::Value *dims = builder.CreateLoad(
                 ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferDimOffset),
                 a.name + ".dim");
+            std::vector<llvm::Value *> extents, strides;
             for (int d = 0; d < a.dimensions; d++) {
                 std::string ds = std::to_string(d);
                 auto field = [&](int offset, const std::string &field_name) {
                     llvm::Value *addr = builder.CreateConstGEP1_64(
                         builder.getInt8Ty(), dims, d * kDimensionSize + offset);
-                    symbols.push(a.name + "." + field_name + "." + ds,
-                                 builder.CreateLoad(builder.getInt32Ty(), addr,
-                                                    a.name + "." + field_name + "." + ds));
+                    llvm::Value *value = builder.CreateLoad(builder.getInt32Ty(), addr,
+                                                            a.name + "." + field_name + "." + ds);
+                    symbols.push(a.name + "." + field_name + "." + ds, value);
+                    return value;
                 };
                 field(kDimMinOffset, "min");
-                field(kDimExtentOffset, "extent");
-                field(kDimStrideOffset, "stride");
+                extents.push_back(field(kDimExtentOffset, "extent"));
+                strides.push_back(field(kDimStrideOffset, "stride"));
             }
             if (a.kind == Argument::OutputBuffer) {
-                std::vector<llvm::Value *> extents, strides;
-                for (int d = 0; d < a.dimensions; d++) {
-                    extents.push_back(*symbols.find(a.name + ".extent." + std::to_string(d)));
-                    strides.push_back(*symbols.find(a.name + ".stride." + std::to_string(d)));
-                }
                 symbols.push(streams_flag(a.name),
                              spans_enough_to_stream(builder, extents, strides, a.type.bytes()));
             }

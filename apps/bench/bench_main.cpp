@@ -51,9 +51,9 @@ struct Options {
     std::string markdown;
 };
 
-/** Times of Loom and Halide run back to back, in milliseconds, one entry per pair. */
+/** Times of Loom and Halide run back to back, in milliseconds: entry i of each is pair i. */
 struct Pairs {
-    std::vector<double> loom_ms, halide_ms, ratio;
+    std::vector<double> loom_ms, halide_ms;
 };
 
 /** One app's pipelines, compiled, checked and ready to time. */
@@ -152,7 +152,7 @@ void register_pairs(const std::string &name, std::function<void()> loom,
                                  [=](benchmark::State &state) {
                                      for (auto _ : state) {
                                          double l, h;
-                                         if (pairs->ratio.size() % 2 == 0) {
+                                         if (pairs->loom_ms.size() % 2 == 0) {
                                              l = run_ms(loom);
                                              h = run_ms(halide);
                                          } else {
@@ -161,7 +161,6 @@ void register_pairs(const std::string &name, std::function<void()> loom,
                                          }
                                          pairs->loom_ms.push_back(l);
                                          pairs->halide_ms.push_back(h);
-                                         pairs->ratio.push_back(l / h);
                                      }
                                  })
         ->Unit(benchmark::kMillisecond)
@@ -388,11 +387,15 @@ int main(int argc, char **argv) {
         int ratio_count = 0;
         bool all_correct = true;
         for (auto &e : entries) {
-            const bool timed = !e.pairs.ratio.empty();
-            const double loom_ms = timed ? median_of(e.pairs.loom_ms) : NAN;
-            const double halide_ms = timed ? median_of(e.pairs.halide_ms) : NAN;
+            const Pairs &p = e.pairs;
+            const bool timed = !p.loom_ms.empty();
+            std::vector<double> ratios;
+            for (size_t i = 0; i < p.loom_ms.size(); i++)
+                ratios.push_back(p.loom_ms[i] / p.halide_ms[i]);
+            const double loom_ms = timed ? median_of(p.loom_ms) : NAN;
+            const double halide_ms = timed ? median_of(p.halide_ms) : NAN;
             const double unfused_ms = median(e.name + "/loom_unfused");
-            const double ratio = timed ? median_of(e.pairs.ratio) : NAN;
+            const double ratio = timed ? median_of(ratios) : NAN;
             if (std::isfinite(ratio)) {
                 log_ratio_sum += std::log(ratio);
                 worst_ratio = std::max(worst_ratio, ratio);
@@ -426,7 +429,7 @@ int main(int argc, char **argv) {
                     gemm_gflops);
         size_t fewest_pairs = SIZE_MAX;
         for (const auto &e : entries)
-            fewest_pairs = std::min(fewest_pairs, e.pairs.ratio.size());
+            fewest_pairs = std::min(fewest_pairs, e.pairs.loom_ms.size());
         std::printf("Loom ms, Halide ms: medians over every pair of runs back to back (at least "
                     "%zu pairs per app); "
                     "Loom/Halide: the median of the pairs' ratios (< 1: Loom faster). Other "
