@@ -17,11 +17,13 @@ class TargetMachine;
 namespace loom {
 namespace Internal {
 
-/** With outline_loops, the large loop nests of a function go in functions of their own
- * (codegen/LoopOutlining.h), for the JIT to compile at the same time. */
+/** With outline_threads > 0, the large loop nests of a function go in functions of their own
+ * (codegen/LoopOutlining.h), for the JIT to compile on that many threads at the same time; a
+ * function left with only the scalar code around calls of such loops is marked optnone (no
+ * optimization buys it anything at run time, see CodeGen_LLVM.cpp). */
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
                                            llvm::LLVMContext &context, llvm::TargetMachine &tm,
-                                           bool outline_loops = false);
+                                           unsigned outline_threads = 0);
 
 }  // namespace Internal
 }  // namespace loom

@@ -96,7 +96,7 @@ unsigned thread_count(int compile_threads) {
 std::unique_ptr<llvm::Module> codegen_for_jit(const LoweredPipeline &pipeline,
                                               llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
                                               unsigned threads) {
-    return codegen_llvm(pipeline, ctx, tm, outlining_helps(pipeline.body, threads));
+    return codegen_llvm(pipeline, ctx, tm, outlining_helps(pipeline.body, threads) ? threads : 0);
 }
 
 std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
@@ -114,10 +114,13 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
                                               int compile_threads) {
     initialize_llvm();
     PooledTargetMachine tm = borrow_target_machine(target);
-    llvm::LLVMContext ctx;
     const unsigned threads = thread_count(compile_threads);
-    std::unique_ptr<llvm::Module> m = codegen_for_jit(pipeline, ctx, *tm, threads);
-    std::vector<std::string> objects = compile_to_objects(*m, *tm, target, threads);
+    // The builder owns a copy of the lowering (its IR is shared, not copied): a compile worker
+    // may still be building its module when this compile is done.
+    ModuleBuilder build = [pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm) {
+        return codegen_for_jit(pipeline, ctx, tm, threads);
+    };
+    std::vector<std::string> objects = compile_to_objects(build, *tm, target, threads);
 
     llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
     jtmb.setCPU(tm->getTargetCPU().str());

@@ -1,5 +1,6 @@
 #include "codegen/LoopOutlining.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct LoopInfo {
     bool has_inner_loop = false;
     bool constant_extent = false;
     int enclosing_loops = 0;           // serial loops of the function around it
+    const For *parent = nullptr;       // the serial loop directly around it
     std::vector<const For *> children; // the serial loops directly in its body
 };
 
@@ -29,7 +31,8 @@ class LoopSizes : public IRVisitor {
 public:
     size_t nodes = 0;
     std::map<const For *, LoopInfo> loops;
-    std::vector<const For *> top; // the serial loops no loop encloses
+    std::vector<const For *> top;      // the serial loops no loop encloses
+    std::vector<const For *> in_order; // every serial loop, in the order of the body
 
 private:
     std::vector<const For *> open;
@@ -63,8 +66,10 @@ private:
         } else {
             top.push_back(op);
         }
+        in_order.push_back(op);
         LoopInfo &info = loops[op];
         info.enclosing_loops = (int)open.size();
+        info.parent = open.empty() ? nullptr : open.back();
         info.constant_extent = is_const(op->extent);
         const size_t before = nodes;
         open.push_back(op);
@@ -76,7 +81,7 @@ private:
 
 } // namespace
 
-std::set<const For *> loops_to_outline(const Stmt &body) {
+std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_threads) {
     LoopSizes sizes;
     if (body.defined()) body.accept(&sizes);
     // Compile time goes to loops (vector code), not to the scalar lets around them.
@@ -99,6 +104,24 @@ std::set<const For *> loops_to_outline(const Stmt &body) {
             continue;
         }
         pending.insert(pending.end(), info.children.rbegin(), info.children.rend());
+    }
+    if (outlined.size() >= compile_threads) return outlined;
+    std::vector<const For *> rows;
+    for (const For *loop : sizes.in_order) {
+        const LoopInfo &info = sizes.loops[loop];
+        if (info.enclosing_loops == 1 && !outlined.count(info.parent) && !info.has_inner_loop &&
+            !info.constant_extent && info.nodes >= kMinNodes &&
+            loop_nodes - info.nodes >= kMinNodes) {
+            rows.push_back(loop);
+        }
+    }
+    // Largest first; ties in the order of the body.
+    std::stable_sort(rows.begin(), rows.end(), [&](const For *a, const For *b) {
+        return sizes.loops[a].nodes > sizes.loops[b].nodes;
+    });
+    for (const For *loop : rows) {
+        if (outlined.size() >= compile_threads) break;
+        outlined.insert(loop);
     }
     return outlined;
 }

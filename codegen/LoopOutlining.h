@@ -19,8 +19,12 @@ namespace Internal {
  * execution of the code around it, so a loop is only outlined where a call costs nothing next
  * to the loop's own work: a loop that no other loop of the function encloses, or, inside
  * other loops, a nest whose extent is not a constant (the rows of a strip; not a reduction
- * over a few taps or channels per pixel). */
-std::set<const For *> loops_to_outline(const Stmt &body);
+ * over a few taps or channels per pixel). Where that leaves fewer outlined loops than
+ * compile_threads, the largest innermost loops over a variable extent one loop deep (a
+ * consumer's row of a strip) are outlined too, up to compile_threads: with every loop of the
+ * body outlined, what stays is glue that compiles unoptimized (CodeGen_LLVM's marks_as_glue),
+ * and the loops share the threads (blur: its producer's and consumer's rows). */
+std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_threads);
 
 /** Whether outlining gives the JIT's compile threads more to do at once: a pipeline with at
  * least as many parallel loops as threads already has a function per thread. A call per

@@ -1,17 +1,16 @@
 #include "codegen/ParallelCompile.h"
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
+#include <condition_variable>
+#include <mutex>
 
-#include <llvm/Bitcode/BitcodeReader.h>
-#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 
+#include "codegen/CompileWorkers.h"
 #include "codegen/LLVMTarget.h"
 #include "codegen/TargetMachinePool.h"
 #include "dsl/Error.h"
@@ -35,8 +34,7 @@ struct Job {
 // The optimized functions dealt out to at most `parts` jobs: the heaviest first, each to the
 // lightest job so far (longest-processing-time scheduling; within 4/3 of the best split).
 // With more than one thread, the optnone functions form one job more, compiled without
-// optimization; on one thread, that job's round trip through bitcode would cost about what
-// it saves, and they stay with the rest.
+// optimization (on one thread, the whole module is compiled as one object).
 std::vector<Job> make_jobs(const llvm::Module &m, unsigned parts) {
     std::vector<const llvm::Function *> optimized;
     Job unoptimized;
@@ -88,15 +86,6 @@ std::string compile_job(llvm::Module &m, const Job &job, llvm::TargetMachine &tm
     return module_to_object(m, tm);
 }
 
-// One job in a context of its own, on a copy of the module read from its bitcode.
-std::string compile_job_on_copy(llvm::StringRef bitcode, const Job &job, llvm::TargetMachine &tm) {
-    llvm::LLVMContext ctx;
-    auto parsed = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "loom"), ctx);
-    internal_assert(bool(parsed)) << "Loom could not read back its own bitcode: "
-                                  << llvm::toString(parsed.takeError());
-    return compile_job(**parsed, job, tm);
-}
-
 // A machine for a job on another thread (a TargetMachine is not shared between threads). The
 // optnone functions are selected and allocated the fast way at any level, but the optimizing
 // levels still run the greedy register allocator, live-interval analysis and the coalescer on
@@ -107,57 +96,148 @@ PooledTargetMachine machine_for(const Job &job, const Target &target) {
                                                          : llvm::CodeGenOptLevel::Aggressive);
 }
 
+// What the calling thread and its workers share. Workers hold it (and the builder) by
+// shared_ptr, and may outlive the compile by the moment it takes them to find no job left.
+struct SharedCompile {
+    ModuleBuilder build;
+    Target target;
+    std::mutex lock;
+    std::condition_variable changed;
+    bool jobs_known = false; // jobs is set (left empty where the calling thread failed)
+    std::vector<Job> jobs;
+    size_t next_job = 0;
+    size_t jobs_done = 0;
+    std::vector<std::string> objects;
+    std::vector<std::exception_ptr> failures;
+
+    void publish(std::vector<Job> dealt) {
+        std::lock_guard<std::mutex> hold(lock);
+        objects.resize(dealt.size());
+        failures.resize(dealt.size());
+        jobs = std::move(dealt);
+        jobs_known = true;
+        changed.notify_all();
+    }
+
+    // The next job for a thread to take, or -1 when none is left; waits until jobs are known.
+    long take_job() {
+        std::unique_lock<std::mutex> hold(lock);
+        changed.wait(hold, [&] { return jobs_known; });
+        return next_job < jobs.size() ? (long)next_job++ : -1;
+    }
+
+    void finish_job(size_t i, std::string object, std::exception_ptr failure) {
+        std::lock_guard<std::mutex> hold(lock);
+        objects[i] = std::move(object);
+        failures[i] = failure;
+        jobs_done++;
+        changed.notify_all();
+    }
+
+    const Job *unoptimized_job() const {
+        return !jobs.empty() && jobs.back().unoptimized ? &jobs.back() : nullptr;
+    }
+};
+
+// A copy of m with the bodies of `job`'s functions only (and every global variable): the
+// optnone functions are cheap to copy, and the copy spares building the module again for them.
+std::unique_ptr<llvm::Module> copy_for(const llvm::Module &m, const Job &job) {
+    llvm::ValueToValueMapTy map;
+    return llvm::CloneModule(m, map, [&](const llvm::GlobalValue *v) {
+        const auto *f = llvm::dyn_cast<llvm::Function>(v);
+        return !f || std::find(job.functions.begin(), job.functions.end(), f->getName()) !=
+                         job.functions.end();
+    });
+}
+
+// One compiling thread (the calling one with its module `m` and machine `tm`, or a worker
+// with neither): takes jobs until none is left. An optimized job consumes the thread's module
+// (built the first time it is needed: a worker builds its own after the calling thread built
+// the one the jobs were dealt from, while that thread is in LLVM and no longer reads Loom's
+// IR, whose reference counts two threads walking it at once would contend for); before that, the
+// optnone functions are copied out of it for the unoptimized job, should this thread take it.
+void take_jobs(SharedCompile &shared, std::unique_ptr<llvm::Module> m, llvm::TargetMachine *tm,
+               std::unique_ptr<llvm::LLVMContext> ctx) {
+    std::unique_ptr<llvm::Module> spare;
+    for (long i; (i = shared.take_job()) >= 0;) {
+        std::string object;
+        std::exception_ptr failure;
+        try {
+            const Job &job = shared.jobs[i];
+            PooledTargetMachine own_tm;
+            if (!tm || job.unoptimized) {
+                own_tm = machine_for(job, shared.target);
+            }
+            llvm::TargetMachine &job_tm = own_tm ? *own_tm : *tm;
+            std::unique_ptr<llvm::Module> job_module;
+            if (job.unoptimized && spare) {
+                job_module = std::move(spare);
+            } else if (m) {
+                job_module = std::move(m);
+            } else {
+                // A context per module built (unless the spare copy still lives in this one):
+                // one module's types and constants are not kept for the next.
+                if (!spare) {
+                    ctx = std::make_unique<llvm::LLVMContext>();
+                    ctx->setDiscardValueNames(true);
+                }
+                job_module = shared.build(*ctx, job_tm);
+            }
+            if (!job.unoptimized && !spare) {
+                if (const Job *unoptimized = shared.unoptimized_job()) {
+                    spare = copy_for(*job_module, *unoptimized);
+                }
+            }
+            externalize_functions(*job_module);
+            object = compile_job(*job_module, job, job_tm);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        shared.finish_job((size_t)i, std::move(object), failure);
+    }
+    // spare (if any) goes before its context.
+    spare.reset();
+    m.reset();
+}
+
 } // namespace
 
-std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
+std::vector<std::string> compile_to_objects(const ModuleBuilder &build, llvm::TargetMachine &tm,
                                             const Target &target, unsigned max_threads) {
     const unsigned threads = std::max(1u, max_threads);
-    std::vector<Job> jobs = make_jobs(m, threads);
-    if (jobs.empty() || (jobs.size() == 1 && !jobs[0].unoptimized)) {
-        // Nothing to share out: no round trip through bitcode.
-        optimize_module(m, tm);
-        return {module_to_object(m, tm)};
+    // Names of values are for reading IR (llvm_ir() keeps them): the contexts of the objects
+    // drop them, which takes 1-2% off a compile.
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    ctx->setDiscardValueNames(true);
+    if (threads == 1) {
+        std::unique_ptr<llvm::Module> m = build(*ctx, tm);
+        optimize_module(*m, tm);
+        return {module_to_object(*m, tm)};
     }
-    externalize_functions(m);
-    llvm::SmallString<0> bitcode;
-    {
-        llvm::raw_svector_ostream os(bitcode);
-        llvm::WriteBitcodeToFile(m, os);
-    }
-    std::vector<std::string> objects(jobs.size());
-    // An exception escaping a worker thread would terminate the process: each job's failure
-    // is caught and rethrown on the calling thread.
-    std::vector<std::exception_ptr> failures(jobs.size());
-    // The first job (the heaviest optimized one, on the path of every compile) is the calling
-    // thread's, on m itself with tm: no copy to read back. The others are taken in order (the
-    // unoptimized one last) by whichever thread is free, each on a copy.
-    const bool first_in_place = !jobs[0].unoptimized;
-    std::atomic<size_t> next{first_in_place ? 1u : 0u};
-    auto run = [&](size_t i, auto &&compile) {
-        try {
-            objects[i] = compile();
-        } catch (...) {
-            failures[i] = std::current_exception();
-        }
-    };
-    auto work = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-            run(i, [&] {
-                return compile_job_on_copy(bitcode.str(), jobs[i], *machine_for(jobs[i], target));
+    auto shared = std::make_shared<SharedCompile>();
+    shared->build = build;
+    shared->target = target;
+    std::unique_ptr<llvm::Module> m;
+    try {
+        m = build(*ctx, tm);
+        std::vector<Job> jobs = make_jobs(*m, threads);
+        // Workers only where there is a job for them.
+        for (size_t t = 1; t < std::min<size_t>(threads, jobs.size()); t++)
+            run_on_compile_worker([shared] {
+                take_jobs(*shared, nullptr, nullptr, std::make_unique<llvm::LLVMContext>());
             });
-        }
-    };
-    std::vector<std::thread> workers;
-    for (size_t t = 1; t < std::min<size_t>(threads, jobs.size()); t++)
-        workers.emplace_back(work);
-    if (first_in_place) run(0, [&] { return compile_job(m, jobs[0], tm); });
-    work();
-    for (std::thread &w : workers)
-        w.join();
-    for (const std::exception_ptr &failure : failures) {
+        shared->publish(std::move(jobs));
+    } catch (...) {
+        shared->publish({});
+        throw;
+    }
+    take_jobs(*shared, std::move(m), &tm, std::move(ctx));
+    std::unique_lock<std::mutex> hold(shared->lock);
+    shared->changed.wait(hold, [&] { return shared->jobs_done == shared->jobs.size(); });
+    for (const std::exception_ptr &failure : shared->failures) {
         if (failure) std::rethrow_exception(failure);
     }
-    return objects;
+    return shared->objects;
 }
 
 } // namespace Internal

@@ -3,12 +3,15 @@
 // bodies of its parallel loops) compile at the same time as each other and as its entry.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dsl/Target.h"
 
 namespace llvm {
+class LLVMContext;
 class Module;
 class TargetMachine;
 } // namespace llvm
@@ -16,18 +19,26 @@ class TargetMachine;
 namespace loom {
 namespace Internal {
 
-/** Optimizes (O3) and compiles m into relocatable objects on at most max_threads threads:
- * its optimized functions dealt out to at most max_threads objects, its optnone functions (the
- * entry, when it has no loops) into one more, which is compiled with CodeGenOptLevel::None.
- * The calling thread compiles with tm (m's machine, made for target), every other thread and
- * the optnone object with a machine made for it. Together the objects define every function m
+/** Builds the pipeline's module in ctx for tm; the same module (function names and bodies)
+ * on every call. Called on several threads at once, each with a context and machine of its
+ * own, and possibly after compile_to_objects returned: it must own what it reads. */
+using ModuleBuilder =
+    std::function<std::unique_ptr<llvm::Module>(llvm::LLVMContext &ctx, llvm::TargetMachine &tm)>;
+
+/** Optimizes (O3) and compiles the module `build` makes into relocatable objects on at most
+ * max_threads threads: its optimized functions dealt out to at most max_threads objects, its
+ * optnone functions (the entry, when it has no loops, and glue) into one more, which is
+ * compiled with CodeGenOptLevel::None. Each thread builds the module itself, in a context of
+ * its own (the other threads' copies are built while the calling thread builds the one it
+ * deals the functions from), and keeps in each object only the bodies that object compiles.
+ * The calling thread compiles with tm (made for target), every other thread and the optnone
+ * object with a machine made for it. Together the objects define every function the module
  * defines; functions of internal linkage become external (hidden) so that the objects link
- * with each other. The machine code of each optimized function is what compiling m as one
- * module gives, as no object sees another's bodies: Loom's functions call each other only
- * through pointers (the closures a parallel loop passes to the runtime), which no inliner
- * crosses. m is used up: the calling thread compiles the heaviest object in m itself (no copy
- * to read back), which leaves m with that object's function bodies only, optimized. */
-std::vector<std::string> compile_to_objects(llvm::Module &m, llvm::TargetMachine &tm,
+ * with each other. The machine code of each optimized function is what compiling the module
+ * as one gives, as no object sees another's bodies: Loom's functions call each other through
+ * pointers (the closures a parallel loop passes to the runtime) or as outlined loops marked
+ * noinline, which no inliner crosses. */
+std::vector<std::string> compile_to_objects(const ModuleBuilder &build, llvm::TargetMachine &tm,
                                             const Target &target, unsigned max_threads);
 
 } // namespace Internal

@@ -253,6 +253,69 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
     }
 }
 
+// The attributes LLVM IR text gives the definition of the function named `name`.
+std::string attributes_of(const std::string &ir, const std::string &name) {
+    const size_t def = ir.find("@" + name + "(");
+    if (def == std::string::npos) return "";
+    const size_t line_end = ir.find('\n', def);
+    const size_t hash = ir.rfind('#', line_end);
+    if (hash == std::string::npos || hash < def) return "";
+    const std::string group = ir.substr(hash, ir.find(' ', hash) - hash);
+    const size_t attrs = ir.find("attributes " + group + " = {");
+    if (attrs == std::string::npos) return "";
+    return ir.substr(attrs, ir.find('\n', attrs) - attrs);
+}
+
+// With two compile threads, a blur's producer nest and its consumer's row loop are both
+// outlined (their values passed as arguments), and what stays of the strip's task, index
+// arithmetic around two calls, is compiled unoptimized. The values are those of one thread,
+// where nothing is outlined, and of the C++ reference.
+TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
+    // Loom's % is Euclidean, as Halide's.
+    auto in_ref = [](int x, int y) { return ((x * 5 + y * 11) % 97 + 97) % 97 - 40; };
+    auto bx_ref = [&](int x, int y) {
+        int sum = 0;
+        for (int k = -3; k <= 3; k++) sum += in_ref(x + k, y) * (k + 5);
+        return sum;
+    };
+    auto by_ref = [&](int x, int y) {
+        int sum = 0;
+        for (int k = -3; k <= 3; k++) sum += bx_ref(x, y + k) * (9 - k);
+        return sum;
+    };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y"), yo("yo"), yi("yi");
+        Func in("in"), bx("bx"), by("by");
+        in(x, y) = (x * 5 + y * 11) % 97 - 40;
+        Expr bsum = 0, ysum = 0;
+        for (int k = -3; k <= 3; k++) bsum = bsum + in(x + k, y) * (k + 5);
+        bx(x, y) = bsum;
+        for (int k = -3; k <= 3; k++) ysum = ysum + bx(x, y + k) * (9 - k);
+        by(x, y) = ysum;
+        by.split(y, yo, yi, 8).parallel(yo).vectorize(x, 16);
+        bx.store_at(by, yo).compute_at(by, yi).vectorize(x, 16);
+        Pipeline p(by);
+        CompileOptions options;
+        options.compile_threads = threads;
+        p.set_options(options);
+        Buffer<int32_t> out = p.realize({83, 37});
+        expect_buffer<int32_t>(out, [&](const Pos &q) { return by_ref(q[0], q[1]); });
+        const std::string ir = p.llvm_ir();
+        const std::string task = "loom_pipelineby.by.s0.y.yo.task";
+        const std::string task_attributes = attributes_of(ir, task);
+        ASSERT_NE(task_attributes, "") << ir;
+        if (threads == 2) {
+            EXPECT_NE(ir.find("@" + task + ".bx.s0.y.loop("), std::string::npos) << ir;
+            EXPECT_NE(ir.find("@" + task + ".by.s0.x.x.loop("), std::string::npos) << ir;
+            EXPECT_NE(task_attributes.find("optnone"), std::string::npos) << task_attributes;
+        } else {
+            EXPECT_EQ(ir.find(".loop("), std::string::npos) << ir;
+            EXPECT_EQ(task_attributes.find("optnone"), std::string::npos) << task_attributes;
+        }
+    }
+}
+
 // The JIT borrows its LLVM TargetMachines from a pool shared by the process and returns them
 // after each compile. Pipelines compiled on four threads at once, three after each other on
 // each (each compile takes machines another just returned), must each give their own values.
