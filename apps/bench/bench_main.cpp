@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -270,7 +271,22 @@ int usage(const char *argv0) {
 
 } // namespace
 
+// OpenBLAS's idle worker threads spin (sched_yield in a loop) for 2^28 cycles by default
+// after they start and after each call before they sleep. On this 2-core machine a spinning
+// worker took its time slices from the JIT's compile threads and from every benchmark after
+// an OpenBLAS run: unsharp's and harris's JIT columns read 58 and 46 ms in the benchmark
+// against 37 and 31 ms in a process without OpenBLAS (and with OPENBLAS_THREAD_TIMEOUT=4).
+// OpenBLAS reads the timeout when it is loaded, before main: the benchmark sets it and runs
+// itself again, unless the caller set it.
+void restart_with_quiet_openblas(char **argv) {
+    if (std::getenv("OPENBLAS_THREAD_TIMEOUT")) return;
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1); // 2^4 cycles: sleep at once
+    execv("/proc/self/exe", argv);
+    std::perror("loom_bench: could not restart itself with OPENBLAS_THREAD_TIMEOUT=4");
+}
+
 int main(int argc, char **argv) {
+    restart_with_quiet_openblas(argv);
     Options opt;
     std::vector<char *> gb_args = {argv[0]};
     for (int i = 1; i < argc; i++) {
