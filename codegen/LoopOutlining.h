@@ -21,9 +21,10 @@ namespace Internal {
  * other loops, a nest whose extent is not a constant (the rows of a strip; not a reduction
  * over a few taps or channels per pixel). Where that leaves fewer outlined loops than
  * compile_threads, the largest innermost loops over a variable extent one loop deep (a
- * consumer's row of a strip) are outlined too, up to compile_threads: with every loop of the
- * body outlined, what stays is glue that compiles unoptimized (CodeGen_LLVM's marks_as_glue),
- * and the loops share the threads (blur: its producer's and consumer's rows). */
+ * consumer's row of a strip) are outlined too, up to compile_threads, and beyond that those
+ * of a thousand nodes or more: with every loop of the body outlined, what stays is glue that
+ * compiles unoptimized (CodeGen_LLVM's marks_as_glue), and the loops share the threads (blur:
+ * its producer's and consumer's rows; harris: its output's rows besides its two gradients). */
 std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_threads);
 
 /** Whether outlining gives the JIT's compile threads more to do at once: a pipeline with at
