@@ -25,6 +25,7 @@
 
 #include "codegen/ClampedRamp.h"
 #include "codegen/ExpF32.h"
+#include "codegen/HoistStackReads.h"
 #include "codegen/IndexTerms.h"
 #include "codegen/LaneClasses.h"
 #include "codegen/LaneIndexShape.h"
@@ -1249,17 +1250,29 @@ private:
     }
 
     // A serial loop in a function of its own, called once where the loop would run (see
-    // loops_to_outline). Not where the loop uses an allocation this function keeps on the
-    // stack: passing its address to another function would keep LLVM from holding it in
-    // registers.
+    // loops_to_outline). Not where the loop writes an allocation this function keeps on the
+    // stack, or reads one at a varying index: passing its address to another function would
+    // keep LLVM from holding it in registers. Reads at constant indices are made before the
+    // call and passed as values (codegen/HoistStackReads).
     bool outline(const For *op) {
         if (!outlined_loops.count(op)) return false;
         FreeNames free;
         op->accept(&free);
+        std::set<std::string> on_stack;
         for (const std::string &b : free.buffers) {
-            if (stack_allocations.count(b)) return false;
+            if (stack_allocations.count(b)) on_stack.insert(b);
         }
-        Task task = emit_task(op, free, "", op->name + ".loop", Passing::Arguments);
+        Stmt loop = op;
+        std::vector<std::pair<std::string, Expr>> reads;
+        if (!on_stack.empty()) {
+            loop = hoist_constant_reads(loop, on_stack, &reads);
+            if (!loop.defined()) return false;
+            free = FreeNames();
+            loop.accept(&free);
+        }
+        for (const auto &[name, value] : reads) symbols.push(name, codegen(value));
+        Task task = emit_task(loop, free, "", op->name + ".loop", Passing::Arguments);
+        for (const auto &read : reads) symbols.pop(read.first);
         // Inlined back, it would be compiled with its caller again.
         task.function->addFnAttr(llvm::Attribute::NoInline);
         std::vector<llvm::Value *> args = {user_context};

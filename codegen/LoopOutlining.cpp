@@ -16,6 +16,7 @@ namespace {
 // a millisecond of fixed compile work (reading the module, setting up the passes), and the
 // code generated per node of a vectorized loop nest takes tens of microseconds to compile.
 constexpr size_t kMinNodes = 80;
+constexpr size_t kMathCallNodes = 40;
 
 // A row loop this large is outlined even beyond one outlined loop per compile thread: its own
 // compile dwarfs a function's fixed cost, and a call per row costs nothing next to its work
@@ -32,6 +33,11 @@ struct LoopInfo {
     std::vector<const For *> children; // the serial loops directly in its body
 };
 
+size_t weight(const IRNode *) { return 1; }
+// A math function is one node but many instructions (Loom's exp: ~30 per vector; a C library
+// function, a call per lane), compiled at the cost of as many nodes.
+size_t weight(const Call *op) { return op->call_type == Call::PureExtern ? 1 + kMathCallNodes : 1; }
+
 // Counts every node, and the nodes of each serial loop; stops at parallel loops' bodies.
 class LoopSizes : public IRVisitor {
 public:
@@ -45,7 +51,7 @@ private:
 
 #define LOOM_COUNT(T)                                                                              \
     void visit(const T *op) override {                                                             \
-        nodes++;                                                                                   \
+        nodes += weight(op);                                                                       \
         IRVisitor::visit(op);                                                                      \
     }
     LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT)

@@ -1,6 +1,7 @@
 // Whole pipelines: Funcs calling Funcs (inlined and compute_root), a separable blur, inputs
 // through Buffers, ImageParams and Params, Tuples, output buffers with non-zero mins, Funcs of
 // zero to four dimensions, and reuse of compiled code across realizations.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -313,6 +314,43 @@ TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
             EXPECT_EQ(ir.find(".loop("), std::string::npos) << ir;
             EXPECT_EQ(task_attributes.find("optnone"), std::string::npos) << task_attributes;
         }
+    }
+}
+
+// A row loop that reads a value its task keeps on the stack (the row's maximum, at a constant
+// index) is outlined on two compile threads all the same: the value is read before the call
+// and passed to it. The values are those of one thread and of the C++ reference.
+TEST(CompiledCode, AnOutlinedLoopReadingARowMaximumOnTheStackGetsItsValue) {
+    const int width = 45, height = 9;
+    auto in_ref = [](int x, int y) { return float(((x * 7 + y * 13) % 50) - 20); };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y");
+        RDom r(0, width, "r");
+        Func in("in"), row_max("row_max"), shifted("shifted"), out("out");
+        in(x, y) = cast<float>((x * 7 + y * 13) % 50 - 20);
+        row_max(y) = -1e30f;
+        row_max(y) = max(row_max(y), in(r.x, y));
+        Expr d = row_max(y) - in(x, y);
+        shifted(x, y) = sqrt(d + 1.0f) + sqrt(d * 2.0f + 3.0f);
+        out(x, y) = sqrt(shifted(x, y)) + sqrt(shifted(x, y) + 1.0f);
+        out.parallel(y).vectorize(x, 16);
+        row_max.compute_at(out, y);
+        shifted.compute_at(out, y).vectorize(x, 16);
+        Pipeline p(out);
+        CompileOptions options;
+        options.compile_threads = threads;
+        p.set_options(options);
+        Buffer<float> result = p.realize({width, height});
+        expect_buffer<float>(result, [&](const Pos &q) {
+            float m = -1e30f;
+            for (int i = 0; i < width; i++) m = std::max(m, in_ref(i, q[1]));
+            const float dd = m - in_ref(q[0], q[1]);
+            const float s = std::sqrt(dd + 1.0f) + std::sqrt(dd * 2.0f + 3.0f);
+            return std::sqrt(s) + std::sqrt(s + 1.0f);
+        });
+        const bool outlined = p.llvm_ir().find(".shifted.s0.x.x.loop(") != std::string::npos;
+        EXPECT_EQ(outlined, threads == 2);
     }
 }
 
