@@ -18,6 +18,15 @@ namespace {
 using namespace loom;
 using namespace loom_test;
 
+// A pipeline of `output` that the JIT compiles on `threads` threads.
+Pipeline compiled_on(Func output, int threads) {
+    Pipeline p(output);
+    CompileOptions options;
+    options.compile_threads = threads;
+    p.set_options(options);
+    return p;
+}
+
 using Pos = std::vector<int>;
 
 // ---------------------------------------------------------------------------------------------
@@ -211,10 +220,7 @@ TEST(CompiledCode, FunctionsCompiledOnSeveralThreadsLinkAsOneProgram) {
         a.compute_root().parallel(y);
         b.compute_root().parallel(y).vectorize(x, 8);
         c.parallel(y);
-        Pipeline p(c);
-        CompileOptions options;
-        options.compile_threads = threads;
-        p.set_options(options);
+        Pipeline p = compiled_on(c, threads);
         Buffer<int32_t> out = p.realize({19, 7});
         expect_buffer<int32_t>(
             out, [&](const Pos &q) { return b_ref(q[0], q[1]) - b_ref(q[0], q[1] + 1) * 5; });
@@ -240,10 +246,7 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
         by(x, y) = bx(x, y - 2) + bx(x, y - 1) * 2 + bx(x, y) * 3 + bx(x, y + 1) * 2 + bx(x, y + 2);
         by.split(y, yo, yi, 8).parallel(yo).vectorize(x, 8);
         bx.store_at(by, yo).compute_at(by, yi).vectorize(x, 8);
-        Pipeline p(by);
-        CompileOptions options;
-        options.compile_threads = threads;
-        p.set_options(options);
+        Pipeline p = compiled_on(by, threads);
         Buffer<int32_t> out = p.realize({67, 40});
         expect_buffer<int32_t>(out, [&](const Pos &q) {
             return bx_ref(q[0], q[1] - 2) + bx_ref(q[0], q[1] - 1) * 2 + bx_ref(q[0], q[1]) * 3 +
@@ -296,10 +299,7 @@ TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
         by(x, y) = ysum;
         by.split(y, yo, yi, 8).parallel(yo).vectorize(x, 16);
         bx.store_at(by, yo).compute_at(by, yi).vectorize(x, 16);
-        Pipeline p(by);
-        CompileOptions options;
-        options.compile_threads = threads;
-        p.set_options(options);
+        Pipeline p = compiled_on(by, threads);
         Buffer<int32_t> out = p.realize({83, 37});
         expect_buffer<int32_t>(out, [&](const Pos &q) { return by_ref(q[0], q[1]); });
         const std::string ir = p.llvm_ir();
@@ -337,10 +337,7 @@ TEST(CompiledCode, AnOutlinedLoopReadingARowMaximumOnTheStackGetsItsValue) {
         out.parallel(y).vectorize(x, 16);
         row_max.compute_at(out, y);
         shifted.compute_at(out, y).vectorize(x, 16);
-        Pipeline p(out);
-        CompileOptions options;
-        options.compile_threads = threads;
-        p.set_options(options);
+        Pipeline p = compiled_on(out, threads);
         Buffer<float> result = p.realize({width, height});
         expect_buffer<float>(result, [&](const Pos &q) {
             float m = -1e30f;
