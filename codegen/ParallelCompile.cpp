@@ -97,7 +97,8 @@ PooledTargetMachine machine_for(const Job &job, const Target &target) {
 }
 
 // What the calling thread and its workers share. Workers hold it (and the builder) by
-// shared_ptr, and may outlive the compile by the moment it takes them to find no job left.
+// shared_ptr: a worker may let go of it after the compile returned (having freed its LLVM
+// objects before its last job was reported done, see take_jobs).
 struct SharedCompile {
     ModuleBuilder build;
     Target target;
@@ -126,6 +127,11 @@ struct SharedCompile {
         return next_job < jobs.size() ? (long)next_job++ : -1;
     }
 
+    bool jobs_left() {
+        std::lock_guard<std::mutex> hold(lock);
+        return next_job < jobs.size();
+    }
+
     void finish_job(size_t i, std::string object, std::exception_ptr failure) {
         std::lock_guard<std::mutex> hold(lock);
         objects[i] = std::move(object);
@@ -150,12 +156,12 @@ std::unique_ptr<llvm::Module> copy_for(const llvm::Module &m, const Job &job) {
     });
 }
 
-// One compiling thread (the calling one with its module `m` and machine `tm`, or a worker
-// with neither): takes jobs until none is left. An optimized job consumes the thread's module
-// (built the first time it is needed: a worker builds its own after the calling thread built
-// the one the jobs were dealt from, while that thread is in LLVM and no longer reads Loom's
-// IR, whose reference counts two threads walking it at once would contend for); before that, the
-// optnone functions are copied out of it for the unoptimized job, should this thread take it.
+// One compiling thread (the calling one with its module `m`, m's context `ctx` and machine
+// `tm`; a worker with none of them): takes jobs until none is left. An optimized job consumes the
+// thread's module (built the first time it is needed: a worker builds its own after the calling
+// thread built the one the jobs were dealt from, while that thread is in LLVM and no longer reads
+// Loom's IR, whose reference counts two threads walking it at once would contend for); before that,
+// the optnone functions are copied out of it for the unoptimized job, should this thread take it.
 void take_jobs(SharedCompile &shared, std::unique_ptr<llvm::Module> m, llvm::TargetMachine *tm,
                std::unique_ptr<llvm::LLVMContext> ctx) {
     std::unique_ptr<llvm::Module> spare;
@@ -193,9 +199,18 @@ void take_jobs(SharedCompile &shared, std::unique_ptr<llvm::Module> m, llvm::Tar
         } catch (...) {
             failure = std::current_exception();
         }
+        if (!shared.jobs_left()) {
+            // This thread takes no more jobs: its LLVM objects go before the compile it
+            // works for can return (a worker outliving it would otherwise still be freeing
+            // them, or returning a machine to the pool, while the process exits). Modules go
+            // before their context.
+            spare.reset();
+            m.reset();
+            ctx.reset();
+        }
         shared.finish_job((size_t)i, std::move(object), failure);
     }
-    // spare (if any) goes before its context.
+    // Where this thread took no job (the others took them all): modules before their context.
     spare.reset();
     m.reset();
 }
@@ -223,9 +238,7 @@ std::vector<std::string> compile_to_objects(const ModuleBuilder &build, llvm::Ta
         std::vector<Job> jobs = make_jobs(*m, threads);
         // Workers only where there is a job for them.
         for (size_t t = 1; t < std::min<size_t>(threads, jobs.size()); t++)
-            run_on_compile_worker([shared] {
-                take_jobs(*shared, nullptr, nullptr, std::make_unique<llvm::LLVMContext>());
-            });
+            run_on_compile_worker([shared] { take_jobs(*shared, nullptr, nullptr, nullptr); });
         shared->publish(std::move(jobs));
     } catch (...) {
         shared->publish({});
