@@ -128,11 +128,11 @@ private:
 class CodeGen : public IRVisitor {
 public:
     CodeGen(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const std::string &name,
-            unsigned outline_threads)
+            unsigned outline_threads, bool verify)
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
           has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
-          outline_threads(outline_threads) {
+          outline_threads(outline_threads), verify(verify) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -198,10 +198,12 @@ public:
             function->addFnAttr(llvm::Attribute::NoInline);
         }
 
-        std::string errors;
-        llvm::raw_string_ostream es(errors);
-        internal_assert(!llvm::verifyModule(*module, &es))
-            << "LLVM rejected the generated module: " << es.str();
+        if (verify) {
+            std::string errors;
+            llvm::raw_string_ostream es(errors);
+            internal_assert(!llvm::verifyModule(*module, &es))
+                << "LLVM rejected the generated module: " << es.str();
+        }
         return std::move(module);
     }
 
@@ -227,6 +229,7 @@ private:
     // Whether to outline loops at all, and the serial loops of the function being emitted that
     // go in functions of their own.
     const unsigned outline_threads; // 0: no loop is outlined
+    const bool verify;
     std::set<const For *> outlined_loops;
     llvm::Value *user_context = nullptr;
     llvm::Value *value = nullptr;
@@ -1464,8 +1467,8 @@ private:
 
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
                                            llvm::LLVMContext &context, llvm::TargetMachine &tm,
-                                           unsigned outline_threads) {
-    return CodeGen(context, tm, pipeline.name, outline_threads).compile(pipeline);
+                                           unsigned outline_threads, bool verify) {
+    return CodeGen(context, tm, pipeline.name, outline_threads, verify).compile(pipeline);
 }
 
 }  // namespace Internal

@@ -20,10 +20,11 @@ namespace Internal {
 /** With outline_threads > 0, the large loop nests of a function go in functions of their own
  * (codegen/LoopOutlining.h), for the JIT to compile on that many threads at the same time; a
  * function left with only the scalar code around calls of such loops is marked optnone (no
- * optimization buys it anything at run time, see CodeGen_LLVM.cpp). */
+ * optimization buys it anything at run time, see CodeGen_LLVM.cpp). With verify, LLVM's
+ * verifier checks the module (an internal error names what it rejects). */
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
                                            llvm::LLVMContext &context, llvm::TargetMachine &tm,
-                                           unsigned outline_threads = 0);
+                                           unsigned outline_threads = 0, bool verify = true);
 
 }  // namespace Internal
 }  // namespace loom

@@ -95,8 +95,9 @@ unsigned thread_count(int compile_threads) {
 // The module the JIT compiles on `threads` threads.
 std::unique_ptr<llvm::Module> codegen_for_jit(const LoweredPipeline &pipeline,
                                               llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
-                                              unsigned threads) {
-    return codegen_llvm(pipeline, ctx, tm, outlining_helps(pipeline.body, threads) ? threads : 0);
+                                              unsigned threads, bool verify = true) {
+    return codegen_llvm(pipeline, ctx, tm, outlining_helps(pipeline.body, threads) ? threads : 0,
+                        verify);
 }
 
 std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
@@ -117,8 +118,9 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     const unsigned threads = thread_count(compile_threads);
     // The builder owns a copy of the lowering (its IR is shared, not copied): a compile worker
     // may still be building its module when this compile is done.
-    ModuleBuilder build = [pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm) {
-        return codegen_for_jit(pipeline, ctx, tm, threads);
+    ModuleBuilder build = [pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
+                                              bool verify) {
+        return codegen_for_jit(pipeline, ctx, tm, threads, verify);
     };
     std::vector<std::string> objects = compile_to_objects(build, *tm, target, threads);
 

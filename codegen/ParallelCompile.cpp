@@ -187,7 +187,7 @@ void take_jobs(SharedCompile &shared, std::unique_ptr<llvm::Module> m, llvm::Tar
                     ctx = std::make_unique<llvm::LLVMContext>();
                     ctx->setDiscardValueNames(true);
                 }
-                job_module = shared.build(*ctx, job_tm);
+                job_module = shared.build(*ctx, job_tm, /*verify=*/false);
             }
             if (!job.unoptimized && !spare) {
                 if (const Job *unoptimized = shared.unoptimized_job()) {
@@ -225,7 +225,7 @@ std::vector<std::string> compile_to_objects(const ModuleBuilder &build, llvm::Ta
     auto ctx = std::make_unique<llvm::LLVMContext>();
     ctx->setDiscardValueNames(true);
     if (threads == 1) {
-        std::unique_ptr<llvm::Module> m = build(*ctx, tm);
+        std::unique_ptr<llvm::Module> m = build(*ctx, tm, /*verify=*/true);
         optimize_module(*m, tm);
         return {module_to_object(*m, tm)};
     }
@@ -234,7 +234,7 @@ std::vector<std::string> compile_to_objects(const ModuleBuilder &build, llvm::Ta
     shared->target = target;
     std::unique_ptr<llvm::Module> m;
     try {
-        m = build(*ctx, tm);
+        m = build(*ctx, tm, /*verify=*/true);
         std::vector<Job> jobs = make_jobs(*m, threads);
         // Workers only where there is a job for them.
         for (size_t t = 1; t < std::min<size_t>(threads, jobs.size()); t++)

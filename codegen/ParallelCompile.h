@@ -20,10 +20,11 @@ namespace loom {
 namespace Internal {
 
 /** Builds the pipeline's module in ctx for tm; the same module (function names and bodies)
- * on every call. Called on several threads at once, each with a context and machine of its
- * own, and possibly after compile_to_objects returned: it must own what it reads. */
-using ModuleBuilder =
-    std::function<std::unique_ptr<llvm::Module>(llvm::LLVMContext &ctx, llvm::TargetMachine &tm)>;
+ * on every call, so that LLVM's verifier need only check it once (`verify`: the first
+ * build). Called on several threads at once, each with a context and machine of its own: it
+ * must own what it reads. */
+using ModuleBuilder = std::function<std::unique_ptr<llvm::Module>(
+    llvm::LLVMContext &ctx, llvm::TargetMachine &tm, bool verify)>;
 
 /** Optimizes (O3) and compiles the module `build` makes into relocatable objects on at most
  * max_threads threads: its optimized functions dealt out to at most max_threads objects, its
