@@ -132,7 +132,7 @@ public:
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
           has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
-          outline_threads(outline_threads), verify(verify) {
+          verify(verify), outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -226,10 +226,10 @@ private:
     std::string innermost_loop;
     const bool has_avx512f;  // 512-bit vectors and two-source permutes
     const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
-    // Whether to outline loops at all, and the serial loops of the function being emitted that
-    // go in functions of their own.
-    const unsigned outline_threads; // 0: no loop is outlined
-    const bool verify;
+    const bool verify; // run LLVM's verifier on the module
+    // The compile threads loops are outlined for (0: no loop is outlined), and the serial
+    // loops of the function being emitted that go in functions of their own.
+    const unsigned outline_threads;
     std::set<const For *> outlined_loops;
     llvm::Value *user_context = nullptr;
     llvm::Value *value = nullptr;

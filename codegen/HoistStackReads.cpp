@@ -1,7 +1,5 @@
 #include "codegen/HoistStackReads.h"
 
-#include <map>
-
 #include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IRVisitor.h"

@@ -116,10 +116,8 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     initialize_llvm();
     PooledTargetMachine tm = borrow_target_machine(target);
     const unsigned threads = thread_count(compile_threads);
-    // The builder owns a copy of the lowering (its IR is shared, not copied): a compile worker
-    // may still be building its module when this compile is done.
-    ModuleBuilder build = [pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
-                                              bool verify) {
+    ModuleBuilder build = [&pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
+                                               bool verify) {
         return codegen_for_jit(pipeline, ctx, tm, threads, verify);
     };
     std::vector<std::string> objects = compile_to_objects(build, *tm, target, threads);

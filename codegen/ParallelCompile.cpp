@@ -13,7 +13,6 @@
 #include "codegen/CompileWorkers.h"
 #include "codegen/LLVMTarget.h"
 #include "codegen/TargetMachinePool.h"
-#include "dsl/Error.h"
 
 namespace loom {
 namespace Internal {

@@ -21,8 +21,8 @@ namespace Internal {
 
 /** Builds the pipeline's module in ctx for tm; the same module (function names and bodies)
  * on every call, so that LLVM's verifier need only check it once (`verify`: the first
- * build). Called on several threads at once, each with a context and machine of its own: it
- * must own what it reads. */
+ * build). Called on several threads at once, each with a context and machine of its own, and
+ * only until compile_to_objects returns. */
 using ModuleBuilder = std::function<std::unique_ptr<llvm::Module>(
     llvm::LLVMContext &ctx, llvm::TargetMachine &tm, bool verify)>;
 
@@ -30,8 +30,8 @@ using ModuleBuilder = std::function<std::unique_ptr<llvm::Module>(
  * max_threads threads: its optimized functions dealt out to at most max_threads objects, its
  * optnone functions (the entry, when it has no loops, and glue) into one more, which is
  * compiled with CodeGenOptLevel::None. Each thread builds the module itself, in a context of
- * its own (the other threads' copies are built while the calling thread builds the one it
- * deals the functions from), and keeps in each object only the bodies that object compiles.
+ * its own (the other threads once the calling thread has built the one it deals the functions
+ * from), and keeps in each object only the bodies that object compiles.
  * The calling thread compiles with tm (made for target), every other thread and the optnone
  * object with a machine made for it. Together the objects define every function the module
  * defines; functions of internal linkage become external (hidden) so that the objects link
