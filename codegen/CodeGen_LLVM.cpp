@@ -196,6 +196,12 @@ public:
             // them the fast way).
             function->addFnAttr(llvm::Attribute::OptimizeNone);
             function->addFnAttr(llvm::Attribute::NoInline);
+        } else if (!function_has_innermost_loop) {
+            // Its loops only launch parallel loops or call outlined ones (conv_relu's loop
+            // over the batch around its parallel rows): glue, as a task can be. Optimized,
+            // conv_relu's entry (checks and that loop, 690 instructions) took 19 ms of O3 and
+            // code generation; unoptimized, 3 ms.
+            marks_as_glue(*function);
         }
 
         if (verify) {

@@ -317,6 +317,24 @@ TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
     }
 }
 
+// An entry whose only loop runs a parallel loop per image of a batch is glue as well: it is
+// compiled unoptimized, on any number of threads, and gives the values of the C++ reference.
+TEST(CompiledCode, AnEntryWhoseLoopOnlyLaunchesParallelLoopsIsCompiledUnoptimized) {
+    auto ref = [](int x, int y, int n) { return (x * 3 + y * 5 + n * 7) % 11 * (n + 1); };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y"), n("n");
+        Func f("f");
+        f(x, y, n) = (x * 3 + y * 5 + n * 7) % 11 * (n + 1);
+        f.parallel(y).vectorize(x, 8);
+        Pipeline p = compiled_on(f, threads);
+        Buffer<int32_t> out = p.realize({21, 6, 3});
+        expect_buffer<int32_t>(out, [&](const Pos &q) { return ref(q[0], q[1], q[2]); });
+        const std::string entry_attributes = attributes_of(p.llvm_ir(), "loom_pipelinef");
+        EXPECT_NE(entry_attributes.find("optnone"), std::string::npos) << entry_attributes;
+    }
+}
+
 // A row loop that reads a value its task keeps on the stack (the row's maximum, at a constant
 // index) is outlined on two compile threads all the same: the value is read before the call
 // and passed to it. The values are those of one thread and of the C++ reference.
