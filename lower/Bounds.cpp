@@ -432,14 +432,24 @@ private:
     // variable refined by a guard later (hidden from let_values, in the scope) is seen refined
     // inside every let that uses it.
     Interval bounds(const Expr &e) {
+        auto known = memo.find(e);
+        if (known != memo.end()) return known->second;
         Expr expanded = e;
         for (int depth = 0; depth < 64; depth++) {
             Expr next = substitute(let_values, expanded);
             if (next.same_as(expanded)) break;
             expanded = next;
         }
-        return bounds_of_expr_in_scope(simplify(expanded), scope);
+        Interval result = bounds_of_expr_in_scope(simplify(expanded), scope);
+        memo.emplace(e, result);
+        return result;
     }
+
+    // The bounds found since the scope and the lets last changed, by expression structure: a
+    // Func inlined several times reads its producers at the same indices over and over
+    // (harris's response reads Ix at 9 points, 72 times). Cleared by every loop, let and guard
+    // entered or left, which change what an expression's bounds are.
+    std::map<Expr, Interval, ExprStructureLess> memo;
 
     static bool is_region_let(const std::string &name) {
         auto ends_with = [&](const char *suffix) {
@@ -462,8 +472,10 @@ private:
         auto it = let_values.find(name);
         saved.push_back({name, it == let_values.end() ? Expr() : it->second});
         let_values[name] = v;
+        memo.clear();
     }
     void leave_let() {
+        memo.clear();
         auto [name, previous] = saved.back();
         saved.pop_back();
         if (previous.defined()) {
@@ -522,11 +534,13 @@ private:
             if (it != let_values.end()) let_values.erase(it);
             scope.push(r.first, r.second);
         }
+        if (!refined.empty()) memo.clear();
         op->then_case.accept(this);
         for (auto &r : refined) scope.pop(r.first);
         for (auto &h : hidden) {
             if (h.second.defined()) let_values[h.first] = h.second;
         }
+        if (!refined.empty()) memo.clear();
         if (op->else_case.defined()) op->else_case.accept(this);
     }
 
@@ -573,8 +587,12 @@ private:
         if (skip(op)) return;
         Interval mn = bounds(op->min);
         Interval last = bounds(Sub::make(Add::make(op->min, op->extent), make_one(op->min.type())));
-        ScopedBinding<Interval> bind(scope, op->name, Interval(mn.min, last.max));
-        op->body.accept(this);
+        {
+            ScopedBinding<Interval> bind(scope, op->name, Interval(mn.min, last.max));
+            memo.clear();
+            op->body.accept(this);
+        }
+        memo.clear();
     }
 };
 
