@@ -1,5 +1,7 @@
 #include "lower/AddImageChecks.h"
 
+#include <set>
+
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "lower/Bounds.h"
@@ -29,6 +31,12 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             break;
         }
     }
+    // The regions of every input, in one walk through the statements that read any of them.
+    std::set<std::string> inputs;
+    for (const LoweredArgument &a : args) {
+        if (a.kind == Argument::InputBuffer) inputs.insert(a.name);
+    }
+    const std::map<std::string, Box> read = boxes_required_of(body, inputs, true);
     std::vector<Stmt> checks;
     for (const LoweredArgument &a : args) {
         if (a.kind == Argument::InputScalar) continue;
@@ -42,9 +50,9 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
                 Call::make(Int(32), "loom_error", {Expr(dense_message)}, Call::Extern)));
         }
         if (a.kind != Argument::InputBuffer) continue;
-        // One walk per input, through only the statements that read it.
-        const Box box = box_required(body, a.name, true);
-        if (box.empty()) continue;
+        auto found = read.find(a.name);
+        if (found == read.end() || found->second.empty()) continue;
+        const Box &box = found->second;
         for (int d = 0; d < (int)box.size(); d++) {
             user_assert(box[d].is_bounded())
                 << "Can't infer the region of input " << a.name << " that the pipeline reads in "

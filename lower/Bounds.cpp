@@ -1,6 +1,7 @@
 #include "lower/Bounds.h"
 
 #include <cstring>
+#include <set>
 #include <unordered_set>
 
 #include "dsl/IREquality.h"
@@ -322,11 +323,11 @@ private:
 // them (their own expressions included), in one walk.
 class MarkTouching : public IRVisitor {
 public:
-    explicit MarkTouching(const std::string &name) : name(name) {}
+    explicit MarkTouching(const std::set<std::string> &names) : names(names) {}
     std::unordered_set<const IRNode *> marked;
 
 private:
-    const std::string &name;
+    const std::set<std::string> &names;
     bool found = false;  // in the node being walked, so far
     template <typename Node>
     void mark(const Node *op) {
@@ -340,11 +341,11 @@ private:
     void visit(const LetStmt *op) override { mark(op); }
     void visit(const IfThenElse *op) override { mark(op); }
     void visit(const Call *op) override {
-        found = found || op->name == name;
+        found = found || names.count(op->name);
         IRVisitor::visit(op);
     }
     void visit(const Provide *op) override {
-        found = found || op->name == name;
+        found = found || names.count(op->name);
         IRVisitor::visit(op);
     }
 };
@@ -366,7 +367,7 @@ int count_uses(const Expr &e, const std::string &name) {
 class BoxesRequired : public IRVisitor {
 public:
     BoxesRequired(const Scope<Interval> &outer, bool provided, bool name_fixed_regions,
-                  const std::string *only = nullptr)
+                  const std::set<std::string> *only = nullptr)
         : scope(outer), provided(provided), name_fixed_regions(name_fixed_regions), only(only) {}
     std::map<std::string, Box> boxes;
 
@@ -408,11 +409,11 @@ private:
     // repeats the regions of every Func computed in the same loop in each of its producers'.
     bool name_fixed_regions;
     std::vector<std::pair<std::string, Expr>> named;  // fresh name -> value, outermost first
-    // When set, only this Func's box is wanted: loops, lets and ifs that neither call nor
-    // provide it (those not in `touching`) are not walked, which saves the bounds of their
-    // loops, lets and calls (bounds inference asks for one Func's box at each production, over
-    // the whole rest of the pipeline).
-    const std::string *only;
+    // When set, only these Funcs' boxes are wanted: loops, lets and ifs that neither call nor
+    // provide one of them (those not in `touching`) are not walked, which saves the bounds of
+    // their loops, lets and calls (bounds inference asks for one Func's box at each production,
+    // over the whole rest of the pipeline).
+    const std::set<std::string> *only;
     std::unordered_set<const IRNode *> touching;
 
 public:
@@ -487,7 +488,7 @@ private:
     std::vector<std::pair<std::string, Expr>> saved;
 
     void add(const std::string &name, const std::vector<Expr> &args) {
-        if (only && name != *only) return;
+        if (only && !only->count(name)) return;
         Box box(args.size());
         for (size_t i = 0; i < args.size(); i++) box[i] = bounds(args[i]);
         auto it = boxes.find(name);
@@ -622,15 +623,25 @@ std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &
 
 namespace {
 
-Box one_box(const Stmt &s, const std::string &func, bool provided, bool name_fixed_regions) {
-    BoxesRequired b({}, provided, name_fixed_regions, &func);
+std::map<std::string, Box> only_boxes(const Stmt &s, const std::set<std::string> &funcs,
+                                      bool provided, bool name_fixed_regions) {
+    BoxesRequired b({}, provided, name_fixed_regions, &funcs);
     b.walk(s);
-    auto boxes = b.result();
+    return b.result();
+}
+
+Box one_box(const Stmt &s, const std::string &func, bool provided, bool name_fixed_regions) {
+    auto boxes = only_boxes(s, {func}, provided, name_fixed_regions);
     auto it = boxes.find(func);
     return it == boxes.end() ? Box() : it->second;
 }
 
 }  // namespace
+
+std::map<std::string, Box> boxes_required_of(const Stmt &s, const std::set<std::string> &funcs,
+                                             bool name_fixed_regions) {
+    return only_boxes(s, funcs, /*provided=*/false, name_fixed_regions);
+}
 
 Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions) {
     return one_box(s, func, /*provided=*/false, name_fixed_regions);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &
 /** boxes_required(s, {}, name_fixed_regions)[func] (empty where s doesn't read func), walking
  * only the statements of s that read func. */
 Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions = false);
+
+/** box_required(s, f, name_fixed_regions) for each f of funcs that s reads (keyed by name), in
+ * one walk of the statements of s that read any of them. */
+std::map<std::string, Box> boxes_required_of(const Stmt &s, const std::set<std::string> &funcs,
+                                             bool name_fixed_regions = false);
 
 /** boxes_provided(s, {}, name_fixed_regions)[func], walking only the statements of s that
  * write func. */
