@@ -2,6 +2,7 @@
 #include "dsl/Associativity.h"
 
 #include <algorithm>
+#include <set>
 
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
@@ -74,6 +75,30 @@ void check_factor(const Expr &factor, const std::string &stage, const std::strin
     }
 }
 
+// What TailStrategy::Auto means for a split of the loop `var`. In an update: GuardWithIf. In a
+// pure definition, as in Halide: ShiftInwards, but RoundUp for a loop that descends from the
+// outer loop of an earlier ShiftInwards split (f.vectorize(x, 8).unroll(x, 4), or a tile's
+// outer loop split again). That split already keeps every point inside the region (its base
+// is clamped to the region's end); shifting the outer loop as well would start it whole blocks
+// before the region where it has fewer blocks than the factor, computing points nothing needs
+// and reading inputs there.
+TailStrategy auto_tail(const std::vector<Split> &splits, const std::string &var, bool update) {
+    if (update) return TailStrategy::GuardWithIf;
+    std::set<std::string> inside_shifted_blocks;
+    for (const Split &s : splits) {
+        const bool descends = inside_shifted_blocks.count(s.old_var) > 0;
+        if (s.kind == Split::SplitVar && s.tail == TailStrategy::ShiftInwards) {
+            inside_shifted_blocks.insert(s.outer);
+        } else if (s.kind == Split::SplitVar && descends) {
+            inside_shifted_blocks.insert(s.outer);
+            inside_shifted_blocks.insert(s.inner);
+        } else if (s.kind == Split::RenameVar && descends) {
+            inside_shifted_blocks.insert(s.outer);
+        }
+    }
+    return inside_shifted_blocks.count(var) ? TailStrategy::RoundUp : TailStrategy::ShiftInwards;
+}
+
 }  // namespace
 
 Stage &Stage::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
@@ -100,8 +125,7 @@ Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarO
             << " with TailStrategy::RoundUp: it would iterate outside the RDom and change the "
                "result. Use GuardWithIf (the default).";
     }
-    // Auto: ShiftInwards for pure definitions (Halide's default), GuardWithIf for updates.
-    if (tail == TailStrategy::Auto) tail = index == 0 ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf;
+    if (tail == TailStrategy::Auto) tail = auto_tail(schedule().splits, old_name, index > 0);
     Split s;
     s.kind = Split::SplitVar;
     s.old_var = old_name;

@@ -37,6 +37,11 @@ struct LoopM {
     LT type = LT::Serial;
     bool par_ok = true;    // RVar loops: iterations may run at once
     bool derived = false;  // made by a split, fuse or rename
+    // Descends (through splits and renames) from the outer loop of a ShiftInwards split: Auto
+    // rounds its splits up (Halide's rule), while an explicit ShiftInwards would start whole
+    // blocks before the region, reading inputs beyond the margins the fuzzer allocates.
+    bool in_shifted_blocks = false;
+    bool fused_shifted = false;  // a fuse of such a loop: the rule does not see through it
 };
 
 struct StageM {
@@ -547,6 +552,8 @@ private:
 
     bool tail_ok(const StageM &st, const LoopM &l, int factor, Tail t) const {
         if (l.is_const && factor >= l.extent) return false;
+        if (!st.update && t == Tail::ShiftInwards && (l.in_shifted_blocks || l.fused_shifted)) return false;
+        if (!st.update && t == Tail::Auto && l.fused_shifted) return false;
         if (avoid.count("guard-derived") && st.output && l.derived &&
             (t == Tail::GuardWithIf || (st.update && t == Tail::Auto))) {
             return false;
@@ -562,9 +569,16 @@ private:
         return (Tail)r.weighted({40, 25, 20, st.output ? 0 : 15});
     }
 
-    /** Splits loop i of the model (Loom's order: inner at i, outer just outside). */
-    static void split_model(StageM &st, int i, const std::string &outer, const std::string &inner, int factor) {
+    /** Splits loop i of the model (Loom's order: inner at i, outer just outside) with tail t. */
+    static void split_model(StageM &st, int i, const std::string &outer, const std::string &inner, int factor,
+                            Tail t) {
         LoopM l = st.loops[i], in = l, out = l;
+        Tail effective = t;
+        if (t == Tail::Auto) {
+            effective = st.update ? Tail::GuardWithIf : l.in_shifted_blocks ? Tail::RoundUp : Tail::ShiftInwards;
+        }
+        in.in_shifted_blocks = l.in_shifted_blocks;
+        out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
         in.name = inner;
         in.extent = factor;
         in.is_const = true;
@@ -629,7 +643,7 @@ private:
             d.names = {l.name, outer, inner};
             d.factor = factor;
             d.tail = t;
-            split_model(st, i, outer, inner, factor);
+            split_model(st, i, outer, inner, factor, t);
             break;
         }
         case 1: {  // tile, both forms
@@ -655,8 +669,8 @@ private:
             d.factor = fx;
             d.factor2 = fy;
             d.tail = t;
-            split_model(st, i, xo, xi, fx);
-            split_model(st, find(st, ly.name), yo, yi, fy);
+            split_model(st, i, xo, xi, fx, t);
+            split_model(st, find(st, ly.name), yo, yi, fy, t);
             reorder_model(st, {xi, yi, xo, yo});
             break;
         }
@@ -687,6 +701,9 @@ private:
             fused.is_const = in.is_const && out.is_const;
             fused.par_ok = !in.rvar;  // Loom's race check does not see through fused RVars
             fused.derived = true;
+            fused.in_shifted_blocks = false;
+            fused.fused_shifted = in.in_shifted_blocks || out.in_shifted_blocks || in.fused_shifted ||
+                                  out.fused_shifted;
             st.loops[i] = fused;
             st.loops.erase(st.loops.begin() + i + 1);
             d.kind = Directive::Fuse;
@@ -709,7 +726,7 @@ private:
             d.names = {l.name};
             d.factor = factor;
             d.tail = t;
-            split_model(st, i, l.name, "vec", factor);
+            split_model(st, i, l.name, "vec", factor, t);
             st.loops[i].type = LT::Vectorized;
             break;
         }
@@ -734,7 +751,7 @@ private:
             d.names = {l.name};
             d.factor = factor;
             d.tail = t;
-            split_model(st, i, l.name, "unroll", factor);
+            split_model(st, i, l.name, "unroll", factor, t);
             st.loops[i].type = LT::Unrolled;
             break;
         }
@@ -767,7 +784,7 @@ private:
             d.names = {l.name};
             d.factor = factor;
             d.tail = t;
-            split_model(st, i, l.name, "par_inner", factor);
+            split_model(st, i, l.name, "par_inner", factor, t);
             st.loops[i + 1].type = LT::Parallel;
             break;
         }

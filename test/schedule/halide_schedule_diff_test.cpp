@@ -281,6 +281,17 @@ TEST(Split, AutoIsShiftInwardsOnPureDefinitions) {
         return f;), kOddRegions);
 }
 
+TEST(Split, AutoRoundsUpLoopsInsideTheBlocksOfAShiftInwardsSplit) {
+    // Halide's Auto: ShiftInwards, but RoundUp for a loop descending from the outer loop of a
+    // ShiftInwards split (vectorize then unroll by more; a tile's outer loop split again).
+    expect_same_output<uint16_t>(SAME_PIPELINE(
+        STENCIL_ALGORITHM
+        Var xi("xi"), yi("yi"), xio("xio"), yio("yio");
+        f.vectorize(x, 4).unroll(x, 3);
+        g.compute_root().tile(x, y, xi, yi, 8, 2).split(x, x, xio, 4).split(y, y, yio, 2);
+        return f;), kOddRegions);
+}
+
 TEST(Split, SplitOfASplitWithMixedTails) {
     expect_same_output<uint16_t>(SAME_PIPELINE(
         STENCIL_ALGORITHM

@@ -364,6 +364,31 @@ TEST(Tails, RoundUpWritesWholeBlocksAndChecksTheOutput) {
     EXPECT_THAT(stmt, HasSubstr("loom_error_output_too_small(\"f\", 0")) << stmt;
 }
 
+TEST(Tails, AutoRoundsUpALoopInsideTheBlocksOfAShiftInwardsSplit) {
+    // Halide's rule for Auto: a split of the outer loop of a ShiftInwards split (here a tile's
+    // outer loop, split again by 8) rounds up; the tile's own clamp keeps every point inside
+    // the region. Shifted inwards instead, the 3 tiles of a 40-wide region would start 5 tiles
+    // (80 points) before it and read the input there, which covers only the region.
+    ImageParam in(Int(32), 2, "in");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), xio("xio");
+    Func g("g"), f("f");
+    g(x, y) = in(x, y) * 3 + 1;
+    f(x, y) = g(x, y) - y;
+    g.compute_root().tile(x, y, xi, yi, 16, 4).split(x, x, xio, 8);
+    Buffer<int32_t> input(40, 6);
+    input.set_min({-7, 2});
+    for (int j = 2; j < 8; j++)
+        for (int i = -7; i < 33; i++) input(i, j) = i * 11 - j * 5;
+    in.set(input);
+    Buffer<int32_t> out(40, 6);
+    out.set_min({-7, 2});
+    f.realize(out);
+    for (int j = 2; j < 8; j++)
+        for (int i = -7; i < 33; i++) ASSERT_EQ(out(i, j), (i * 11 - j * 5) * 3 + 1 - j) << i << ", " << j;
+    std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("for (g.s0.x.x.xio, 0, 8) {")) << stmt;
+}
+
 TEST(Tails, RoundUpOnAProducerRoundsItsAllocationUp) {
     Var x("x"), y("y"), xo("xo"), xi("xi");
     Func g("g"), f("f");
