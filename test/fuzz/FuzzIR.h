@@ -21,6 +21,11 @@ namespace loom_fuzz {
 enum class ET : uint8_t { U8, U16, I16, I32, F32 };
 constexpr int kNumTypes = 5;
 
+// Points a Func may compute beyond the region its users need, in each dimension and on each
+// side, through its schedule's rounding splits (RoundUp, ShiftInwards); inputs are allocated
+// with this much more around every Func's region, and schedules stay within it.
+constexpr int kRoundingMargin = 24;
+
 bool is_float(ET t);
 bool is_signed(ET t);
 int bits_of(ET t);

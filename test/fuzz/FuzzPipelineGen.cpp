@@ -868,7 +868,7 @@ private:
     /** Inputs read without a boundary condition cover everything any schedule may read: the
      * region each Func needs, widened at every Func by what rounding splits may add. */
     void size_inputs() {
-        std::vector<Box> boxes = RegionAnalysis(p, 24).run();
+        std::vector<Box> boxes = RegionAnalysis(p, kRoundingMargin).run();
         for (size_t i = 0; i < p.inputs.size(); i++) {
             InputDesc &id = p.inputs[i];
             if (id.bc != Boundary::None) continue;

@@ -16,6 +16,7 @@
 //   is read only at the left-hand side's coordinates (Loom's race rule);
 // - vectorize / unroll without a factor only on loops of constant extent (<= 16 / <= 8).
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
@@ -42,6 +43,8 @@ struct LoopM {
     // blocks before the region, reading inputs beyond the margins the fuzzer allocates.
     bool in_shifted_blocks = false;
     bool fused_shifted = false;  // a fuse of such a loop: the rule does not see through it
+    int dim = -1;   // the pure dimension it iterates over (a fuse: its outer one); -1 for RVars
+    long unit = 1;  // points of that dimension per iteration (a split's outer loop: factor x)
 };
 
 struct StageM {
@@ -50,6 +53,7 @@ struct StageM {
     bool rvars_commute = false;  // an integer f = f op e reduction: RVars may be reordered
     std::vector<LoopM> loops;  // innermost first, as Loom keeps them
     int fresh = 0;
+    std::map<int, long> rounded;  // points its rounding splits may add, per pure dimension
 };
 
 struct ChainElem {
@@ -453,6 +457,7 @@ private:
             if (k == 0) {
                 for (int d = 0; d < E.dims; d++) {
                     LoopM l;
+                    l.dim = d;
                     l.name = is_bc ? "$" + std::to_string(d) : kVar[d];
                     if (E.output) l.extent = p.out_extents[d];
                     st.loops.push_back(l);
@@ -478,6 +483,7 @@ private:
             for (const Index &ix : u.lhs) {
                 if (ix.gather || ix.var < 0 || ix.rdom >= 0 || ix.mul != 1 || ix.div != 1 || ix.off != 0) continue;
                 LoopM l;
+                l.dim = ix.var;
                 l.name = kVar[ix.var];
                 if (E.output) l.extent = p.out_extents[ix.var];
                 st.loops.push_back(l);
@@ -550,8 +556,28 @@ private:
         return v;
     }
 
+    /** The tail a split of l with tail t uses (Loom's Auto, as Halide's). */
+    static Tail effective_tail(const StageM &st, const LoopM &l, Tail t) {
+        if (t != Tail::Auto) return t;
+        return st.update ? Tail::GuardWithIf : l.in_shifted_blocks ? Tail::RoundUp : Tail::ShiftInwards;
+    }
+
+    /** Points of l's dimension a split of l by factor with tail t may compute beyond the region:
+     * a block less one, unless a ShiftInwards split outside already clamps every block. */
+    static long rounding(const StageM &st, const LoopM &l, int factor, Tail t) {
+        Tail e = effective_tail(st, l, t);
+        if (l.dim < 0 || e == Tail::GuardWithIf) return 0;
+        if (e == Tail::RoundUp && l.in_shifted_blocks) return 0;
+        return (factor - 1) * l.unit;
+    }
+
     bool tail_ok(const StageM &st, const LoopM &l, int factor, Tail t) const {
         if (l.is_const && factor >= l.extent) return false;
+        if (l.dim >= 0) {
+            auto so_far = st.rounded.find(l.dim);
+            long before = so_far == st.rounded.end() ? 0 : so_far->second;
+            if (before + rounding(st, l, factor, t) > kRoundingMargin) return false;
+        }
         if (!st.update && t == Tail::ShiftInwards && (l.in_shifted_blocks || l.fused_shifted)) return false;
         if (!st.update && t == Tail::Auto && l.fused_shifted) return false;
         if (avoid.count("guard-derived") && st.output && l.derived &&
@@ -573,10 +599,9 @@ private:
     static void split_model(StageM &st, int i, const std::string &outer, const std::string &inner, int factor,
                             Tail t) {
         LoopM l = st.loops[i], in = l, out = l;
-        Tail effective = t;
-        if (t == Tail::Auto) {
-            effective = st.update ? Tail::GuardWithIf : l.in_shifted_blocks ? Tail::RoundUp : Tail::ShiftInwards;
-        }
+        const Tail effective = effective_tail(st, l, t);
+        if (l.dim >= 0) st.rounded[l.dim] += rounding(st, l, factor, t);
+        out.unit = l.unit * factor;
         in.in_shifted_blocks = l.in_shifted_blocks;
         out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
         in.name = inner;
