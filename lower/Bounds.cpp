@@ -144,7 +144,44 @@ private:
                           a.max.defined() && b.max.defined() ? Add::make(a.max, b.max) : Expr());
     }
 
+    // (r + q / k) - p / k for a constant k > 0 and a constant d = q - p: the two quotients
+    // move together, q / k - p / k lying in [floor(d / k), floor((d + k - 1) / k)] whatever p
+    // is (the rows y / 2 .. (y + 1) / 2 of a downsampled producer at each row y). Bounding
+    // them apart adds the whole range of p / k to the result's width.
+    bool quotient_difference(const Sub *op) {
+        const Div *minus = op->b.as<Div>();
+        const int64_t *k = minus ? as_const_int(minus->b) : nullptr;
+        if (!k || *k <= 0 || !op->type.is_int() || !no_overflow(op->type)) return false;
+        std::vector<Expr> addends{op->a};
+        for (size_t i = 0; i < addends.size(); i++) {
+            if (const Add *add = addends[i].as<Add>()) {
+                addends[i] = add->a;
+                addends.push_back(add->b);
+                i--;
+                continue;
+            }
+            const Div *plus = addends[i].as<Div>();
+            if (!plus || !is_const(plus->b) || *as_const_int(plus->b) != *k) continue;
+            const Expr difference = simplify(Sub::make(plus->a, minus->a));
+            const int64_t *d = as_const_int(difference);
+            if (!d) continue;
+            Expr rest;
+            for (size_t j = 0; j < addends.size(); j++) {
+                if (j != i) rest = rest.defined() ? Add::make(rest, addends[j]) : addends[j];
+            }
+            Interval r = rest.defined() ? bounds(rest) : Interval(make_zero(op->type), make_zero(op->type));
+            auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+            Expr lo = make_const(op->type, floor_div(*d, *k));
+            Expr hi = make_const(op->type, floor_div(*d + *k - 1, *k));
+            result = Interval(r.min.defined() ? Add::make(r.min, lo) : Expr(),
+                              r.max.defined() ? Add::make(r.max, hi) : Expr());
+            return true;
+        }
+        return false;
+    }
+
     void visit(const Sub *op) override {
+        if (quotient_difference(op)) return;
         Interval a = bounds(op->a), b = bounds(op->b);
         if (!no_overflow(op->type)) {
             result = type_bounds(op->type);

@@ -51,6 +51,18 @@ TEST(Bounds, DivModMinMaxSelect) {
     check_interval(select(x > 0, x, 0 - x), s, -9, 9);
 }
 
+TEST(Bounds, DifferenceOfQuotientsOfNumeratorsAConstantApart) {
+    // (y + c) / k - y / k moves in [floor(c / k), floor((c + k - 1) / k)] whatever y is;
+    // bounding the two quotients apart would give [-49, 51] here.
+    Scope<Interval> s;
+    s.push("y", Interval(Expr(-3), Expr(100)));
+    Expr y = i32("y");
+    check_interval((y + 1) / 2 - y / 2, s, 0, 1);
+    check_interval(((y + 7) / 4 + 3) - y / 4, s, 4, 5);
+    check_interval((y - 5) / 3 - y / 3, s, -2, -1);
+    check_interval((y * 2 + y / 2) - (y - 2) / 2, s, -5, 201);  // the rest bounded as before
+}
+
 TEST(Bounds, SymbolicIntervals) {
     Scope<Interval> s;
     Expr lo = i32("lo"), hi = i32("hi");
