@@ -1,6 +1,8 @@
 #include "lower/Bounds.h"
 
+#include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -87,6 +89,37 @@ Interval type_bounds(Type t) {
     return Interval::everything();
 }
 
+// The exact value of a constant bound (an integer, or a float constant cast to an integer
+// type, which truncates as the cast does), if it is one.
+std::optional<int64_t> constant_bound(const Expr &e) {
+    if (!e.defined()) return std::nullopt;
+    if (const int64_t *i = as_const_int(e)) return *i;
+    const Cast *c = e.as<Cast>();
+    const double *f = c && c->type.is_int() ? as_const_float(c->value) : nullptr;
+    if (f && *f > -9.2e18 && *f < 9.2e18) return (int64_t)*f;
+    return std::nullopt;
+}
+
+// Whether a sum, difference or product of 32-bit signed constant bounds, computed exactly,
+// leaves the type's range. Loom's integers wrap, so such an expression may then take any
+// value of its type; folding the bounds would wrap them too, and could reverse the interval
+// (int32(2e9) - int32(-2e9) as [294967296, -294967296]), which then shrinks every region
+// computed from it (a clamp of it to [4, 5] bounded as [5, 4]).
+bool leaves_int32(const Interval &a, const Interval &b, char op, Type t) {
+    if (!t.is_int() || t.bits() != 32 || !t.is_scalar()) return false;
+    auto la = constant_bound(a.min), ha = constant_bound(a.max);
+    auto lb = constant_bound(b.min), hb = constant_bound(b.max);
+    if (!la || !ha || !lb || !hb) return false;
+    std::vector<int64_t> ends;
+    if (op == '+') ends = {*la + *lb, *ha + *hb};
+    if (op == '-') ends = {*la - *hb, *ha - *lb};
+    if (op == '*') ends = {*la * *lb, *la * *hb, *ha * *lb, *ha * *hb};
+    for (int64_t v : ends) {
+        if (v < INT32_MIN || v > INT32_MAX) return true;
+    }
+    return false;
+}
+
 class BoundsOf : public IRVisitor {
 public:
     explicit BoundsOf(const Scope<Interval> &outer) : outer(outer) {}
@@ -136,7 +169,7 @@ private:
 
     void visit(const Add *op) override {
         Interval a = bounds(op->a), b = bounds(op->b);
-        if (!no_overflow(op->type)) {
+        if (!no_overflow(op->type) || leaves_int32(a, b, '+', op->type)) {
             result = type_bounds(op->type);
             return;
         }
@@ -183,7 +216,7 @@ private:
     void visit(const Sub *op) override {
         if (quotient_difference(op)) return;
         Interval a = bounds(op->a), b = bounds(op->b);
-        if (!no_overflow(op->type)) {
+        if (!no_overflow(op->type) || leaves_int32(a, b, '-', op->type)) {
             result = type_bounds(op->type);
             return;
         }
@@ -193,7 +226,7 @@ private:
 
     void visit(const Mul *op) override {
         Interval a = bounds(op->a), b = bounds(op->b);
-        if (!no_overflow(op->type)) {
+        if (!no_overflow(op->type) || leaves_int32(a, b, '*', op->type)) {
             result = type_bounds(op->type);
             return;
         }
@@ -267,18 +300,30 @@ private:
         }
     }
 
+    // min / max of two bounds, folded where both are constants of the same kind, so that a
+    // clamp's constant bounds stay constants (leaves_int32 reads them).
+    static Expr fold_min_max(const Expr &a, const Expr &b, bool is_min) {
+        if (const double *fa = as_const_float(a)) {
+            if (const double *fb = as_const_float(b)) return (*fa < *fb) == is_min ? a : b;
+        }
+        if (const int64_t *ia = as_const_int(a)) {
+            if (const int64_t *ib = as_const_int(b)) return (*ia < *ib) == is_min ? a : b;
+        }
+        return is_min ? Min::make(a, b) : Max::make(a, b);
+    }
+
     void visit(const Min *op) override {
         Interval a = bounds(op->a), b = bounds(op->b);
-        result.min = a.min.defined() && b.min.defined() ? Min::make(a.min, b.min) : Expr();
-        result.max = a.max.defined() && b.max.defined() ? Min::make(a.max, b.max)
+        result.min = a.min.defined() && b.min.defined() ? fold_min_max(a.min, b.min, true) : Expr();
+        result.max = a.max.defined() && b.max.defined() ? fold_min_max(a.max, b.max, true)
                      : a.max.defined()                  ? a.max
                                                         : b.max;
     }
 
     void visit(const Max *op) override {
         Interval a = bounds(op->a), b = bounds(op->b);
-        result.max = a.max.defined() && b.max.defined() ? Max::make(a.max, b.max) : Expr();
-        result.min = a.min.defined() && b.min.defined() ? Max::make(a.min, b.min)
+        result.max = a.max.defined() && b.max.defined() ? fold_min_max(a.max, b.max, false) : Expr();
+        result.min = a.min.defined() && b.min.defined() ? fold_min_max(a.min, b.min, false)
                      : a.min.defined()                  ? a.min
                                                         : b.min;
     }

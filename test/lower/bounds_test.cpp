@@ -63,6 +63,25 @@ TEST(Bounds, DifferenceOfQuotientsOfNumeratorsAConstantApart) {
     check_interval((y * 2 + y / 2) - (y - 2) / 2, s, -5, 201);  // the rest bounded as before
 }
 
+TEST(Bounds, ConstantBoundsWhoseSumLeavesInt32AreUnbounded) {
+    // Loom's int32 wraps: int32(2e9) - int32(-2e9) may be any int32, and folding the bounds
+    // would give the reversed [294967296, -294967296], then [5, 4] for a clamp to [4, 5]
+    // (a producer's region computed from it missed the rows it read: fuzz seed 131).
+    Scope<Interval> s;
+    s.push("f", Interval::everything());
+    s.push("g", Interval::everything());
+    Expr f = Variable::make(Float(32), "f"), g = Variable::make(Float(32), "g");
+    Expr wide = cast<int32_t>(clamp(f, Expr(-2e9f), Expr(2e9f))) - cast<int32_t>(clamp(g, Expr(-2e9f), Expr(2e9f)));
+    Interval i = bounds_of_expr_in_scope(wide, s);
+    EXPECT_FALSE(i.min.defined()) << i.min;
+    EXPECT_FALSE(i.max.defined()) << i.max;
+    check_interval(clamp(wide, 4, 5), s, 4, 5);
+    check_interval(clamp(wide * 3, -7, 9), s, -7, 9);
+    // In range, the bounds stay exact.
+    Expr narrow = cast<int32_t>(clamp(f, Expr(-1e9f), Expr(1e9f))) - cast<int32_t>(clamp(g, Expr(-1e3f), Expr(1e3f)));
+    check_interval(narrow, s, -1000001000, 1000001000);
+}
+
 TEST(Bounds, SymbolicIntervals) {
     Scope<Interval> s;
     Expr lo = i32("lo"), hi = i32("hi");
