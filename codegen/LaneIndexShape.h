@@ -12,13 +12,6 @@
 namespace loom {
 namespace Internal {
 
-/** Euclidean (floor) division and modulo of constants by a positive k, as the IR divides. */
-inline int64_t floor_div(int64_t a, int64_t k) {
-    int64_t q = a / k;
-    return (a % k != 0 && a < 0) ? q - 1 : q;
-}
-inline int64_t floor_mod(int64_t a, int64_t k) { return a - floor_div(a, k) * k; }
-
 /** a + sign * b for scalar bases, without adding a constant 0. */
 inline Expr lane_base_sum(const Expr &a, const Expr &b, int64_t sign) {
     if (is_const_zero(b)) return a;

@@ -33,6 +33,13 @@ bool is_const(const Expr &e, int64_t value);
 inline bool is_const_zero(const Expr &e) { return is_const(e, 0); }
 inline bool is_const_one(const Expr &e) { return is_const(e, 1); }
 
+/** Euclidean (floor) division and modulo of constants by a positive k, as the IR divides. */
+inline int64_t floor_div(int64_t a, int64_t k) {
+    int64_t q = a / k;
+    return (a % k != 0 && a < 0) ? q - 1 : q;
+}
+inline int64_t floor_mod(int64_t a, int64_t k) { return a - floor_div(a, k) * k; }
+
 /** Coerces two operands to one type by Halide's rules: a scalar is broadcast to a vector's
  * lanes; int with float gives the float; two floats give the wider; two uints give the wider
  * uint; otherwise both become a signed int of the wider width. */

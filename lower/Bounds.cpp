@@ -194,7 +194,8 @@ private:
                 continue;
             }
             const Div *plus = addends[i].as<Div>();
-            if (!plus || !is_const(plus->b) || *as_const_int(plus->b) != *k) continue;
+            const int64_t *plus_k = plus ? as_const_int(plus->b) : nullptr;
+            if (!plus_k || *plus_k != *k) continue;
             const Expr difference = simplify(Sub::make(plus->a, minus->a));
             const int64_t *d = as_const_int(difference);
             if (!d) continue;
@@ -203,7 +204,6 @@ private:
                 if (j != i) rest = rest.defined() ? Add::make(rest, addends[j]) : addends[j];
             }
             Interval r = rest.defined() ? bounds(rest) : Interval(make_zero(op->type), make_zero(op->type));
-            auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
             Expr lo = make_const(op->type, floor_div(*d, *k));
             Expr hi = make_const(op->type, floor_div(*d + *k - 1, *k));
             result = Interval(r.min.defined() ? Add::make(r.min, lo) : Expr(),
