@@ -602,7 +602,6 @@ private:
         const Tail effective = effective_tail(st, l, t);
         if (l.dim >= 0) st.rounded[l.dim] += rounding(st, l, factor, t);
         out.unit = l.unit * factor;
-        in.in_shifted_blocks = l.in_shifted_blocks;
         out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
         in.name = inner;
         in.extent = factor;
