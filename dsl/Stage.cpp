@@ -40,6 +40,21 @@ bool loop_name_matches(const std::string &loop, const std::string &name) {
 
 }  // namespace
 
+// A loop name the user gives a new loop must not name a loop the stage already has (other than
+// the one it replaces): every later directive names loops by their last component, and two
+// loops ending in the same name could not be told apart. Halide rejects the same schedules.
+void Stage::check_new_loop_name(const std::string &name, const std::string &replaced,
+                                const char *directive) const {
+    if (name == replaced) return;
+    for (const Dim &d : schedule().dims) {
+        user_assert(!loop_name_matches(d.var, name))
+            << "In " << directive << " of " << stage_name() << ": can't name a new loop " << name
+            << ", because this stage already has the loop " << d.var
+            << ", and a later directive naming " << name
+            << " could not tell the two apart. Give the new loop another name.";
+    }
+}
+
 size_t Stage::find_dim(const std::string &var, const char *directive) const {
     const std::vector<Dim> &dims = schedule().dims;
     size_t found = dims.size();
@@ -103,16 +118,21 @@ TailStrategy auto_tail(const std::vector<Split> &splits, const std::string &var,
 
 Stage &Stage::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                     const Expr &factor, TailStrategy tail) {
-    return split_for(old, outer, inner, factor, tail, "split");
+    return split_for(old, outer, inner, factor, tail, "split", true);
 }
 
 Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
-                        const Expr &factor, TailStrategy tail, const char *directive) {
+                        const Expr &factor, TailStrategy tail, const char *directive,
+                        bool names_from_user) {
     check_factor(factor, stage_name(), old.name(), directive);
     std::vector<Dim> &dims = schedule().dims;
-    size_t i = find_dim(old.name(), "split");
+    size_t i = find_dim(old.name(), directive);
     user_assert(outer.name() != inner.name())
-        << "In split of " << stage_name() << ": outer and inner loops must have distinct names";
+        << "In " << directive << " of " << stage_name() << ": outer and inner loops must have distinct names";
+    if (names_from_user) {
+        check_new_loop_name(outer.name(), old.name(), directive);
+        check_new_loop_name(inner.name(), old.name(), directive);
+    }
     std::string old_name = dims[i].var;
     std::string outer_name = old_name + "." + outer.name(), inner_name = old_name + "." + inner.name();
     if (index > 0) {
@@ -147,6 +167,9 @@ Stage &Stage::fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRV
     std::vector<Dim> &dims = schedule().dims;
     size_t i = find_dim(inner.name(), "fuse");
     size_t o = find_dim(outer.name(), "fuse");
+    if (fused.name() != inner.name() && fused.name() != outer.name()) {
+        check_new_loop_name(fused.name(), inner.name(), "fuse");
+    }
     user_assert(o == i + 1) << "In fuse of " << stage_name() << ": " << outer.name()
                             << " must be the loop directly outside " << inner.name()
                             << ". Reorder them first.";
@@ -200,21 +223,22 @@ Stage &Stage::reorder(const std::vector<VarOrRVar> &vars) {
 Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo,
                    const VarOrRVar &yo, const VarOrRVar &xi, const VarOrRVar &yi,
                    const Expr &xfactor, const Expr &yfactor, TailStrategy tail) {
-    split(x, xo, xi, xfactor, tail);
-    split(y, yo, yi, yfactor, tail);
+    split_for(x, xo, xi, xfactor, tail, "tile", true);
+    split_for(y, yo, yi, yfactor, tail, "tile", true);
     return reorder(xi, yi, xo, yo);
 }
 
 Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi,
                    const VarOrRVar &yi, const Expr &xfactor, const Expr &yfactor,
                    TailStrategy tail) {
-    split(x, x, xi, xfactor, tail);
-    split(y, y, yi, yfactor, tail);
+    split_for(x, x, xi, xfactor, tail, "tile", true);
+    split_for(y, y, yi, yfactor, tail, "tile", true);
     return reorder(xi, yi, x, y);
 }
 
 Stage &Stage::rename(const VarOrRVar &old, const VarOrRVar &new_name) {
     size_t i = find_dim(old.name(), "rename");
+    check_new_loop_name(new_name.name(), old.name(), "rename");
     Split s;
     s.kind = Split::RenameVar;
     s.old_var = schedule().dims[i].var;
@@ -278,7 +302,7 @@ Stage &Stage::parallel(const VarOrRVar &var) {
 }
 
 Stage &Stage::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail) {
-    split_for(var, var, std::string("par_inner"), task_size, tail, "parallel");
+    split_for(var, var, std::string("par_inner"), task_size, tail, "parallel", false);
     return parallel(var);
 }
 
@@ -289,7 +313,7 @@ Stage &Stage::vectorize(const VarOrRVar &var) {
 
 Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
     std::string name = schedule().dims[find_dim(var.name(), "vectorize")].var;
-    split_for(var, var, std::string("vec"), factor, tail, "vectorize");
+    split_for(var, var, std::string("vec"), factor, tail, "vectorize", false);
     return vectorize(name + ".vec");
 }
 
@@ -300,7 +324,7 @@ Stage &Stage::unroll(const VarOrRVar &var) {
 
 Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
     std::string name = schedule().dims[find_dim(var.name(), "unroll")].var;
-    split_for(var, var, std::string("unroll"), factor, tail, "unroll");
+    split_for(var, var, std::string("unroll"), factor, tail, "unroll", false);
     return unroll(name + ".unroll");
 }
 

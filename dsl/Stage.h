@@ -94,8 +94,14 @@ private:
     void check_no_race(const std::string &loop, const char *directive) const;
     Func rfactor_split(const std::string &loop, const Var &u, const Internal::Reduction &red,
                        const std::vector<Var> &pure, Type t);
+    /** names_from_user: outer and inner are the user's names, which must not name a loop
+     * the stage already has (vectorize's and unroll's inner loops have names of Loom's). */
     Stage &split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
-                     const Expr &factor, TailStrategy tail, const char *directive);
+                     const Expr &factor, TailStrategy tail, const char *directive,
+                     bool names_from_user);
+    /** Throws if name would name a loop the stage already has, other than `replaced`. */
+    void check_new_loop_name(const std::string &name, const std::string &replaced,
+                             const char *directive) const;
 };
 
 }  // namespace loom

@@ -307,6 +307,45 @@ TEST(FactorErrors, SplitIntoTwoLoopsOfTheSameName) {
         << message;
 }
 
+// A new loop may not take a name that a loop of the stage already ends in: a later directive
+// naming it could not tell the two apart. Halide 14 rejects the same schedules at the split.
+TEST(FactorErrors, NewLoopNamedLikeALoopTheStageHas) {
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi_twice("yi_twice"), t("t");
+    Func after_tile("after_tile");
+    after_tile(x, y) = x + y;
+    std::string message = message_of<CompileError>([&] {
+        after_tile.tile(x, y, xo, yo, xi, yi_twice, 8, 8).split(xi, t, yi_twice, 2);
+    });
+    EXPECT_THAT(message, AllOf(HasSubstr("after_tile"), HasSubstr("split"),
+                               HasSubstr("y.yi_twice"), HasSubstr("another name")))
+        << message;
+
+    Func onto_a_var("onto_a_var");
+    onto_a_var(x, y) = x + y;
+    message = message_of<CompileError>([&] { onto_a_var.split(x, y, xi, 8); });
+    EXPECT_THAT(message, AllOf(HasSubstr("onto_a_var"), HasSubstr("new loop y"))) << message;
+
+    Var fused_name("fused_name"), c("c");
+    Func fused_twice("fused_twice");
+    fused_twice(x, y, c) = x + y + c;
+    message = message_of<CompileError>([&] {
+        fused_twice.split(c, fused_name, t, 2).fuse(x, y, fused_name);
+    });
+    EXPECT_THAT(message, AllOf(HasSubstr("fused_twice"), HasSubstr("fuse"),
+                               HasSubstr("c.fused_name")))
+        << message;
+}
+
+// Reusing the name of the loop being split is the usual way to keep a name, and is legal.
+TEST(FactorErrors, SplitKeepingTheSplitLoopsName) {
+    Var x("x"), xi("xi"), t("t"), u("u");
+    Func kept("kept");
+    kept(x) = x * 3;
+    kept.split(x, x, xi, 8).split(x, x, t, 2).split(xi, xi, u, 4);
+    Buffer<int> out = kept.realize({40});
+    for (int i = 0; i < 40; i++) ASSERT_EQ(out(i), i * 3) << "at " << i;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Loops whose extent must be a constant.
 
