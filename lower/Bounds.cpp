@@ -523,7 +523,7 @@ private:
             if (next.same_as(expanded)) break;
             expanded = next;
         }
-        Interval result = bounds_of_expr_in_scope(simplify(expanded), scope);
+        Interval result = bounds_of_expr_in_scope(simplify_for_bounds(expanded), scope);
         memo.emplace(e, result);
         return result;
     }
@@ -684,8 +684,8 @@ private:
 Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope) {
     BoundsOf b(scope);
     Interval i = b.bounds(e);
-    if (i.min.defined()) i.min = simplify(i.min);
-    if (i.max.defined()) i.max = simplify(i.max);
+    if (i.min.defined()) i.min = simplify_for_bounds(i.min);
+    if (i.max.defined()) i.max = simplify_for_bounds(i.max);
     return i;
 }
 

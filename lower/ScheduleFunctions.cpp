@@ -229,10 +229,15 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
         }
         // The outer loop's extent is the old extent over the factor, rounded up: the tail is one
         // iteration or none, which the min tells code generation (a loop that looks hot would
-        // be favoured over the steady state in register allocation).
+        // be favoured over the steady state in register allocation). An empty region (old
+        // extent below 0, as for a producer of a guarded consumer's points past the end) has no
+        // iterations: the tail starts at the loop's min or later, never at a negative quotient
+        // (which would run an iteration before the region and read inputs there).
+        Expr tail_start = max(steady, 0);
         body = Block::make(
             For::make(name, mn, steady, d.for_type, d.device_api, unguarded),
-            For::make(name, mn + steady, min(extent - steady, 1), d.for_type, d.device_api, tail));
+            For::make(name, mn + tail_start, min(extent - tail_start, 1), d.for_type,
+                      d.device_api, tail));
     }
 
     // Loop bounds, defined outermost-first: pure variables and RVars, then each split in order.

@@ -10,6 +10,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
+#include "dsl/Parameter.h"
 #include "dsl/Scope.h"
 #include "dsl/Substitute.h"
 
@@ -277,6 +278,25 @@ int quotient_difference_sign(const Expr &a, const Expr &b) {
     return 0;
 }
 
+// Whether e is never negative, by its form: a non-negative constant, an input buffer's extent,
+// or sums, products, quotients by a positive constant and min/max of such.
+bool provably_non_negative(const Expr &e) {
+    int64_t v;
+    if (const_int_value(e, &v)) return v >= 0;
+    if (const Variable *var = e.as<Variable>()) {
+        return var->param && var->param->is_buffer &&
+               var->name.find(".extent.") != std::string::npos;
+    }
+    if (const Add *op = e.as<Add>()) return provably_non_negative(op->a) && provably_non_negative(op->b);
+    if (const Mul *op = e.as<Mul>()) return provably_non_negative(op->a) && provably_non_negative(op->b);
+    if (const Div *op = e.as<Div>()) {
+        return provably_non_negative(op->a) && const_int_value(op->b, &v) && v > 0;
+    }
+    if (const Min *op = e.as<Min>()) return provably_non_negative(op->a) && provably_non_negative(op->b);
+    if (const Max *op = e.as<Max>()) return provably_non_negative(op->a) || provably_non_negative(op->b);
+    return false;
+}
+
 // Whether e's value depends on memory (a load, a read of a Func or an image, a call with
 // effects): two occurrences of it at different points may differ.
 bool reads_memory(const Expr &e) {
@@ -299,6 +319,14 @@ bool reads_memory(const Expr &e) {
 }
 
 class Simplify : public IRMutator {
+public:
+    explicit Simplify(bool cancel_min_max = false) : cancel_min_max_terms(cancel_min_max) {}
+
+private:
+    // Whether linear forms rewrite c * min(p, q) + r as c * min(0, q - p) + (r + c * p) where
+    // r cancels p (see cancel_into_min_max): for bounds only, since it changes the form of code.
+    const bool cancel_min_max_terms;
+
 public:
     using IRMutator::mutate;
 
@@ -434,8 +462,49 @@ private:
         Linear l;
         l.type = e.type();
         l.add(e, 1);
+        if (cancel_min_max_terms && no_overflow_int(l.type) && l.type.is_scalar()) {
+            cancel_into_min_max(l);
+        }
         Expr r = l.rebuild();
         return r;
+    }
+
+    static size_t nonzero_terms(const Linear &l) {
+        size_t n = 0;
+        for (const auto &t : l.terms) n += l.wrapped(t.second) != 0;
+        return n;
+    }
+
+    // c * min(p, q) + r, where r cancels some of c * p's terms, is c * min(0, q - p) + (r + c * p)
+    // (min(p, q) = p + min(0, q - p) where nothing overflows), and so for max: min(x, e) - x
+    // becomes min(0, e - x), whose bounds no longer count x twice. A partitioned loop over a
+    // producer's region runs (min(x, end) - x) / factor times; bounded as it was, the
+    // difference spanned the whole consumer's range and the region read grew by as much.
+    // Each rewrite removes terms outside the min, so the loop ends.
+    void cancel_into_min_max(Linear &l) {
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (const auto &t : l.terms) {
+                const uint64_t c = t.second;
+                const Min *mn = t.first.as<Min>();
+                const Max *mx = t.first.as<Max>();
+                if (l.wrapped(c) == 0 || (!mn && !mx)) continue;
+                const Expr a = mn ? mn->a : mx->a, b = mn ? mn->b : mx->b;
+                for (int k = 0; k < 2 && !changed; k++) {
+                    const Expr &p = k ? b : a, &q = k ? a : b;
+                    Linear rest = l;
+                    rest.terms.erase(t.first);
+                    const size_t before = nonzero_terms(rest);
+                    rest.add(p, c);
+                    if (nonzero_terms(rest) >= before) continue;
+                    Expr zero = make_zero(l.type), difference = mutate(Sub::make(q, p));
+                    rest.add(mutate(mn ? Expr(Min::make(zero, difference)) : Expr(Max::make(zero, difference))), c);
+                    l = std::move(rest);
+                    changed = true;
+                }
+                if (changed) break;
+            }
+        }
     }
 
     // Ramps and broadcasts combine lane-wise into ramps and broadcasts (exact for integers,
@@ -596,6 +665,12 @@ private:
         const Type type = a.type();
         if (Expr f = fold(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
         if (type.is_int_or_uint() && deep_equal(a, b)) return a;
+        // max(e, 0) is e where e cannot be negative (a partitioned loop's steady iterations
+        // over an input's extent), and min(e, 0) is 0.
+        if (no_overflow_int(type) && type.is_scalar()) {
+            if (is_const_zero(b) && provably_non_negative(a)) return is_min ? b : a;
+            if (is_const_zero(a) && provably_non_negative(b)) return is_min ? a : b;
+        }
         // min(max(p, c), max(q, c)) -> max(min(p, q), c), and so for every pairing of min and
         // max: both operands bounded by the same c, and min and max commute with monotonic
         // functions. The union of a boundary condition's clamped reads collapses to one clamp.
@@ -846,6 +921,7 @@ private:
 }  // namespace
 
 Expr simplify(const Expr &e) { return Simplify().mutate(e); }
+Expr simplify_for_bounds(const Expr &e) { return Simplify(true).mutate(e); }
 Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
 
 Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets) {

@@ -19,6 +19,11 @@ namespace Internal {
 
 Expr simplify(const Expr &e);
 Stmt simplify(const Stmt &s);
+/** simplify, and a sum holding min(x, e) - x (or max) written min(0, e - x): interval
+ * arithmetic then bounds the difference by e - x alone instead of counting x twice (the
+ * iterations of a partitioned loop over a producer's region, (min(x, end) - x) / factor). For
+ * bounds, which are evaluated once: the rewrite changes the form of code it would touch. */
+Expr simplify_for_bounds(const Expr &e);
 
 /** e simplified, then, while it is not a constant, with the values of the enclosing lets
  * substituted (innermost first) and simplified again. For the extent of a vectorized or
