@@ -127,8 +127,8 @@ Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarO
     check_factor(factor, stage_name(), old.name(), directive);
     std::vector<Dim> &dims = schedule().dims;
     size_t i = find_dim(old.name(), directive);
-    user_assert(outer.name() != inner.name())
-        << "In " << directive << " of " << stage_name() << ": outer and inner loops must have distinct names";
+    user_assert(outer.name() != inner.name()) << "In " << directive << " of " << stage_name()
+                                              << ": outer and inner loops must have distinct names";
     if (names_from_user) {
         check_new_loop_name(outer.name(), old.name(), directive);
         check_new_loop_name(inner.name(), old.name(), directive);

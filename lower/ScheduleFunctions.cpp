@@ -234,10 +234,9 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
         // iterations: the tail starts at the loop's min or later, never at a negative quotient
         // (which would run an iteration before the region and read inputs there).
         Expr tail_start = max(steady, 0);
-        body = Block::make(
-            For::make(name, mn, steady, d.for_type, d.device_api, unguarded),
-            For::make(name, mn + tail_start, min(extent - tail_start, 1), d.for_type,
-                      d.device_api, tail));
+        body = Block::make(For::make(name, mn, steady, d.for_type, d.device_api, unguarded),
+                           For::make(name, mn + tail_start, min(extent - tail_start, 1), d.for_type,
+                                     d.device_api, tail));
     }
 
     // Loop bounds, defined outermost-first: pure variables and RVars, then each split in order.

@@ -287,13 +287,21 @@ bool provably_non_negative(const Expr &e) {
         return var->param && var->param->is_buffer &&
                var->name.find(".extent.") != std::string::npos;
     }
-    if (const Add *op = e.as<Add>()) return provably_non_negative(op->a) && provably_non_negative(op->b);
-    if (const Mul *op = e.as<Mul>()) return provably_non_negative(op->a) && provably_non_negative(op->b);
+    if (const Add *op = e.as<Add>()) {
+        return provably_non_negative(op->a) && provably_non_negative(op->b);
+    }
+    if (const Mul *op = e.as<Mul>()) {
+        return provably_non_negative(op->a) && provably_non_negative(op->b);
+    }
     if (const Div *op = e.as<Div>()) {
         return provably_non_negative(op->a) && const_int_value(op->b, &v) && v > 0;
     }
-    if (const Min *op = e.as<Min>()) return provably_non_negative(op->a) && provably_non_negative(op->b);
-    if (const Max *op = e.as<Max>()) return provably_non_negative(op->a) || provably_non_negative(op->b);
+    if (const Min *op = e.as<Min>()) {
+        return provably_non_negative(op->a) && provably_non_negative(op->b);
+    }
+    if (const Max *op = e.as<Max>()) {
+        return provably_non_negative(op->a) || provably_non_negative(op->b);
+    }
     return false;
 }
 
@@ -471,7 +479,8 @@ private:
 
     static size_t nonzero_terms(const Linear &l) {
         size_t n = 0;
-        for (const auto &t : l.terms) n += l.wrapped(t.second) != 0;
+        for (const auto &t : l.terms)
+            n += l.wrapped(t.second) != 0;
         return n;
     }
 
@@ -482,29 +491,32 @@ private:
     // difference spanned the whole consumer's range and the region read grew by as much.
     // Each rewrite removes terms outside the min, so the loop ends.
     void cancel_into_min_max(Linear &l) {
-        for (bool changed = true; changed;) {
-            changed = false;
-            for (const auto &t : l.terms) {
-                const uint64_t c = t.second;
-                const Min *mn = t.first.as<Min>();
-                const Max *mx = t.first.as<Max>();
-                if (l.wrapped(c) == 0 || (!mn && !mx)) continue;
-                const Expr a = mn ? mn->a : mx->a, b = mn ? mn->b : mx->b;
-                for (int k = 0; k < 2 && !changed; k++) {
-                    const Expr &p = k ? b : a, &q = k ? a : b;
-                    Linear rest = l;
-                    rest.terms.erase(t.first);
-                    const size_t before = nonzero_terms(rest);
-                    rest.add(p, c);
-                    if (nonzero_terms(rest) >= before) continue;
-                    Expr zero = make_zero(l.type), difference = mutate(Sub::make(q, p));
-                    rest.add(mutate(mn ? Expr(Min::make(zero, difference)) : Expr(Max::make(zero, difference))), c);
-                    l = std::move(rest);
-                    changed = true;
-                }
-                if (changed) break;
+        while (cancel_one_min_max(l)) {
+        }
+    }
+
+    // One rewrite of cancel_into_min_max, if any applies.
+    bool cancel_one_min_max(Linear &l) {
+        for (const auto &t : l.terms) {
+            const Min *mn = t.first.as<Min>();
+            const Max *mx = t.first.as<Max>();
+            if (l.wrapped(t.second) == 0 || (!mn && !mx)) continue;
+            const Expr a = mn ? mn->a : mx->a, b = mn ? mn->b : mx->b;
+            for (const auto &[p, q] : {std::make_pair(a, b), std::make_pair(b, a)}) {
+                Linear rest = l;
+                rest.terms.erase(t.first);
+                const size_t before = nonzero_terms(rest);
+                rest.add(p, t.second);
+                if (nonzero_terms(rest) >= before) continue;
+                Expr zero = make_zero(l.type), difference = mutate(Sub::make(q, p));
+                rest.add(mutate(mn ? Expr(Min::make(zero, difference))
+                                   : Expr(Max::make(zero, difference))),
+                         t.second);
+                l = std::move(rest); // t dangles from here on
+                return true;
             }
         }
+        return false;
     }
 
     // Ramps and broadcasts combine lane-wise into ramps and broadcasts (exact for integers,

@@ -400,7 +400,7 @@ TEST(Tails, PartitionedUpdateOverAnEmptyRegionRunsNoIteration) {
     ImageParam in(Int(32), 1, "in");
     Var x("x"), xo("xo"), xi("xi"), xt("xt");
     Func g("g"), f("f");
-    g(x) = in(x) * 3;
+    g(x) = in(x)*3;
     g(x) += in(x - 1) ^ x;
     f(x) = g(x) - 5;
     f.split(x, xo, xi, 8, TailStrategy::GuardWithIf)
@@ -413,7 +413,8 @@ TEST(Tails, PartitionedUpdateOverAnEmptyRegionRunsNoIteration) {
     // an input padded to [-46, 128].
     Buffer<int32_t> input(72);
     input.set_min({6});
-    for (int i = 6; i <= 77; i++) input(i) = i * 7 - 100;
+    for (int i = 6; i <= 77; i++)
+        input(i) = i * 7 - 100;
     in.set(input);
     Buffer<int32_t> out(70);
     out.set_min({7});

@@ -313,11 +313,10 @@ TEST(FactorErrors, NewLoopNamedLikeALoopTheStageHas) {
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi_twice("yi_twice"), t("t");
     Func after_tile("after_tile");
     after_tile(x, y) = x + y;
-    std::string message = message_of<CompileError>([&] {
-        after_tile.tile(x, y, xo, yo, xi, yi_twice, 8, 8).split(xi, t, yi_twice, 2);
-    });
-    EXPECT_THAT(message, AllOf(HasSubstr("after_tile"), HasSubstr("split"),
-                               HasSubstr("y.yi_twice"), HasSubstr("another name")))
+    std::string message = message_of<CompileError>(
+        [&] { after_tile.tile(x, y, xo, yo, xi, yi_twice, 8, 8).split(xi, t, yi_twice, 2); });
+    EXPECT_THAT(message, AllOf(HasSubstr("after_tile"), HasSubstr("split"), HasSubstr("y.yi_twice"),
+                               HasSubstr("another name")))
         << message;
 
     Func onto_a_var("onto_a_var");
@@ -328,11 +327,10 @@ TEST(FactorErrors, NewLoopNamedLikeALoopTheStageHas) {
     Var fused_name("fused_name"), c("c");
     Func fused_twice("fused_twice");
     fused_twice(x, y, c) = x + y + c;
-    message = message_of<CompileError>([&] {
-        fused_twice.split(c, fused_name, t, 2).fuse(x, y, fused_name);
-    });
-    EXPECT_THAT(message, AllOf(HasSubstr("fused_twice"), HasSubstr("fuse"),
-                               HasSubstr("c.fused_name")))
+    message = message_of<CompileError>(
+        [&] { fused_twice.split(c, fused_name, t, 2).fuse(x, y, fused_name); });
+    EXPECT_THAT(message,
+                AllOf(HasSubstr("fused_twice"), HasSubstr("fuse"), HasSubstr("c.fused_name")))
         << message;
 }
 
@@ -343,7 +341,8 @@ TEST(FactorErrors, SplitKeepingTheSplitLoopsName) {
     kept(x) = x * 3;
     kept.split(x, x, xi, 8).split(x, x, t, 2).split(xi, xi, u, 4);
     Buffer<int> out = kept.realize({40});
-    for (int i = 0; i < 40; i++) ASSERT_EQ(out(i), i * 3) << "at " << i;
+    for (int i = 0; i < 40; i++)
+        ASSERT_EQ(out(i), i * 3) << "at " << i;
 }
 
 // ---------------------------------------------------------------------------------------------
