@@ -73,6 +73,7 @@ llvm::Intrinsic::ID exact_math_intrinsic(const std::string &name) {
     if (base == "ceil") return llvm::Intrinsic::ceil;
     if (base == "trunc") return llvm::Intrinsic::trunc;
     if (base == "round") return llvm::Intrinsic::roundeven;  // ties to even
+    if (base == "fma") return llvm::Intrinsic::fma;          // rounds once, as the C library's fma
     return llvm::Intrinsic::not_intrinsic;
 }
 
@@ -241,8 +242,9 @@ private:
     llvm::Value *value = nullptr;
     Scope<llvm::Value *> symbols;
     Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
-    // Allocations in scope that live on the stack (their Free releases nothing).
-    std::multiset<std::string> stack_allocations;
+    // Allocations in scope that live on the stack (their Free releases nothing), with their
+    // size in bytes, padding included.
+    Scope<uint64_t> stack_allocations;
     // The largest constant-size allocation put on the stack. Worker threads have the default
     // 8 MiB stacks; nested compute_at levels each add at most this much.
     static constexpr uint64_t kMaxStackAllocationBytes = 16 * 1024;
@@ -981,7 +983,7 @@ private:
             }
             llvm::Intrinsic::ID id = exact_math_intrinsic(op->name);
             if (id != llvm::Intrinsic::not_intrinsic) {
-                value = builder.CreateUnaryIntrinsic(id, args[0]);
+                value = builder.CreateIntrinsic(id, {args[0]->getType()}, args);
                 return;
             }
             auto it = libm_names().find(op->name);
@@ -1115,7 +1117,10 @@ private:
     //   stack slot that escapes into the call, and those stores cost LLVM far more than
     //   arguments do (blur's task with its two loops outlined: 25 stores were half of its
     //   compile time). Run time measured the same either way.
-    // The loops to outline in the function are `outline_in_task`.
+    // The loops to outline in the function are `outline_in_task`. Each of `private_copies`, a
+    // stack allocation of the caller passed by address, is copied into one of the function's
+    // own on entry and back on return, so that LLVM sees an allocation nothing else can reach
+    // and keeps it in registers (see outline).
     enum class Passing { Closure, Arguments };
     struct Task {
         llvm::Function *function;
@@ -1124,7 +1129,8 @@ private:
     };
     Task emit_task(const Stmt &body, const FreeNames &free, const std::string &index,
                    const std::string &task_name, Passing passing,
-                   std::set<const For *> outline_in_task = {}) {
+                   std::set<const For *> outline_in_task = {},
+                   const std::vector<std::string> &private_copies = {}) {
         const bool by_value = passing == Passing::Arguments;
         std::vector<std::string> var_names;
         std::vector<llvm::Value *> values;
@@ -1192,6 +1198,13 @@ private:
             }
         }
         if (!index.empty()) symbols.push(index, task->getArg(1));
+        std::vector<std::pair<llvm::Value *, llvm::Value *>> copied_back; // (caller's, own)
+        for (const std::string &name : private_copies) {
+            llvm::Value *callers = allocation_start(name);
+            llvm::Value *own = copy_of_stack_allocation(name, callers);
+            buffers.push(name, first_element(own));
+            copied_back.emplace_back(callers, own);
+        }
         std::string saved_loop = std::exchange(innermost_loop, "");
         const bool saved_streams = std::exchange(function_streams, false);
         const bool saved_streaming_loop = std::exchange(in_streaming_loop, false);
@@ -1202,6 +1215,10 @@ private:
         function_has_innermost_loop = saved_has_innermost;
         innermost_loop = saved_loop;
         fence_if_streamed();
+        for (size_t i = 0; i < copied_back.size(); i++) {
+            builder.CreateMemCpy(copied_back[i].first, llvm::Align(64), copied_back[i].second,
+                                 llvm::Align(64), *stack_allocations.find(private_copies[i]));
+        }
         function_streams = saved_streams;
         in_streaming_loop = saved_streaming_loop;
         builder.CreateRet(builder.getInt32(0));
@@ -1259,28 +1276,54 @@ private:
     }
 
     // A serial loop in a function of its own, called once where the loop would run (see
-    // loops_to_outline). Not where the loop writes an allocation this function keeps on the
-    // stack, or reads one at a varying index: passing its address to another function would
-    // keep LLVM from holding it in registers. Reads at constant indices are made before the
-    // call and passed as values (codegen/HoistStackReads).
+    // loops_to_outline). An allocation this function keeps on the stack must not escape into
+    // the call: LLVM would then keep it in memory, here and around the call (a tile of
+    // accumulators, read and written by every step of the loops before). Where the loop only
+    // reads such allocations at constant indices, the reads are made before the call and
+    // passed as values (codegen/HoistStackReads). Otherwise (the tail of a reduction updating
+    // the tile) the call gets a copy of each, which the callee copies into one of its own and
+    // back (emit_task), and which is copied back here: moves of a few hundred bytes per call,
+    // made only where the loop runs at least once.
     bool outline(const For *op) {
         if (!outlined_loops.count(op)) return false;
         FreeNames free;
         op->accept(&free);
         std::set<std::string> on_stack;
         for (const std::string &b : free.buffers) {
-            if (stack_allocations.count(b)) on_stack.insert(b);
+            if (stack_allocations.contains(b)) on_stack.insert(b);
         }
         Stmt loop = op;
         std::vector<std::pair<std::string, Expr>> reads;
+        std::vector<std::string> copied;
         if (!on_stack.empty()) {
-            loop = hoist_constant_reads(loop, on_stack, &reads);
-            if (!loop.defined()) return false;
-            free = FreeNames();
-            loop.accept(&free);
+            Stmt hoisted = hoist_constant_reads(loop, on_stack, &reads);
+            if (!hoisted.defined() && !worth_outlining_with_copies(op)) return false;
+            if (hoisted.defined()) {
+                loop = hoisted;
+                free = FreeNames();
+                loop.accept(&free);
+            } else {
+                reads.clear();
+                copied.assign(on_stack.begin(), on_stack.end());
+            }
+        }
+        llvm::BasicBlock *after = nullptr;
+        std::vector<std::pair<llvm::Value *, llvm::Value *>> copies; // (this function's, copy)
+        if (!copied.empty()) {
+            llvm::BasicBlock *runs = llvm::BasicBlock::Create(ctx, op->name + ".runs", function);
+            after = llvm::BasicBlock::Create(ctx, op->name + ".after", function);
+            builder.CreateCondBr(builder.CreateICmpSGT(codegen(op->extent), builder.getInt32(0)),
+                                 runs, after);
+            builder.SetInsertPoint(runs);
+            for (const std::string &name : copied) {
+                llvm::Value *own = allocation_start(name);
+                llvm::Value *copy = copy_of_stack_allocation(name, own);
+                buffers.push(name, first_element(copy));
+                copies.emplace_back(own, copy);
+            }
         }
         for (const auto &[name, value] : reads) symbols.push(name, codegen(value));
-        Task task = emit_task(loop, free, "", op->name + ".loop", Passing::Arguments);
+        Task task = emit_task(loop, free, "", op->name + ".loop", Passing::Arguments, {}, copied);
         for (const auto &read : reads) symbols.pop(read.first);
         // Inlined back, it would be compiled with its caller again.
         task.function->addFnAttr(llvm::Attribute::NoInline);
@@ -1288,7 +1331,34 @@ private:
         args.insert(args.end(), task.values.begin(), task.values.end());
         llvm::Value *result = builder.CreateCall(task.function->getFunctionType(), task.function, args);
         return_if_failed(result, "loop");
+        for (size_t i = 0; i < copies.size(); i++) {
+            buffers.pop(copied[i]);
+            builder.CreateMemCpy(copies[i].first, llvm::Align(64), copies[i].second,
+                                 llvm::Align(64), *stack_allocations.find(copied[i]));
+        }
+        if (after) {
+            builder.CreateBr(after);
+            builder.SetInsertPoint(after);
+        }
         return true;
+    }
+
+    // The start of an allocation's memory: its leading padding.
+    llvm::Value *allocation_start(const std::string &name) {
+        return builder.CreateInBoundsGEP(builder.getInt8Ty(), buffer_host(name),
+                                         builder.getInt64(-(int64_t)kAllocationPaddingBytes));
+    }
+
+    // A stack allocation of the current function holding a copy of the stack allocation `name`
+    // (padding included), whose memory starts at `from`.
+    llvm::Value *copy_of_stack_allocation(const std::string &name, llvm::Value *from) {
+        const uint64_t bytes = *stack_allocations.find(name);
+        llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+        llvm::AllocaInst *copy = entry.CreateAlloca(
+            llvm::ArrayType::get(builder.getInt8Ty(), bytes), nullptr, name + ".copy");
+        copy->setAlignment(llvm::Align(64));
+        builder.CreateMemCpy(copy, llvm::Align(64), from, llvm::Align(64), bytes);
+        return copy;
     }
 
     // Allocas go in the entry block so that loops do not grow the stack.
@@ -1391,14 +1461,16 @@ private:
         if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes)) {
             if (constant->getZExtValue() <= kMaxStackAllocationBytes) {
                 llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
-                llvm::AllocaInst *slot =
-                    entry.CreateAlloca(builder.getInt8Ty(), constant, op->name);
+                // Of array type, not `alloca i8, n`: SROA splits only the former.
+                llvm::AllocaInst *slot = entry.CreateAlloca(
+                    llvm::ArrayType::get(builder.getInt8Ty(), constant->getZExtValue()), nullptr,
+                    op->name);
                 slot->setAlignment(llvm::Align(64));
-                stack_allocations.insert(op->name);
+                stack_allocations.push(op->name, constant->getZExtValue());
                 buffers.push(op->name, first_element(slot));
                 codegen(op->body);
                 buffers.pop(op->name);
-                stack_allocations.erase(stack_allocations.find(op->name));
+                stack_allocations.pop(op->name);
                 return;
             }
         }
@@ -1430,11 +1502,9 @@ private:
     }
 
     void visit(const Free *op) override {
-        if (stack_allocations.count(op->name)) return;  // released when the function returns
+        if (stack_allocations.contains(op->name)) return; // released when the function returns
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-        llvm::Value *memory =
-            builder.CreateInBoundsGEP(builder.getInt8Ty(), buffer_host(op->name),
-                                      builder.getInt64(-(int64_t)kAllocationPaddingBytes));
+        llvm::Value *memory = allocation_start(op->name);
         builder.CreateCall(runtime_function("loom_free", builder.getVoidTy(), {ptr, ptr}),
                            {user_context, memory});
     }

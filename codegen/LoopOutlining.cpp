@@ -140,6 +140,12 @@ std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_thread
     return outlined;
 }
 
+bool worth_outlining_with_copies(const For *loop) {
+    LoopSizes sizes;
+    loop->accept(&sizes);
+    return sizes.nodes >= kLargeRowNodes;
+}
+
 bool outlining_helps(const Stmt &pipeline_body, unsigned compile_threads) {
     class ParallelLoops : public IRVisitor {
     public:

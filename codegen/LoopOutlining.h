@@ -27,6 +27,12 @@ namespace Internal {
  * its producer's and consumer's rows; harris: its output's rows besides its two gradients). */
 std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_threads);
 
+/** Whether `loop`, outlined, is worth copies of the caller's stack allocations it writes
+ * (CodeGen_LLVM's outline): the copies and a third function cost compile time of their own,
+ * which only a large loop repays (matmul's k tail, 1263 nodes: its task's compile 45 -> 36 ms
+ * with the tail on the other thread; layer_norm's 49-node row reduction: its JIT +10%). */
+bool worth_outlining_with_copies(const For *loop);
+
 /** Whether outlining gives the JIT's compile threads more to do at once: a pipeline with at
  * least as many parallel loops as threads already has a function per thread. A call per
  * execution of an outlined loop costs up to a few percent of run time (harris: 4.5%), paid

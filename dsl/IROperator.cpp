@@ -576,6 +576,18 @@ Expr atan2(Expr y, Expr x) {
     return math_call("atan2", {std::move(y), std::move(x)});
 }
 
+Expr fma(Expr a, Expr b, Expr c) {
+    user_assert(a.defined() && b.defined() && c.defined())
+        << "An argument of fma is an undefined Expr. Give it a value before use.";
+    match_types(a, b);
+    match_types(a, c);
+    match_types(b, c); // c may have widened a: widen b the same way
+    user_assert(a.type().is_float())
+        << "fma(" << a << ", " << b << ", " << c << ") needs float operands; its operands are "
+        << a.type() << ". Cast one of them to a float type, or write a * b + c.";
+    return math_call("fma", {std::move(a), std::move(b), std::move(c)});
+}
+
 Expr fract(Expr x) {
     x = float_arg(std::move(x), "fract");
     return x - trunc(x);

@@ -217,6 +217,12 @@ Expr ceil(Expr x);
 Expr round(Expr x);
 Expr trunc(Expr x);
 Expr fract(Expr x);
+/** a * b + c rounded once (IEEE-754 fusedMultiplyAdd), as a single instruction where the target
+ * has one (x86 FMA, AVX-512) and the C library's fma otherwise: the same bits on every target
+ * and schedule. Loom never fuses a * b + c written as two operations (see dsl/IR.h), so this is
+ * how an algorithm asks for the fused form. The operands coerce as arithmetic does and must
+ * end up floats. (Halide 14 has no fma; by default it may fuse a * b + c by itself.) */
+Expr fma(Expr a, Expr b, Expr c);
 Expr is_nan(Expr x);
 Expr is_inf(Expr x);
 Expr is_finite(Expr x);

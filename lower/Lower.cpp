@@ -8,6 +8,7 @@
 #include "lower/AddImageChecks.h"
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
+#include "lower/FoldAllocationIndices.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
@@ -82,6 +83,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // After simplification, so that dense indices are recognizable ramps.
     s = logger.run("vectorize loops", s, [&](const Stmt &in) { return vectorize_loops(in); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
+    // Last: unrolling and vectorization make the constant indices it looks for.
+    s = logger.run("fold allocation indices", s,
+                   [&](const Stmt &in) { return fold_allocation_indices(in); });
     result.body = s;
     return result;
 }

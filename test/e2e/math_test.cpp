@@ -1,6 +1,6 @@
 // Float math functions, bit-exact against the C library function of the same width
 // (std::log(float) is logf; float32 exp is Loom's own, tested in exp_test.cpp), and float
-// arithmetic evaluated exactly as written: no FMA.
+// arithmetic evaluated exactly as written: no FMA unless asked for with fma().
 #include <gtest/gtest.h>
 
 #include "E2ETestUtil.h"
@@ -146,6 +146,58 @@ TEST(FloatArithmetic, NoFusedMultiplyAdd) {
     Func g("g");
     g(x) = din(Expr(0)) * din(Expr(0)) + din(Expr(1)) - din(Expr(1)) * cast<double>(x);
     expect_1d<double>(g.realize({2}), [&](int i) { return i == 0 ? 0.0 : ref_sub(ref_add(d * d, e), e); });
+}
+
+TEST(FusedMultiplyAdd, RoundsOnceScalarAndVector) {
+    // The case above: a * a + c is 0 when the product rounds first, 2^-24 when fused.
+    float a = 1.0f + std::ldexp(1.0f, -12), c = -(1.0f + std::ldexp(1.0f, -11));
+    std::vector<float> av = {a}, bv = {a}, cv = {c};
+    std::vector<float> ra = uniform(-10, 10, 21), rb = uniform(-10, 10, 22),
+                       rc = uniform(-100, 100, 23);
+    av.insert(av.end(), ra.begin(), ra.end());
+    bv.insert(bv.end(), rb.begin(), rb.end());
+    cv.insert(cv.end(), rc.begin(), rc.end());
+    Buffer<float> ab = buffer_of(av, "a"), bb = buffer_of(bv, "b"), cb = buffer_of(cv, "c");
+    Var x("x");
+    for (int lanes : {1, 16}) {
+        Func f("f");
+        f(x) = fma(ab(x), bb(x), cb(x));
+        if (lanes > 1) f.vectorize(x, lanes, TailStrategy::GuardWithIf);
+        Buffer<float> out = f.realize({(int)av.size()});
+        EXPECT_EQ(out(0), std::ldexp(1.0f, -24)) << lanes << " lanes";
+        expect_1d<float>(
+            out, [&](int i) { return std::fma(av[i], bv[i], cv[i]); },
+            [&](int i) { return std::to_string(lanes) + " lanes, i=" + std::to_string(i); });
+    }
+}
+
+TEST(FusedMultiplyAdd, Float64AndCoercion) {
+    double d = 1.0 + std::ldexp(1.0, -27), e = -(1.0 + std::ldexp(1.0, -26));
+    Buffer<double> din = buffer_of<double>({d, e}, "din");
+    Buffer<float> fin = buffer_of<float>({0.1f, 3.0f}, "fin");
+    Var x("x");
+    Func g("g"), h("h");
+    g(x) = fma(din(Expr(0)), din(Expr(0)), din(Expr(1)));
+    // A float32 operand widens to float64 and an int constant becomes a float, as in a * b + c.
+    h(x) = fma(fin(x), 2, din(x));
+    Buffer<double> gout = g.realize({1}), hout = h.realize({2});
+    EXPECT_EQ(gout(0), std::ldexp(1.0, -54));
+    EXPECT_EQ(hout.type(), Float(64));
+    EXPECT_EQ(hout(0), std::fma((double)0.1f, 2.0, d));
+    EXPECT_EQ(hout(1), std::fma(3.0, 2.0, e));
+}
+
+TEST(FusedMultiplyAdd, IntegerOperandsAreRejected) {
+    Var x("x");
+    try {
+        Expr e = fma(x, x, 1);
+        FAIL() << "fma of integers was accepted: " << e;
+    } catch (const std::exception &err) {
+        EXPECT_NE(std::string(err.what()).find("fma"), std::string::npos) << err.what();
+        EXPECT_NE(std::string(err.what()).find("Cast one of them to a float type"),
+                  std::string::npos)
+            << err.what();
+    }
 }
 
 TEST(FloatArithmetic, MixedExpressionMatchesCppEvaluatedAsWritten) {

@@ -257,6 +257,74 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
     }
 }
 
+// A tile of accumulators on the stack, updated by a reduction whose split leaves a tail (k
+// runs to 103, split by 4; the tail runs three steps): on two compile threads a loop of the
+// reduction, large once unrolled, is outlined with a copy of the tile, which the callee copies
+// into a tile of its own and back, and the caller copies back after the call; no pointer to
+// the caller's tile escapes, so it stays in registers. The sums are those of C++, on one
+// thread (nothing outlined) and on two.
+TEST(CompiledCode, OutlinedLoopThatUpdatesAStackTileWorksOnACopy) {
+    const int kK = 103;
+    auto a_ref = [](int k, int y) { return (float)((k * 7 + y * 3) % 11) - 5.0f; };
+    auto b_ref = [](int x, int k) { return (float)((x * 5 + k * 2) % 13) * 0.25f; };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+        Var pxo("pxo"), pxi("pxi"), pyo("pyo"), pyi("pyi");
+        // Of a size known only when the pipeline runs, as a matrix's width: the tail is a loop
+        // nest (at most one step of ko, min(k_extent - 4 * ko, 4) of ki), not a constant one.
+        Param<int> k_extent("k_extent");
+        k_extent.set(kK);
+        RDom k(0, k_extent, "k");
+        RVar ko("ko"), ki("ki");
+        Buffer<float> a(std::vector<int>{kK, 16}, "a"), b(std::vector<int>{64, kK}, "b");
+        for (int i = 0; i < kK; i++) {
+            for (int j = 0; j < 16; j++)
+                a(i, j) = a_ref(i, j);
+            for (int j = 0; j < 64; j++)
+                b(j, i) = b_ref(j, i);
+        }
+        Func prod("prod"), out("out");
+        prod(x, y) = 0.0f;
+        prod(x, y) += a(k, y) * b(x, k);
+        out(x, y) = prod(x, y);
+        out.split(x, xo, xi, 32)
+            .split(y, yo, yi, 8)
+            .reorder(xi, yi, xo, yo)
+            .parallel(yo)
+            .vectorize(xi, 16)
+            .unroll(xi)
+            .unroll(yi);
+        prod.compute_at(out, xo)
+            .split(x, pxo, pxi, 32)
+            .split(y, pyo, pyi, 8)
+            .reorder(pxi, pyi, pxo, pyo)
+            .vectorize(pxi, 16)
+            .unroll(pxi)
+            .unroll(pyi);
+        prod.update()
+            .split(x, pxo, pxi, 32)
+            .split(y, pyo, pyi, 8)
+            .split(k, ko, ki, 4)
+            .reorder(pxi, pyi, ki, ko, pxo, pyo)
+            .vectorize(pxi, 16)
+            .unroll(pxi)
+            .unroll(pyi)
+            .unroll(ki);
+        Pipeline p = compiled_on(out, threads);
+        Buffer<float> result = p.realize({64, 16});
+        expect_buffer<float>(result, [&](const Pos &q) {
+            float sum = 0.0f;
+            for (int i = 0; i < kK; i++)
+                sum = sum + a_ref(i, q[1]) * b_ref(q[0], i);
+            return sum;
+        });
+        const std::string ir = p.llvm_ir();
+        EXPECT_EQ(ir.find("prod.s1.k$x.ko.loop\"(") != std::string::npos, threads == 2) << ir;
+        EXPECT_EQ(ir.find("prod.copy") != std::string::npos, threads == 2) << ir;
+    }
+}
+
 // The attributes LLVM IR text gives the definition of the function named `name`.
 std::string attributes_of(const std::string &ir, const std::string &name) {
     const size_t def = ir.find("@" + name + "(");

@@ -1,0 +1,109 @@
+#include "lower/FoldAllocationIndices.h"
+
+#include <set>
+#include <string>
+
+#include "dsl/IROperator.h"
+#include "dsl/IRVisitor.h"
+#include "dsl/Substitute.h"
+#include "lower/LetTrackingMutator.h"
+#include "lower/Simplify.h"
+
+namespace loom {
+namespace Internal {
+
+namespace {
+
+bool is_constant_index(const Expr &index) {
+    if (is_const(index)) return true;
+    const Ramp *ramp = index.as<Ramp>();
+    return ramp && is_const(ramp->base) && is_const(ramp->stride);
+}
+
+// Whether e has more than `limit` nodes (counting stops there).
+bool larger_than(const Expr &e, size_t limit) {
+    class Count : public IRVisitor {
+    public:
+        explicit Count(size_t limit) : limit(limit) {}
+        size_t nodes = 0;
+
+    private:
+        size_t limit;
+        using IRVisitor::visit;
+#define LOOM_COUNT_NODE(T)                                                                         \
+    void visit(const T *op) override {                                                             \
+        if (++nodes <= limit) IRVisitor::visit(op);                                                \
+    }
+        LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT_NODE)
+#undef LOOM_COUNT_NODE
+    } count(limit);
+    e.accept(&count);
+    return count.nodes > limit;
+}
+
+// The index of a tile's read-out is a few lets deep (matmul's: 4 levels, 40 nodes expanded).
+constexpr int kMaxDepth = 16;
+constexpr size_t kMaxNodes = 200;
+
+class FoldAllocationIndices : public LetTrackingMutator {
+    using LetTrackingMutator::visit;
+
+    // The allocations in scope whose extents are all constants.
+    std::multiset<std::string> constant_size;
+
+    Expr folded(const std::string &buffer, const Expr &index) {
+        if (!constant_size.count(buffer) || is_constant_index(index)) return index;
+        // One level of lets per round. Chains of lets that each use the one before several
+        // times multiply in size when substituted (local_laplacian's pyramid indices): give up
+        // on an index once it grows past kMaxNodes.
+        Expr result = index;
+        for (int depth = 0; depth < kMaxDepth && !is_constant_index(result); depth++) {
+            Expr next = substitute(lets, result);
+            if (next.same_as(result) || larger_than(next, kMaxNodes)) return index;
+            result = simplify(next);
+        }
+        return is_constant_index(result) ? result : index;
+    }
+
+    Stmt visit(const Allocate *op) override {
+        bool constant = true;
+        for (const Expr &e : op->extents)
+            constant = constant && is_const(e);
+        if (!constant) return IRMutator::visit(op);
+        constant_size.insert(op->name);
+        Stmt result = IRMutator::visit(op);
+        constant_size.erase(constant_size.find(op->name));
+        return result;
+    }
+
+    // A loop's variable hides a let of the same name in its body.
+    Stmt visit(const For *op) override {
+        auto hidden = lets.find(op->name);
+        if (hidden == lets.end()) return IRMutator::visit(op);
+        Expr value = hidden->second;
+        lets.erase(hidden);
+        Stmt result = IRMutator::visit(op);
+        lets[op->name] = value;
+        return result;
+    }
+
+    Expr visit(const Load *op) override {
+        Expr index = folded(op->name, mutate(op->index));
+        if (index.same_as(op->index)) return op;
+        return Load::make(op->type, op->name, index);
+    }
+
+    Stmt visit(const Store *op) override {
+        Expr value = mutate(op->value);
+        Expr index = folded(op->name, mutate(op->index));
+        if (value.same_as(op->value) && index.same_as(op->index)) return op;
+        return Store::make(op->name, value, index);
+    }
+};
+
+} // namespace
+
+Stmt fold_allocation_indices(const Stmt &s) { return FoldAllocationIndices().mutate(s); }
+
+} // namespace Internal
+} // namespace loom
