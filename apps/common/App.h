@@ -55,6 +55,10 @@ public:
      * when they match, else a message naming the output and the first differences. */
     virtual std::string check() const = 0;
     virtual Work work() const = 0;
+    /** Whether the algorithm sums products with multiply_add (LoomRunner.h): fused, rounded
+     * once. Halide 14 computes those only by contracting a * b + c, which StrictFloat forbids,
+     * so its peer test runs such an app without it. */
+    virtual bool fuses_multiply_adds() const { return false; }
 
     /** Inputs and outputs in the order the pipeline's ImageParams and output Funcs have them.
      * The Halide peer wraps this same memory, so both systems read and write the same bytes. */

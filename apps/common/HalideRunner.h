@@ -18,6 +18,13 @@
 
 namespace loom_apps {
 
+/** One step of a sum of products, as the apps write it (see LoomRunner.h): Halide 14 contracts
+ * it into a fused multiply-add, as Loom's fma computes it. */
+inline Halide::Expr multiply_add(const Halide::Expr &a, const Halide::Expr &b,
+                                 const Halide::Expr &c) {
+    return c + a * b;
+}
+
 /** A Halide buffer over the memory of a Loom buffer: same mins, extents and strides. */
 Halide::Buffer<> halide_view(const loom::Buffer<> &b);
 

@@ -9,6 +9,14 @@
 
 namespace loom_apps {
 
+/** One step of a sum of products, acc = a * b + acc rounded once, as the apps that accumulate
+ * products (matmul, conv_relu) write it in their .inc: Loom's fma here; in HalideRunner.h,
+ * `c + a * b`, which Halide 14 (no fma of its own) contracts into the same instruction by
+ * default. Both systems then compute the same bits. */
+inline loom::Expr multiply_add(loom::Expr a, loom::Expr b, loom::Expr c) {
+    return loom::fma(std::move(a), std::move(b), std::move(c));
+}
+
 /** P is an app's pipeline struct: inputs() lists its ImageParams in the order of
  * app.inputs, outputs() its output Funcs in the order of app.outputs. */
 template <typename P> Runner loom_runner(App &app, Variant variant) {

@@ -1,6 +1,7 @@
 #include "apps/conv_relu/conv_relu.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "apps/common/Images.h"
 #include "apps/common/LoomRunner.h"
@@ -49,13 +50,15 @@ public:
             for (int ky = 0; ky < 3; ky++) {
                 for (int kx = 0; kx < 3; kx++) {
                     for (int ci = 0; ci < in_channels; ci++) {
-                        sum += filter(co, ci, kx, ky) * input(ci, x + kx, y + ky, n);
+                        sum = std::fma(filter(co, ci, kx, ky), input(ci, x + kx, y + ky, n), sum);
                     }
                 }
             }
             return (double)std::max(sum, 0.0f);
         });
     }
+
+    bool fuses_multiply_adds() const override { return true; }
 
     Work work() const override {
         const double outs = outputs[0].number_of_elements();
