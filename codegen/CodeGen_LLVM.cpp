@@ -1200,9 +1200,9 @@ private:
         if (!index.empty()) symbols.push(index, task->getArg(1));
         std::vector<std::pair<llvm::Value *, llvm::Value *>> copied_back; // (caller's, own)
         for (const std::string &name : private_copies) {
-            llvm::Value *callers = allocation_start(name);
+            llvm::Value *callers = buffer_host(name);
             llvm::Value *own = copy_of_stack_allocation(name, callers);
-            buffers.push(name, first_element(own));
+            buffers.push(name, own);
             copied_back.emplace_back(callers, own);
         }
         std::string saved_loop = std::exchange(innermost_loop, "");
@@ -1217,7 +1217,7 @@ private:
         fence_if_streamed();
         for (size_t i = 0; i < copied_back.size(); i++) {
             builder.CreateMemCpy(copied_back[i].first, llvm::Align(64), copied_back[i].second,
-                                 llvm::Align(64), *stack_allocations.find(private_copies[i]));
+                                 llvm::Align(64), element_bytes(private_copies[i]));
         }
         function_streams = saved_streams;
         in_streaming_loop = saved_streaming_loop;
@@ -1316,9 +1316,9 @@ private:
                                  runs, after);
             builder.SetInsertPoint(runs);
             for (const std::string &name : copied) {
-                llvm::Value *own = allocation_start(name);
+                llvm::Value *own = buffer_host(name);
                 llvm::Value *copy = copy_of_stack_allocation(name, own);
-                buffers.push(name, first_element(copy));
+                buffers.push(name, copy);
                 copies.emplace_back(own, copy);
             }
         }
@@ -1334,7 +1334,7 @@ private:
         for (size_t i = 0; i < copies.size(); i++) {
             buffers.pop(copied[i]);
             builder.CreateMemCpy(copies[i].first, llvm::Align(64), copies[i].second,
-                                 llvm::Align(64), *stack_allocations.find(copied[i]));
+                                 llvm::Align(64), element_bytes(copied[i]));
         }
         if (after) {
             builder.CreateBr(after);
@@ -1349,16 +1349,24 @@ private:
                                          builder.getInt64(-(int64_t)kAllocationPaddingBytes));
     }
 
-    // A stack allocation of the current function holding a copy of the stack allocation `name`
-    // (padding included), whose memory starts at `from`.
+    // The bytes of a stack allocation's elements, its padding left out.
+    uint64_t element_bytes(const std::string &name) const {
+        return *stack_allocations.find(name) - 2 * kAllocationPaddingBytes;
+    }
+
+    // A stack allocation of the current function, padded as `name` is, holding a copy of the
+    // elements of the stack allocation `name`, which start at `from`; returns its first
+    // element. The padding is not copied: nothing reads what it holds (see
+    // kAllocationPaddingBytes), and each 64 bytes copied are a value for LLVM to move.
     llvm::Value *copy_of_stack_allocation(const std::string &name, llvm::Value *from) {
-        const uint64_t bytes = *stack_allocations.find(name);
         llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
         llvm::AllocaInst *copy = entry.CreateAlloca(
-            llvm::ArrayType::get(builder.getInt8Ty(), bytes), nullptr, name + ".copy");
+            llvm::ArrayType::get(builder.getInt8Ty(), *stack_allocations.find(name)), nullptr,
+            name + ".copy");
         copy->setAlignment(llvm::Align(64));
-        builder.CreateMemCpy(copy, llvm::Align(64), from, llvm::Align(64), bytes);
-        return copy;
+        llvm::Value *elements = first_element(copy);
+        builder.CreateMemCpy(elements, llvm::Align(64), from, llvm::Align(64), element_bytes(name));
+        return elements;
     }
 
     // Allocas go in the entry block so that loops do not grow the stack.
