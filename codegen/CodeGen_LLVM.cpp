@@ -1282,8 +1282,8 @@ private:
     // reads such allocations at constant indices, the reads are made before the call and
     // passed as values (codegen/HoistStackReads). Otherwise (the tail of a reduction updating
     // the tile) the call gets a copy of each, which the callee copies into one of its own and
-    // back (emit_task), and which is copied back here: moves of a few hundred bytes per call,
-    // made only where the loop runs at least once.
+    // back (emit_task), and which is copied back here: moves of the allocation's bytes (matmul's
+    // tile: 1 KiB each way) per call, made only where the loop runs at least once.
     bool outline(const For *op) {
         if (!outlined_loops.count(op)) return false;
         FreeNames free;
@@ -1297,14 +1297,15 @@ private:
         std::vector<std::string> copied;
         if (!on_stack.empty()) {
             Stmt hoisted = hoist_constant_reads(loop, on_stack, &reads);
-            if (!hoisted.defined() && !worth_outlining_with_copies(op)) return false;
             if (hoisted.defined()) {
                 loop = hoisted;
                 free = FreeNames();
                 loop.accept(&free);
-            } else {
+            } else if (worth_outlining_with_copies(op)) {
                 reads.clear();
                 copied.assign(on_stack.begin(), on_stack.end());
+            } else {
+                return false;
             }
         }
         llvm::BasicBlock *after = nullptr;

@@ -72,4 +72,26 @@ TEST(FoldAllocationIndices, LoopVariableHidesALetOfTheSameName) {
                                   LetStmt::make("i", 3, Block::make(folded_read, loop))));
 }
 
+TEST(FoldAllocationIndices, ALetBindingANameAgainHidesTheLetsThatUseIt) {
+    // b = a + 1 = 6 and a = 7 where tile is read: b - a is -1. Substituting the innermost a
+    // into b's value would give 1.
+    Expr a = i32("a"), b = i32("b");
+    Stmt read = Store::make("out", Load::make(Float(32), "tile", b - a), 0);
+    Stmt s = Allocate::make(
+        "tile", Float(32), {8},
+        LetStmt::make("a", 5, LetStmt::make("b", a + 1, LetStmt::make("a", 7, read))));
+    check(s, s);
+}
+
+TEST(FoldAllocationIndices, ALoopBindingANameAgainHidesTheLetsThatUseIt) {
+    // t is the outer i + 1; inside the inner loop i is that loop's, so t - i is not 1.
+    Expr i = i32("i"), t = i32("t");
+    Stmt read = Store::make("out", Load::make(Float(32), "tile", t - i), i);
+    Stmt inner = For::make("i", 0, 4, ForType::Serial, DeviceAPI::Host, read);
+    Stmt s = Allocate::make(
+        "tile", Float(32), {8},
+        For::make("i", 0, 2, ForType::Serial, DeviceAPI::Host, LetStmt::make("t", i + 1, inner)));
+    check(s, s);
+}
+
 } // namespace
