@@ -1,13 +1,12 @@
 #include "lower/FoldAllocationIndices.h"
 
-#include <map>
 #include <set>
 #include <string>
 
-#include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
+#include "lower/LetTrackingMutator.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -47,15 +46,11 @@ bool larger_than(const Expr &e, size_t limit) {
 constexpr int kMaxDepth = 16;
 constexpr size_t kMaxNodes = 200;
 
-class FoldAllocationIndices : public IRMutator {
-    using IRMutator::visit;
+class FoldAllocationIndices : public LetTrackingMutator {
+    using LetTrackingMutator::visit;
 
-    // Name -> value of the enclosing lets that are safe to substitute (see hide_lets_using).
-    std::map<std::string, Expr> lets;
     // The allocations in scope whose extents are all constants.
     std::multiset<std::string> constant_size;
-    // The names the enclosing lets and loops bind.
-    std::multiset<std::string> bound;
 
     Expr folded(const std::string &buffer, const Expr &index) {
         if (!constant_size.count(buffer) || is_constant_index(index)) return index;
@@ -80,72 +75,6 @@ class FoldAllocationIndices : public IRMutator {
         Stmt result = IRMutator::visit(op);
         constant_size.erase(constant_size.find(op->name));
         return result;
-    }
-
-    // Substituting the map's values one level at a time is right only while every name in it
-    // means what it meant where each value was bound. A let or loop that binds a name again
-    // makes stale the let of that name and the enclosing lets whose values use it (directly or
-    // through another let): they are taken out of the map for its body and returned, to be
-    // put back after it.
-    // Only a name an enclosing let or loop binds is looked for (lowering binds no let or loop
-    // by the name of a pipeline parameter), so that the common case costs a lookup.
-    std::vector<std::pair<std::string, Expr>> hide_lets_using(const std::string &rebound) {
-        if (!bound.count(rebound)) return {};
-        std::set<std::string> stale = {rebound};
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (const auto &[name, value] : lets) {
-                if (stale.count(name)) continue;
-                for (const std::string &s : stale) {
-                    if (expr_uses_var(value, s)) {
-                        stale.insert(name);
-                        grew = true;
-                        break;
-                    }
-                }
-            }
-        }
-        std::vector<std::pair<std::string, Expr>> hidden;
-        for (const std::string &name : stale) {
-            auto it = lets.find(name);
-            if (it == lets.end()) continue;
-            hidden.emplace_back(name, it->second);
-            lets.erase(it);
-        }
-        return hidden;
-    }
-
-    void put_back(std::vector<std::pair<std::string, Expr>> &hidden) {
-        for (auto &[name, value] : hidden)
-            lets[name] = std::move(value);
-    }
-
-    // A let whose value uses its own name (x = x + 1) is not entered at all.
-    Stmt visit(const LetStmt *op) override {
-        Expr value = mutate(op->value);
-        std::vector<std::pair<std::string, Expr>> hidden = hide_lets_using(op->name);
-        const bool entered = !expr_uses_var(op->value, op->name);
-        if (entered) lets[op->name] = op->value;
-        bound.insert(op->name);
-        Stmt body = mutate(op->body);
-        bound.erase(bound.find(op->name));
-        if (entered) lets.erase(op->name);
-        put_back(hidden);
-        if (value.same_as(op->value) && body.same_as(op->body)) return op;
-        return LetStmt::make(op->name, value, body);
-    }
-
-    Stmt visit(const For *op) override {
-        Expr min = mutate(op->min), extent = mutate(op->extent);
-        std::vector<std::pair<std::string, Expr>> hidden = hide_lets_using(op->name);
-        bound.insert(op->name);
-        Stmt body = mutate(op->body);
-        bound.erase(bound.find(op->name));
-        put_back(hidden);
-        if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) {
-            return op;
-        }
-        return For::make(op->name, min, extent, op->for_type, op->device_api, body);
     }
 
     Expr visit(const Load *op) override {

@@ -34,7 +34,7 @@ private:
 
     Stmt visit(const For *op) override {
         loop_depth++;
-        Stmt result = IRMutator::visit(op);
+        Stmt result = LetTrackingMutator::visit(op);
         loop_depth--;
         return result;
     }

@@ -19,13 +19,17 @@ public:
 private:
 
     Stmt visit(const For *op) override {
-        if (op->for_type != ForType::Unrolled) return IRMutator::visit(op);
+        if (op->for_type != ForType::Unrolled) return LetTrackingMutator::visit(op);
         Expr extent = simplify_to_constant(op->extent, lets);
         const int64_t *n = as_const_int(extent);
         user_assert(n) << "Can't unroll loop " << op->name << ": its extent " << extent
                        << " is not a constant. Split it by a constant factor and unroll the inner "
                           "loop (unroll(x, 4)).";
-        Stmt body = mutate(op->body);
+        Stmt body;
+        {
+            Rebinding rebinding(*this, op->name);
+            body = mutate(op->body);
+        }
         std::vector<Stmt> copies;
         for (int64_t i = 0; i < *n; i++) {
             copies.push_back(LetStmt::make(op->name, simplify(op->min + (int)i), body));

@@ -240,7 +240,11 @@ public:
 private:
 
     Stmt visit(const For *op) override {
-        Stmt body = mutate(op->body);  // inner vectorized loops first
+        Stmt body; // inner vectorized loops first
+        {
+            Rebinding rebinding(*this, op->name);
+            body = mutate(op->body);
+        }
         if (op->for_type != ForType::Vectorized) {
             if (body.same_as(op->body)) return op;
             return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
