@@ -1198,13 +1198,9 @@ private:
             }
         }
         if (!index.empty()) symbols.push(index, task->getArg(1));
-        std::vector<std::pair<llvm::Value *, llvm::Value *>> copied_back; // (caller's, own)
-        for (const std::string &name : private_copies) {
-            llvm::Value *callers = buffer_host(name);
-            llvm::Value *own = copy_of_stack_allocation(name, callers);
-            buffers.push(name, own);
-            copied_back.emplace_back(callers, own);
-        }
+        std::vector<StackCopy> own_copies;
+        for (const std::string &name : private_copies)
+            own_copies.push_back(private_copy(name));
         std::string saved_loop = std::exchange(innermost_loop, "");
         const bool saved_streams = std::exchange(function_streams, false);
         const bool saved_streaming_loop = std::exchange(in_streaming_loop, false);
@@ -1215,10 +1211,8 @@ private:
         function_has_innermost_loop = saved_has_innermost;
         innermost_loop = saved_loop;
         fence_if_streamed();
-        for (size_t i = 0; i < copied_back.size(); i++) {
-            builder.CreateMemCpy(copied_back[i].first, llvm::Align(64), copied_back[i].second,
-                                 llvm::Align(64), element_bytes(private_copies[i]));
-        }
+        for (const StackCopy &c : own_copies)
+            copy_back(c);
         function_streams = saved_streams;
         in_streaming_loop = saved_streaming_loop;
         builder.CreateRet(builder.getInt32(0));
@@ -1309,19 +1303,15 @@ private:
             }
         }
         llvm::BasicBlock *after = nullptr;
-        std::vector<std::pair<llvm::Value *, llvm::Value *>> copies; // (this function's, copy)
+        std::vector<StackCopy> copies;
         if (!copied.empty()) {
             llvm::BasicBlock *runs = llvm::BasicBlock::Create(ctx, op->name + ".runs", function);
             after = llvm::BasicBlock::Create(ctx, op->name + ".after", function);
             builder.CreateCondBr(builder.CreateICmpSGT(codegen(op->extent), builder.getInt32(0)),
                                  runs, after);
             builder.SetInsertPoint(runs);
-            for (const std::string &name : copied) {
-                llvm::Value *own = buffer_host(name);
-                llvm::Value *copy = copy_of_stack_allocation(name, own);
-                buffers.push(name, copy);
-                copies.emplace_back(own, copy);
-            }
+            for (const std::string &name : copied)
+                copies.push_back(private_copy(name));
         }
         for (const auto &[name, value] : reads) symbols.push(name, codegen(value));
         Task task = emit_task(loop, free, "", op->name + ".loop", Passing::Arguments, {}, copied);
@@ -1332,10 +1322,9 @@ private:
         args.insert(args.end(), task.values.begin(), task.values.end());
         llvm::Value *result = builder.CreateCall(task.function->getFunctionType(), task.function, args);
         return_if_failed(result, "loop");
-        for (size_t i = 0; i < copies.size(); i++) {
-            buffers.pop(copied[i]);
-            builder.CreateMemCpy(copies[i].first, llvm::Align(64), copies[i].second,
-                                 llvm::Align(64), element_bytes(copied[i]));
+        for (const StackCopy &c : copies) {
+            buffers.pop(c.name);
+            copy_back(c);
         }
         if (after) {
             builder.CreateBr(after);
@@ -1355,19 +1344,33 @@ private:
         return *stack_allocations.find(name) - 2 * kAllocationPaddingBytes;
     }
 
-    // A stack allocation of the current function, padded as `name` is, holding a copy of the
-    // elements of the stack allocation `name`, which start at `from`; returns its first
-    // element. The padding is not copied: nothing reads what it holds (see
-    // kAllocationPaddingBytes), and each 64 bytes copied are a value for LLVM to move.
-    llvm::Value *copy_of_stack_allocation(const std::string &name, llvm::Value *from) {
+    // A copy of the stack allocation `name` (bound in `buffers` at `original`) for an outlined
+    // loop: a stack allocation of the current function, padded alike, bound to `name` from
+    // private_copy until its caller pops the binding (emit_task's scope ends with the task).
+    struct StackCopy {
+        std::string name;
+        llvm::Value *original, *copy; // first elements
+    };
+
+    // Makes the copy and binds `name` to it. Only the elements are copied, not the padding:
+    // nothing reads what it holds (see kAllocationPaddingBytes), and each 64 bytes copied are a
+    // value for LLVM to move.
+    StackCopy private_copy(const std::string &name) {
         llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
-        llvm::AllocaInst *copy = entry.CreateAlloca(
+        llvm::AllocaInst *memory = entry.CreateAlloca(
             llvm::ArrayType::get(builder.getInt8Ty(), *stack_allocations.find(name)), nullptr,
             name + ".copy");
-        copy->setAlignment(llvm::Align(64));
-        llvm::Value *elements = first_element(copy);
-        builder.CreateMemCpy(elements, llvm::Align(64), from, llvm::Align(64), element_bytes(name));
-        return elements;
+        memory->setAlignment(llvm::Align(64));
+        StackCopy c{name, buffer_host(name), first_element(memory)};
+        copy_elements(c.copy, c.original, name);
+        buffers.push(name, c.copy);
+        return c;
+    }
+
+    void copy_back(const StackCopy &c) { copy_elements(c.original, c.copy, c.name); }
+
+    void copy_elements(llvm::Value *to, llvm::Value *from, const std::string &name) {
+        builder.CreateMemCpy(to, llvm::Align(64), from, llvm::Align(64), element_bytes(name));
     }
 
     // Allocas go in the entry block so that loops do not grow the stack.
