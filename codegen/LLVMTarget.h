@@ -21,7 +21,8 @@ void initialize_llvm();
 /** A TargetMachine for t. FP contraction is off: Loom's results never depend on it. */
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t);
 
-/** Runs LLVM's standard O3 module pipeline for the machine. */
+/** Optimizes every function of m that is not optnone, with the passes Loom's scheduled
+ * loops need (see kLoomFunctionPipeline), for the machine's costs. */
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
 
 std::string module_to_llvm_ir(const llvm::Module &m);

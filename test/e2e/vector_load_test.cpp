@@ -571,9 +571,11 @@ TEST(VectorLoadCode, ClampedTapsShareOneTestPerVector) {
     EXPECT_EQ(occurrences(one_tap, "all_inside:"), 0) << one_tap;
 }
 
-// The instructions of one block of LLVM IR, from its label to its terminator.
-std::string ir_block(const std::string &ir, const std::string &label_prefix) {
-    size_t start = ir.find("\n" + label_prefix);
+// The instructions of one block of LLVM IR, from its label (the whole label: "f.s0.x.x.loop"
+// is not its preheader, "f.s0.x.x.loop.preheader") to its terminator.
+std::string ir_block(const std::string &ir, const std::string &label) {
+    const std::string line = label.back() == ':' ? label : label + ":";
+    size_t start = ir.find("\n" + line);
     if (start == std::string::npos) return "";
     size_t end = ir.find("\n\n", start + 1);
     return ir.substr(start, end == std::string::npos ? std::string::npos : end - start);
