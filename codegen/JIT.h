@@ -17,7 +17,7 @@ class JITModule {
 public:
     using Entry = int32_t (*)(void *user_context, void **args);
 
-    /** Lowered pipeline -> LLVM IR -> O3 -> machine code, its functions compiled on
+    /** Lowered pipeline -> LLVM IR -> optimize_module -> machine code, its functions compiled on
      * compile_threads threads, or one per core where it is 0 (codegen/ParallelCompile). */
     static std::shared_ptr<JITModule> compile(const LoweredPipeline &pipeline, const Target &target,
                                               int compile_threads = 0);

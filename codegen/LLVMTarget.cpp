@@ -83,7 +83,7 @@ namespace {
 // unswitching, rotation and unrolling passes that find nothing here (and LLVM's vectorizers,
 // which would vectorize behind the schedule's back a loop the user left scalar). This list
 // halves the optimizer's time (matmul's task: 16 -> 8 ms) and cuts the JIT time of every app
-// by 20-40%, for run times within 1% of O3's but interpolate's and local_laplacian's (+4%).
+// by 20-40%, for run times within 2% of O3's but interpolate's and local_laplacian's (+4%).
 // Each pass is here for an app that is slower without it:
 //   reassociate: integer index sums regrouped, so that LICM hoists their invariant part
 //                (unsharp +8%, interpolate +7% without it);

@@ -1,5 +1,5 @@
 // The LLVM side of a Target: a TargetMachine for the CPU (with the host's features when the
-// Target is the default), LLVM's O3 pipeline, and text and object emission.
+// Target is the default), the optimization passes Loom's IR gets, and text and object emission.
 #pragma once
 
 #include <memory>

@@ -26,8 +26,8 @@ namespace Internal {
 using ModuleBuilder = std::function<std::unique_ptr<llvm::Module>(
     llvm::LLVMContext &ctx, llvm::TargetMachine &tm, bool verify)>;
 
-/** Optimizes (O3) and compiles the module `build` makes into relocatable objects on at most
- * max_threads threads: its optimized functions dealt out to at most max_threads objects, its
+/** Optimizes (optimize_module) and compiles the module `build` makes into relocatable objects on at
+ * most max_threads threads: its optimized functions dealt out to at most max_threads objects, its
  * optnone functions (the entry, when it has no loops, and glue) into one more, which is
  * compiled with CodeGenOptLevel::None. Each thread builds the module itself, in a context of
  * its own (the other threads once the calling thread has built the one it deals the functions
