@@ -103,6 +103,26 @@ void IRVisitor::visit(const Evaluate *op) { op->value.accept(this); }
 namespace loom {
 namespace Internal {
 
+bool expr_larger_than(const Expr &e, size_t limit) {
+    class Count : public IRVisitor {
+    public:
+        explicit Count(size_t limit) : limit(limit) {}
+        size_t nodes = 0;
+
+    private:
+        size_t limit;
+        using IRVisitor::visit;
+#define LOOM_COUNT_NODE(T)                                                                         \
+    void visit(const T *op) override {                                                             \
+        if (++nodes <= limit) IRVisitor::visit(op);                                                \
+    }
+        LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT_NODE)
+#undef LOOM_COUNT_NODE
+    } count(limit);
+    e.accept(&count);
+    return count.nodes > limit;
+}
+
 // Every node's accept() is instantiated here once, so that any translation unit that builds
 // nodes links without including the visitor.
 #define LOOM_INSTANTIATE_EXPR(T) template struct ExprNode<T>;

@@ -16,6 +16,10 @@ public:
 #undef LOOM_VISIT_DECL
 };
 
+/** Whether e has more than `limit` nodes (counting stops there): for passes that substitute
+ * lets into an expression and give up when it grows. */
+bool expr_larger_than(const Expr &e, size_t limit);
+
 template<typename T>
 void ExprNode<T>::accept(IRVisitor *v) const {
     v->visit(static_cast<const T *>(this));

@@ -6,9 +6,11 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
 #include "dsl/Substitute.h"
 #include "lower/Bounds.h"
+#include "lower/PruneEmptyLoops.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -71,6 +73,9 @@ void check_bounded(const Box &box, const std::string &func, const char *what) {
     }
 }
 
+// A loop let's value is a few nodes: ((x.loop_extent + 16) - 1) / 16.
+constexpr size_t kMaxConstantLetNodes = 16;
+
 class BoundsInference : public IRMutator {
 public:
     explicit BoundsInference(const Environment &env) : env(env) {}
@@ -108,6 +113,44 @@ public:
 private:
     const Environment &env;
 
+    // The enclosing lets whose values are constants (the loop lets of splits by a constant:
+    // a consumer's tile width, its vector's), which a production's region names.
+    std::map<std::string, Expr> constant_lets;
+
+    Stmt visit(const LetStmt *op) override {
+        auto previous = constant_lets.find(op->name);
+        Expr shadowed = previous == constant_lets.end() ? Expr() : previous->second;
+        Expr value;
+        if (!expr_larger_than(op->value, kMaxConstantLetNodes)) {
+            value = simplify(substitute(constant_lets, op->value));
+        }
+        if (value.defined() && is_const(value)) {
+            constant_lets[op->name] = value;
+        } else {
+            constant_lets.erase(op->name);
+        }
+        Stmt result = IRMutator::visit(op);
+        restore_constant(op->name, shadowed);
+        return result;
+    }
+
+    Stmt visit(const For *op) override {
+        auto previous = constant_lets.find(op->name);
+        Expr shadowed = previous == constant_lets.end() ? Expr() : previous->second;
+        constant_lets.erase(op->name);
+        Stmt result = IRMutator::visit(op);
+        restore_constant(op->name, shadowed);
+        return result;
+    }
+
+    void restore_constant(const std::string &name, const Expr &shadowed) {
+        if (shadowed.defined()) {
+            constant_lets[name] = shadowed;
+        } else {
+            constant_lets.erase(name);
+        }
+    }
+
     static Stmt wrap_lets(Stmt s, const std::vector<std::pair<std::string, Expr>> &lets) {
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = LetStmt::make(it->first, it->second, s);
         return s;
@@ -129,7 +172,6 @@ private:
         // names.
         std::vector<std::pair<std::string, Expr>> lets;  // outermost first
         rest = lift_region_lets(rest, lets);
-        Stmt block = Block::make(first, rest);
         Box consumed = box_required(rest, f->name);
         check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
@@ -174,7 +216,16 @@ private:
             lets.push_back({p + ".max", pure[d].max});
         }
         for (const auto &l : lets) region_lets.insert(l.first);
-        checks.push_back(block);
+        // With its region known, the production's empty tails go, before the boxes of the
+        // loops around it are taken. Their extents are resolved through this Func's region
+        // lets and the enclosing lets of constant value (a consumer's tile width); the
+        // consumers' regions, which both ends of this one name, stay names and cancel.
+        std::map<std::string, Expr> known = constant_lets;
+        for (const auto &l : lets) {
+            if (l.first.compare(0, f->name.size() + 2, f->name + ".s") == 0)
+                known[l.first] = l.second;
+        }
+        checks.push_back(Block::make(prune_empty_loops(first, known), rest));
         return wrap_lets(Block::make(checks), lets);
     }
 

@@ -20,27 +20,6 @@ bool is_constant_index(const Expr &index) {
     return ramp && is_const(ramp->base) && is_const(ramp->stride);
 }
 
-// Whether e has more than `limit` nodes (counting stops there).
-bool larger_than(const Expr &e, size_t limit) {
-    class Count : public IRVisitor {
-    public:
-        explicit Count(size_t limit) : limit(limit) {}
-        size_t nodes = 0;
-
-    private:
-        size_t limit;
-        using IRVisitor::visit;
-#define LOOM_COUNT_NODE(T)                                                                         \
-    void visit(const T *op) override {                                                             \
-        if (++nodes <= limit) IRVisitor::visit(op);                                                \
-    }
-        LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT_NODE)
-#undef LOOM_COUNT_NODE
-    } count(limit);
-    e.accept(&count);
-    return count.nodes > limit;
-}
-
 // The index of a tile's read-out is a few lets deep (matmul's: the consumer's row and column,
 // the tile's mins).
 constexpr int kMaxDepth = 16;
@@ -60,7 +39,7 @@ class FoldAllocationIndices : public LetTrackingMutator {
         Expr result = index;
         for (int depth = 0; depth < kMaxDepth && !is_constant_index(result); depth++) {
             Expr next = substitute(lets, result);
-            if (next.same_as(result) || larger_than(next, kMaxNodes)) return index;
+            if (next.same_as(result) || expr_larger_than(next, kMaxNodes)) return index;
             result = simplify(next);
         }
         return is_constant_index(result) ? result : index;

@@ -19,6 +19,13 @@ class LetTrackingMutator : public IRMutator {
 public:
     using IRMutator::mutate;
 
+    /** `outer`: the values of lets bound around the statements to be mutated (a Func's region,
+     * bound outside its production), hidden like the others by a rebinding of their names. */
+    explicit LetTrackingMutator(std::map<std::string, Expr> outer = {}) : lets(std::move(outer)) {
+        for (const auto &l : lets)
+            bound.insert(l.first);
+    }
+
 protected:
     /** Name -> value of the LetStmts enclosing the current node whose values may be
      * substituted there: every name in such a value means what it meant where the let was

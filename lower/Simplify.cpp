@@ -936,12 +936,13 @@ Expr simplify(const Expr &e) { return Simplify().mutate(e); }
 Expr simplify_for_bounds(const Expr &e) { return Simplify(true).mutate(e); }
 Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
 
-Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets) {
+Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets,
+                          size_t max_nodes) {
     Expr result = simplify(e);
     // Each round substitutes one level of lets; the depth bounds a chain of lets.
     for (int depth = 0; depth < 64 && !is_const(result); depth++) {
         Expr next = substitute(lets, result);
-        if (next.same_as(result)) break;
+        if (next.same_as(result) || expr_larger_than(next, max_nodes)) break;
         result = simplify(next);
     }
     return result;

@@ -9,6 +9,7 @@
 // not x when x is -0.0f).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -28,8 +29,11 @@ Expr simplify_for_bounds(const Expr &e);
 /** e simplified, then, while it is not a constant, with the values of the enclosing lets
  * substituted (innermost first) and simplified again. For the extent of a vectorized or
  * unrolled loop over a compute_at Func's region: bounds inference writes it with that region's
- * lets (f.s0.x.max - f.s0.x.min + 1), whose values differ by a constant. */
-Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets);
+ * lets (f.s0.x.max - f.s0.x.min + 1), whose values differ by a constant. Stops where a
+ * substitution would grow it past max_nodes (chains of lets that each use the one before
+ * several times multiply in size), returning what it had. */
+Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets,
+                          size_t max_nodes = SIZE_MAX);
 
 /** Whether a - b is a constant (set in *diff) by the linear forms of a and b as written: sums,
  * differences and constant multiples flattened, every other subexpression compared as it is,
