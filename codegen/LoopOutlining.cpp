@@ -31,6 +31,7 @@ struct LoopInfo {
     size_t nodes = 0;
     bool has_inner_loop = false;
     bool constant_extent = false;
+    bool in_own_stage = false;         // a loop of the same stage is around it
     int enclosing_loops = 0;           // serial loops of the function around it
     const For *parent = nullptr;       // the serial loop directly around it
     std::vector<const For *> children; // the serial loops directly in its body
@@ -40,6 +41,14 @@ size_t weight(const IRNode *) { return 1; }
 // A math function is one node but many instructions (Loom's exp: ~30 per vector; a C library
 // function, a call per lane), compiled at the cost of as many nodes.
 size_t weight(const Call *op) { return op->call_type == Call::PureExtern ? 1 + kMathCallNodes : 1; }
+
+// "prod.s1.k$x.ko" -> "prod.s1.": the Func and stage a loop belongs to (ScheduleFunctions
+// names every loop <func>.s<stage>.<var>).
+std::string stage_of(const std::string &loop) {
+    size_t s = loop.find(".s");
+    size_t dot = s == std::string::npos ? s : loop.find('.', s + 2);
+    return dot == std::string::npos ? loop : loop.substr(0, dot + 1);
+}
 
 // Counts every node, and the nodes of each serial loop; stops at parallel loops' bodies.
 class LoopSizes : public IRVisitor {
@@ -84,6 +93,9 @@ private:
         in_order.push_back(op);
         LoopInfo &info = loops[op];
         info.enclosing_loops = (int)open.size();
+        const std::string stage = stage_of(op->name);
+        for (const For *outer : open)
+            info.in_own_stage = info.in_own_stage || stage_of(outer->name) == stage;
         info.parent = open.empty() ? nullptr : open.back();
         info.constant_extent = is_const(op->extent);
         const size_t before = nodes;
@@ -104,18 +116,27 @@ std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_thread
     for (const For *loop : sizes.top)
         loop_nodes += sizes.loops[loop].nodes;
     std::set<const For *> outlined;
+    bool outlined_whole_stage = false;
     std::vector<const For *> pending(sizes.top.rbegin(), sizes.top.rend());
     while (!pending.empty()) {
         const For *loop = pending.back();
         pending.pop_back();
         const LoopInfo &info = sizes.loops[loop];
         // Inside another loop, only a nest over a region of variable size (rows of an image),
-        // never one of constant extent (a reduction over a few taps or channels per pixel).
-        const bool callable_often_enough =
-            info.enclosing_loops == 0 || (info.has_inner_loop && !info.constant_extent);
+        // never one of constant extent (a reduction over a few taps or channels per pixel);
+        // or a large loop over a variable extent that is the whole of its stage there (no loop
+        // of its stage around it: matmul's sum over k for one tile, once per tile; not
+        // conv_relu's sum over channels, inside its loops over the filter's taps: outlined,
+        // its run time +27%).
+        const bool whole_stage =
+            info.nodes >= kLargeRowNodes && !info.constant_extent && !info.in_own_stage;
+        const bool callable_often_enough = info.enclosing_loops == 0 ||
+                                           (info.has_inner_loop && !info.constant_extent) ||
+                                           whole_stage;
         if (info.nodes >= kMinNodes && callable_often_enough &&
             loop_nodes - info.nodes >= kMinNodes) {
             outlined.insert(loop);
+            outlined_whole_stage = outlined_whole_stage || (whole_stage && !info.has_inner_loop);
             continue;
         }
         pending.insert(pending.end(), info.children.rbegin(), info.children.rend());
@@ -133,8 +154,14 @@ std::set<const For *> loops_to_outline(const Stmt &body, unsigned compile_thread
     std::stable_sort(rows.begin(), rows.end(), [&](const For *a, const For *b) {
         return sizes.loops[a].nodes > sizes.loops[b].nodes;
     });
+    // Where a stage's whole loop is outlined (a tile's reduction), what stays around it sets
+    // the tile up and writes it out once per tile: every row goes too (matmul's copy of B's
+    // strip), leaving glue (marks_as_glue) that compiles in a fraction of its optimized time.
     for (const For *loop : rows) {
-        if (outlined.size() >= compile_threads && sizes.loops[loop].nodes < kLargeRowNodes) break;
+        if (!outlined_whole_stage && outlined.size() >= compile_threads &&
+            sizes.loops[loop].nodes < kLargeRowNodes) {
+            break;
+        }
         outlined.insert(loop);
     }
     return outlined;

@@ -19,7 +19,10 @@ namespace Internal {
  * execution of the code around it, so a loop is only outlined where a call costs nothing next
  * to the loop's own work: a loop that no other loop of the function encloses, or, inside
  * other loops, a nest whose extent is not a constant (the rows of a strip; not a reduction
- * over a few taps or channels per pixel). Where that leaves fewer outlined loops than
+ * over a few taps or channels per pixel), or a loop of a thousand nodes or more over a variable
+ * extent with no loop of its own stage around it (a tile's whole sum over k, once per tile).
+ * Where that last kind is outlined, every row loop left goes too (the task becomes glue).
+ * Otherwise, where that leaves fewer outlined loops than
  * compile_threads, the largest innermost loops over a variable extent one loop deep (a
  * consumer's row of a strip) are outlined too, up to compile_threads, and beyond that those
  * of a thousand nodes or more: with every loop of the body outlined, what stays is glue that

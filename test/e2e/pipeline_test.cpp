@@ -385,6 +385,87 @@ TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
     }
 }
 
+// A matrix product's schedule (apps/matmul): per tile of 32 x 8 outputs, the whole sum over k
+// in registers, split by 4 with a tail, reading a packed copy of B's strip; the 8 tiles of a
+// strip in a block of 64 rows one after the other, blocks in parallel. On two compile
+// threads the sum's main loop is outlined as a whole (no loop of its stage around it; once per
+// tile), beside its tail, and so is the strip's copy; what stays of the task (the tile's
+// zeroing and write-out around the calls) is glue, compiled unoptimized. The sums are those of
+// C++ either way.
+TEST(CompiledCode, ATileSumOutlinedWholeLeavesItsTaskAsGlue) {
+    const int kK = 103;
+    auto a_ref = [](int k, int y) { return (float)((k * 5 + y * 3) % 7) - 3.0f; };
+    auto b_ref = [](int x, int k) { return (float)((x * 3 + k * 2) % 9) * 0.5f; };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y"), xo("xo"), xi("xi"), yb("yb"), yo("yo"), yi("yi");
+        Var pxo("pxo"), pxi("pxi"), pyo("pyo"), pyi("pyi");
+        Param<int> k_extent("k_extent");
+        k_extent.set(kK);
+        RDom k(0, k_extent, "k");
+        RVar ko("ko"), ki("ki");
+        Buffer<float> a(std::vector<int>{kK, 128}, "a"), b(std::vector<int>{64, kK}, "b");
+        for (int i = 0; i < kK; i++) {
+            for (int j = 0; j < 128; j++)
+                a(i, j) = a_ref(i, j);
+            for (int j = 0; j < 64; j++)
+                b(j, i) = b_ref(j, i);
+        }
+        Func packed("packed"), prod("prod"), out("out");
+        packed(x, y) = b(x, y);
+        prod(x, y) = 0.0f;
+        prod(x, y) = fma(a(k, y), packed(x, k), prod(x, y));
+        out(x, y) = prod(x, y) * 2.0f;
+        out.split(y, yb, y, 64)
+            .split(y, yo, yi, 8)
+            .split(x, xo, xi, 32)
+            .reorder(xi, yi, yo, xo, yb)
+            .parallel(yb)
+            .vectorize(xi, 16)
+            .unroll(xi)
+            .unroll(yi);
+        packed.compute_at(out, xo).vectorize(x, 16);
+        prod.compute_at(out, yo)
+            .split(x, pxo, pxi, 32)
+            .split(y, pyo, pyi, 8)
+            .reorder(pxi, pyi, pxo, pyo)
+            .vectorize(pxi, 16)
+            .unroll(pxi)
+            .unroll(pyi);
+        prod.update()
+            .split(x, pxo, pxi, 32)
+            .split(y, pyo, pyi, 8)
+            .split(k, ko, ki, 4)
+            .reorder(pxi, pyi, ki, ko, pxo, pyo)
+            .vectorize(pxi, 16)
+            .unroll(pxi)
+            .unroll(pyi)
+            .unroll(ki);
+        Pipeline p = compiled_on(out, threads);
+        Buffer<float> result = p.realize({64, 128});
+        expect_buffer<float>(result, [&](const Pos &q) {
+            float sum = 0.0f;
+            for (int i = 0; i < kK; i++)
+                sum = std::fma(a_ref(i, q[1]), b_ref(q[0], i), sum);
+            return sum * 2.0f;
+        });
+        const std::string ir = p.llvm_ir();
+        const std::string task = "loom_pipelineout.out.s0.y.yb.task";
+        const std::string task_attributes = attributes_of(ir, task);
+        ASSERT_NE(task_attributes, "") << ir;
+        const bool main_sum =
+            ir.find("@\"" + task + ".prod.s1.k$x.ko.loop\"(") != std::string::npos;
+        const bool tail_sum =
+            ir.find("@\"" + task + ".prod.s1.k$x.ko.loop.1\"(") != std::string::npos;
+        const bool copy = ir.find("@" + task + ".packed.s0.y.loop(") != std::string::npos;
+        const bool glue = task_attributes.find("optnone") != std::string::npos;
+        EXPECT_EQ(main_sum, threads == 2) << ir;
+        EXPECT_EQ(tail_sum, threads == 2) << ir;
+        EXPECT_EQ(copy, threads == 2) << ir;
+        EXPECT_EQ(glue, threads == 2) << task_attributes;
+    }
+}
+
 // An entry whose only loop runs a parallel loop per image of a batch is glue as well: it is
 // compiled unoptimized, on any number of threads, and gives the values of the C++ reference.
 TEST(CompiledCode, AnEntryWhoseLoopOnlyLaunchesParallelLoopsIsCompiledUnoptimized) {
