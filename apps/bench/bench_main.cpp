@@ -46,8 +46,10 @@ struct Options {
     std::vector<std::string> apps; // empty: all
     int reps = 9;
     // Compiles per system and app for the JIT columns (the median): one compile alone swings
-    // by a third on a shared machine.
-    int jit_reps = 5;
+    // by a third on a shared machine, and a median of 5 still read harris at 31 ms in one run
+    // against 23-25 in the runs around it (a neighbour taking one of Loom's two compile
+    // threads costs it more than Halide's one).
+    int jit_reps = 9;
     double min_time = 0.05;
     std::string markdown;
 };
