@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -257,6 +258,41 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
     }
 }
 
+// A width x height matrix of `value(column, row)`.
+Buffer<float> matrix(int width, int height, const char *name,
+                     const std::function<float(int, int)> &value) {
+    Buffer<float> m(std::vector<int>{width, height}, name);
+    for (int j = 0; j < height; j++) {
+        for (int i = 0; i < width; i++)
+            m(i, j) = value(i, j);
+    }
+    return m;
+}
+
+// prod(x, y) summed over k, scheduled as apps/matmul's tile: computed at `consumer`'s loop
+// `at`, 32 x 8 in 16-lane vectors, unrolled; its sum split by 4 (leaving a tail) and unrolled.
+void schedule_as_a_matmul_tile(Func prod, const Var &x, const Var &y, const RVar &k, Func consumer,
+                               const Var &at) {
+    Var pxo("pxo"), pxi("pxi"), pyo("pyo"), pyi("pyi");
+    RVar ko("ko"), ki("ki");
+    prod.compute_at(consumer, at)
+        .split(x, pxo, pxi, 32)
+        .split(y, pyo, pyi, 8)
+        .reorder(pxi, pyi, pxo, pyo)
+        .vectorize(pxi, 16)
+        .unroll(pxi)
+        .unroll(pyi);
+    prod.update()
+        .split(x, pxo, pxi, 32)
+        .split(y, pyo, pyi, 8)
+        .split(k, ko, ki, 4)
+        .reorder(pxi, pyi, ki, ko, pxo, pyo)
+        .vectorize(pxi, 16)
+        .unroll(pxi)
+        .unroll(pyi)
+        .unroll(ki);
+}
+
 // A tile of accumulators on the stack, updated by a reduction whose split leaves a tail (k
 // runs to 103, split by 4; the tail runs three steps): on two compile threads a loop of the
 // reduction, large once unrolled, is outlined with a copy of the tile, which the callee copies
@@ -270,20 +306,12 @@ TEST(CompiledCode, OutlinedLoopThatUpdatesAStackTileWorksOnACopy) {
     for (int threads : {1, 2}) {
         SCOPED_TRACE(threads);
         Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
-        Var pxo("pxo"), pxi("pxi"), pyo("pyo"), pyi("pyi");
         // Of a size known only when the pipeline runs, as a matrix's width: the tail is a loop
         // nest (at most one step of ko, min(k_extent - 4 * ko, 4) of ki), not a constant one.
         Param<int> k_extent("k_extent");
         k_extent.set(kK);
         RDom k(0, k_extent, "k");
-        RVar ko("ko"), ki("ki");
-        Buffer<float> a(std::vector<int>{kK, 16}, "a"), b(std::vector<int>{64, kK}, "b");
-        for (int i = 0; i < kK; i++) {
-            for (int j = 0; j < 16; j++)
-                a(i, j) = a_ref(i, j);
-            for (int j = 0; j < 64; j++)
-                b(j, i) = b_ref(j, i);
-        }
+        Buffer<float> a = matrix(kK, 16, "a", a_ref), b = matrix(64, kK, "b", b_ref);
         Func prod("prod"), out("out");
         prod(x, y) = 0.0f;
         prod(x, y) += a(k, y) * b(x, k);
@@ -295,22 +323,7 @@ TEST(CompiledCode, OutlinedLoopThatUpdatesAStackTileWorksOnACopy) {
             .vectorize(xi, 16)
             .unroll(xi)
             .unroll(yi);
-        prod.compute_at(out, xo)
-            .split(x, pxo, pxi, 32)
-            .split(y, pyo, pyi, 8)
-            .reorder(pxi, pyi, pxo, pyo)
-            .vectorize(pxi, 16)
-            .unroll(pxi)
-            .unroll(pyi);
-        prod.update()
-            .split(x, pxo, pxi, 32)
-            .split(y, pyo, pyi, 8)
-            .split(k, ko, ki, 4)
-            .reorder(pxi, pyi, ki, ko, pxo, pyo)
-            .vectorize(pxi, 16)
-            .unroll(pxi)
-            .unroll(pyi)
-            .unroll(ki);
+        schedule_as_a_matmul_tile(prod, x, y, k, out, xo);
         Pipeline p = compiled_on(out, threads);
         Buffer<float> result = p.realize({64, 16});
         expect_buffer<float>(result, [&](const Pos &q) {
@@ -399,18 +412,10 @@ TEST(CompiledCode, ATileSumOutlinedWholeLeavesItsTaskAsGlue) {
     for (int threads : {1, 2}) {
         SCOPED_TRACE(threads);
         Var x("x"), y("y"), xo("xo"), xi("xi"), yb("yb"), yo("yo"), yi("yi");
-        Var pxo("pxo"), pxi("pxi"), pyo("pyo"), pyi("pyi");
         Param<int> k_extent("k_extent");
         k_extent.set(kK);
         RDom k(0, k_extent, "k");
-        RVar ko("ko"), ki("ki");
-        Buffer<float> a(std::vector<int>{kK, 128}, "a"), b(std::vector<int>{64, kK}, "b");
-        for (int i = 0; i < kK; i++) {
-            for (int j = 0; j < 128; j++)
-                a(i, j) = a_ref(i, j);
-            for (int j = 0; j < 64; j++)
-                b(j, i) = b_ref(j, i);
-        }
+        Buffer<float> a = matrix(kK, 128, "a", a_ref), b = matrix(64, kK, "b", b_ref);
         Func packed("packed"), prod("prod"), out("out");
         packed(x, y) = b(x, y);
         prod(x, y) = 0.0f;
@@ -425,22 +430,7 @@ TEST(CompiledCode, ATileSumOutlinedWholeLeavesItsTaskAsGlue) {
             .unroll(xi)
             .unroll(yi);
         packed.compute_at(out, xo).vectorize(x, 16);
-        prod.compute_at(out, yo)
-            .split(x, pxo, pxi, 32)
-            .split(y, pyo, pyi, 8)
-            .reorder(pxi, pyi, pxo, pyo)
-            .vectorize(pxi, 16)
-            .unroll(pxi)
-            .unroll(pyi);
-        prod.update()
-            .split(x, pxo, pxi, 32)
-            .split(y, pyo, pyi, 8)
-            .split(k, ko, ki, 4)
-            .reorder(pxi, pyi, ki, ko, pxo, pyo)
-            .vectorize(pxi, 16)
-            .unroll(pxi)
-            .unroll(pyi)
-            .unroll(ki);
+        schedule_as_a_matmul_tile(prod, x, y, k, out, yo);
         Pipeline p = compiled_on(out, threads);
         Buffer<float> result = p.realize({64, 128});
         expect_buffer<float>(result, [&](const Pos &q) {
