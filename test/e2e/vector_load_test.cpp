@@ -2,6 +2,7 @@
 // an edge (boundary conditions) and general (a lookup). Each runs against a C++ loop, with its input flush against an inaccessible page
 // on either side, so that a load reading one element outside the lanes' span crashes the test;
 // the IR tests check the shape of the code (dense loads plus shuffles, gathers).
+#include <algorithm>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -268,6 +269,41 @@ TEST(StridedVectorLoad, TapsOfAnAllocationEveryStrideAndTail) {
     check_strided_taps_of_allocation<int64_t>(2, 4, 9, TailStrategy::ShiftInwards);
 }
 
+// Taps of an input at stride * x + each of `taps` (a stencil on a subsampled row), the input
+// holding exactly the elements they read, flush against a guard page: the taps of one vector
+// load the span they cover together, once, and nothing outside it.
+template <typename T>
+void check_strided_taps_of_input(int stride, const std::vector<int> &taps, int lanes, int width,
+                                 TailStrategy tail) {
+    const int lo = *std::min_element(taps.begin(), taps.end());
+    const int hi = stride * (width - 1) + *std::max_element(taps.begin(), taps.end());
+    std::string what = "taps of stride " + std::to_string(stride) + " x " + std::to_string(lanes) +
+                       " lanes of " + loom_test::show(sizeof(T)) + "-byte elements";
+    check_1d<T>(
+        what, lo, hi - lo + 1, width,
+        [&](ImageParam &in, Var &x) {
+            Expr sum = cast(type_of<T>(), 0);
+            for (size_t k = 0; k < taps.size(); k++)
+                sum = sum + in(stride * x + taps[k]) * cast(type_of<T>(), (int)k + 1);
+            return sum;
+        },
+        [&](const std::function<T(int)> &in, int x) {
+            T sum = T(0);
+            for (size_t k = 0; k < taps.size(); k++)
+                sum = T(sum + T(in(stride * x + taps[k]) * T(k + 1)));
+            return sum;
+        },
+        vectorized(lanes, tail));
+}
+
+TEST(StridedVectorLoad, TapsOfAnInputReadOnlyTheirSpan) {
+    check_strided_taps_of_input<int32_t>(2, {-1, 0, 1}, 16, 100, TailStrategy::ShiftInwards);
+    check_strided_taps_of_input<int32_t>(2, {0, 2}, 16, 45, TailStrategy::GuardWithIf);
+    check_strided_taps_of_input<uint8_t>(2, {-1, 0, 1}, 32, 77, TailStrategy::GuardWithIf);
+    check_strided_taps_of_input<int16_t>(3, {0, 1, 2}, 16, 50, TailStrategy::ShiftInwards);
+    check_strided_taps_of_input<uint16_t>(4, {-2, 3}, 16, 41, TailStrategy::Auto);
+}
+
 template<typename T>
 void check_divided(int k, int offset, int lanes, int width, TailStrategy tail) {
     using loom_test::ref_div;
@@ -456,14 +492,16 @@ TEST(GatherVectorLoad, NarrowEntriesOfAComputedTable) {
 
 const Target avx512("x86-64-linux-avx512-avx512_skylake");
 
-TEST(VectorLoadCode, StrideTwoIsTwoDenseLoadsAndAShuffle) {
+// Each tap alone spans 63 elements, two 32-lane loads; together they span 64, one load.
+TEST(VectorLoadCode, StrideTwoIsDenseLoadsAndAShuffle) {
     Buffer<uint16_t> in(std::vector<int>{1000}, "in");
     Var x("x");
     Func f("f");
     f(x) = in(2 * x) + in(2 * x + 1);
     f.vectorize(x, 32);
     std::string ir = Pipeline(f).llvm_ir(avx512);
-    EXPECT_THAT(ir, HasSubstr("load <32 x i16>")) << ir;
+    EXPECT_EQ(occurrences(ir, "load <64 x i16>"), 1) << ir;
+    EXPECT_EQ(occurrences(ir, "load <32 x i16>"), 0) << ir;
     EXPECT_THAT(ir, HasSubstr("shufflevector")) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("insertelement"))) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("load i16"))) << ir;
@@ -533,6 +571,22 @@ TEST(VectorLoadCode, StridedTapsOfAnAllocationShareWholeVectors) {
     f.vectorize(x, 16);
     std::string ir = Pipeline(f).llvm_ir(avx512);
     EXPECT_EQ(occurrences(ir, "load <16 x float>"), 4) << ir; // g itself is not vectorized
+    EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+}
+
+// The same taps of an input, which has no padding: the three load the span they cover
+// together, 2X - 1 to 2X + 31, as two 32-lane pieces (the second ending at the last lane),
+// not two 16-lane pieces each.
+TEST(VectorLoadCode, StridedTapsOfAnInputShareTheirSpan) {
+    Buffer<float> in(std::vector<int>{1000}, "in");
+    in.set_min({-1});
+    Var x("x");
+    Func f("f");
+    f(x) = in(2 * x - 1) + in(2 * x) * 2.0f + in(2 * x + 1);
+    f.vectorize(x, 16);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_EQ(occurrences(ir, "load <32 x float>"), 2) << ir;
+    EXPECT_EQ(occurrences(ir, "load <16 x float>"), 0) << ir;
     EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
 }
 
