@@ -790,21 +790,34 @@ private:
     };
     std::map<std::string, std::vector<SharedSpan>> shared_spans;
 
-    static Expr base_without_constant(const LaneOffsets &lanes, int64_t *constant) {
-        *constant = 0;
-        if (lanes.base.type() != Int(32)) return lanes.base;
-        IndexTerms terms = split_index(lanes.base, "");
-        *constant = terms.constant;
-        return terms.rest;
+    // The lanes of a load with one residue as elements off the base without its constant:
+    // that rest (undefined: 0), the constant, and the lanes' lowest and highest offsets from
+    // the rest.
+    struct LaneSpan {
+        Expr rest;
+        int64_t constant = 0, lo = 0, hi = 0;
+    };
+    static LaneSpan lane_span(const LaneOffsets &lanes) {
+        LaneSpan span;
+        span.rest = lanes.base;
+        if (lanes.base.type() == Int(32)) {
+            IndexTerms terms = split_index(lanes.base, "");
+            span.rest = terms.rest;
+            span.constant = terms.constant;
+        }
+        const std::vector<int64_t> &o = lanes.offsets[0];
+        span.lo = span.constant + *std::min_element(o.begin(), o.end());
+        span.hi = span.constant + *std::max_element(o.begin(), o.end());
+        return span;
     }
 
-    // Whether the offsets step by one constant of at least `least`.
-    static bool constant_stride_of_at_least(const std::vector<int64_t> &o, int64_t least) {
-        if (o.size() < 2 || o[1] - o[0] < least) return false;
+    // The one constant step between consecutive offsets, or nothing.
+    static std::optional<int64_t> constant_stride(const std::vector<int64_t> &o) {
+        if (o.size() < 2) return std::nullopt;
         for (size_t i = 2; i < o.size(); i++) {
-            if (o[i] - o[i - 1] != o[1] - o[0]) return false;
+            if (o[i] - o[i - 1] != o[1] - o[0]) return std::nullopt;
         }
-        return true;
+        return o[1] - o[0];
     }
 
     static bool same_rest(const Expr &a, const Expr &b) {
@@ -814,7 +827,7 @@ private:
     // The shared spans of the strided loads in `value`, evaluated in full wherever the store
     // runs (Loom evaluates every operand: both sides of a select).
     static std::map<std::string, std::vector<SharedSpan>> spans_shared_by_loads(const Expr &value) {
-        class StridedLoads : public IRVisitor {
+        class VectorLoads : public IRVisitor {
         public:
             std::vector<const Load *> loads;
 
@@ -824,8 +837,8 @@ private:
                 IRVisitor::visit(op);
                 if (op->type.is_vector()) loads.push_back(op);
             }
-        } strided;
-        value.accept(&strided);
+        } vector_loads;
+        value.accept(&vector_loads);
         struct Group {
             std::string name;
             SharedSpan span;
@@ -833,27 +846,23 @@ private:
             std::set<int64_t> starts;
         };
         std::vector<Group> groups;
-        for (const Load *op : strided.loads) {
+        for (const Load *op : vector_loads.loads) {
             std::optional<LaneOffsets> lanes = lane_offsets(op->index);
-            if (!lanes || lanes->modulus != 1 ||
-                !constant_stride_of_at_least(lanes->offsets[0], 2)) {
-                continue;
-            }
-            int64_t constant;
-            Expr rest = base_without_constant(*lanes, &constant);
-            const auto &o = lanes->offsets[0];
-            const int64_t lo = constant + *std::min_element(o.begin(), o.end());
-            const int64_t hi = constant + *std::max_element(o.begin(), o.end());
+            if (!lanes || lanes->modulus != 1) continue;
+            std::optional<int64_t> stride = constant_stride(lanes->offsets[0]);
+            if (!stride || *stride < 2) continue;
+            const LaneSpan own = lane_span(*lanes);
             auto g = std::find_if(groups.begin(), groups.end(), [&](const Group &g) {
                 return g.name == op->name && g.lanes == op->type.lanes() &&
-                       same_rest(g.span.rest, rest);
+                       same_rest(g.span.rest, own.rest);
             });
             if (g == groups.end()) {
-                groups.push_back({op->name, {rest, lo, hi}, op->type.lanes(), {lo}});
+                groups.push_back(
+                    {op->name, {own.rest, own.lo, own.hi}, op->type.lanes(), {own.lo}});
             } else {
-                g->span.lo = std::min(g->span.lo, lo);
-                g->span.hi = std::max(g->span.hi, hi);
-                g->starts.insert(lo);
+                g->span.lo = std::min(g->span.lo, own.lo);
+                g->span.hi = std::max(g->span.hi, own.hi);
+                g->starts.insert(own.lo);
             }
         }
         std::map<std::string, std::vector<SharedSpan>> spans;
@@ -876,18 +885,14 @@ private:
         if (found == shared_spans.end() || lanes.modulus != 1 || is_allocation(name)) {
             return std::nullopt;
         }
-        int64_t constant;
-        Expr rest = base_without_constant(lanes, &constant);
-        const auto &o = lanes.offsets[0];
-        const int64_t lo = constant + *std::min_element(o.begin(), o.end());
-        const int64_t hi = constant + *std::max_element(o.begin(), o.end());
+        const LaneSpan own = lane_span(lanes);
         for (const SharedSpan &span : found->second) {
             // A load the span was not made from (a clamped tap's unclamped form, tested
             // inside its clamp) shares it only where its lanes lie in it.
-            if (!same_rest(span.rest, rest) || lo < span.lo || hi > span.hi) continue;
-            lanes.base = rest.defined() ? rest : make_zero(Int(32));
+            if (!same_rest(span.rest, own.rest) || own.lo < span.lo || own.hi > span.hi) continue;
+            lanes.base = own.rest.defined() ? own.rest : make_zero(Int(32));
             for (int64_t &o : lanes.offsets[0])
-                o += constant;
+                o += own.constant;
             return std::make_pair(span.lo, span.hi);
         }
         return std::nullopt;
@@ -981,13 +986,10 @@ private:
                                         int64_t width, int64_t &pieces) {
         if (!is_allocation(name) || lanes.modulus != 1) return std::nullopt;
         const std::vector<int64_t> &o = lanes.offsets[0];
-        const int64_t stride = o.size() > 1 ? o[1] - o[0] : 0;
-        if (stride < 2) return std::nullopt;
-        for (size_t i = 1; i < o.size(); i++) {
-            if (o[i] - o[i - 1] != stride) return std::nullopt;
-        }
-        int64_t constant = o[0];
-        if (lanes.base.type() == Int(32)) constant += split_index(lanes.base, "").constant;
+        std::optional<int64_t> step = constant_stride(o);
+        if (!step || *step < 2) return std::nullopt;
+        const int64_t stride = *step;
+        const int64_t constant = o[0] + lane_span(lanes).constant;
         const int64_t start = o[0] - floor_mod(constant, stride);
         const int64_t needed = (o.back() - start + width) / width;
         const int64_t bytes = t.element_of().bytes();

@@ -117,38 +117,46 @@ private:
     // a consumer's tile width, its vector's), which a production's region names.
     std::map<std::string, Expr> constant_lets;
 
+    // Takes `name` out of constant_lets for a let's or loop's body (the body's own binding
+    // hides the enclosing one), and puts back the enclosing value when destroyed.
+    class ConstantLetScope {
+    public:
+        ConstantLetScope(std::map<std::string, Expr> &constants, const std::string &name)
+            : constants(constants), name(name) {
+            auto found = constants.find(name);
+            if (found == constants.end()) return;
+            shadowed = found->second;
+            constants.erase(found);
+        }
+        ~ConstantLetScope() {
+            if (shadowed.defined()) {
+                constants[name] = shadowed;
+            } else {
+                constants.erase(name);
+            }
+        }
+        ConstantLetScope(const ConstantLetScope &) = delete;
+        ConstantLetScope &operator=(const ConstantLetScope &) = delete;
+
+    private:
+        std::map<std::string, Expr> &constants;
+        std::string name;
+        Expr shadowed;
+    };
+
     Stmt visit(const LetStmt *op) override {
-        auto previous = constant_lets.find(op->name);
-        Expr shadowed = previous == constant_lets.end() ? Expr() : previous->second;
         Expr value;
         if (!expr_larger_than(op->value, kMaxConstantLetNodes)) {
             value = simplify(substitute(constant_lets, op->value));
         }
-        if (value.defined() && is_const(value)) {
-            constant_lets[op->name] = value;
-        } else {
-            constant_lets.erase(op->name);
-        }
-        Stmt result = IRMutator::visit(op);
-        restore_constant(op->name, shadowed);
-        return result;
+        ConstantLetScope scope(constant_lets, op->name);
+        if (value.defined() && is_const(value)) constant_lets[op->name] = value;
+        return IRMutator::visit(op);
     }
 
     Stmt visit(const For *op) override {
-        auto previous = constant_lets.find(op->name);
-        Expr shadowed = previous == constant_lets.end() ? Expr() : previous->second;
-        constant_lets.erase(op->name);
-        Stmt result = IRMutator::visit(op);
-        restore_constant(op->name, shadowed);
-        return result;
-    }
-
-    void restore_constant(const std::string &name, const Expr &shadowed) {
-        if (shadowed.defined()) {
-            constant_lets[name] = shadowed;
-        } else {
-            constant_lets.erase(name);
-        }
+        ConstantLetScope scope(constant_lets, op->name);
+        return IRMutator::visit(op);
     }
 
     static Stmt wrap_lets(Stmt s, const std::vector<std::pair<std::string, Expr>> &lets) {
