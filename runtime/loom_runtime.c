@@ -91,19 +91,6 @@ int32_t loom_error_fold_too_small(void *user_context, const char *func_name, con
     return loom_code_buffer_too_small;
 }
 
-void *loom_malloc(void *user_context, int64_t bytes) {
-    (void)user_context;
-    if (bytes <= 0) bytes = 1;
-    /* aligned_alloc needs a size that is a multiple of the alignment. */
-    size_t rounded = ((size_t)bytes + 63) & ~(size_t)63;
-    return aligned_alloc(64, rounded);
-}
-
-void loom_free(void *user_context, void *ptr) {
-    (void)user_context;
-    free(ptr);
-}
-
 int32_t loom_error_bad_buffer(void *user_context, const char *function_name,
                               const char *argument_name, const char *problem, int32_t got,
                               int32_t expected) {

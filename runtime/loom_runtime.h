@@ -95,7 +95,9 @@ typedef enum loom_cpu_feature_t {
  * feature in mask, a set of loom_cpu_feature_t bits. */
 int32_t loom_cpu_has_features(uint32_t mask);
 
-/* Heap used for intermediate Funcs. Aligned to 64 bytes so vector loads never split lines. */
+/* Heap used for intermediate Funcs (loom_memory.c). Aligned to 64 bytes so vector loads never
+ * split lines. Each thread reuses the last few blocks it freed, so an allocation made once per
+ * iteration of a loop does not go back to the C library every time. */
 void *loom_malloc(void *user_context, int64_t bytes);
 void loom_free(void *user_context, void *ptr);
 

@@ -3,22 +3,55 @@
  * loom_do_par_for runs f(user_context, i, closure) for every i in [min, min + extent). The
  * calling thread works on its own loop too, so a parallel loop nested inside another (called
  * from a worker) always makes progress even when every worker is busy: nesting never
- * deadlocks, it only shares the workers. Iterations are claimed one at a time from a shared
- * counter. The first nonzero return value is the loop's result; the remaining iterations
- * still run (they may hold no resources), which keeps the bookkeeping simple. */
+ * deadlocks, it only shares the workers. The first nonzero return value is the loop's result;
+ * the remaining iterations still run (they may hold no resources), which keeps the bookkeeping
+ * simple.
+ *
+ * Which thread runs which iteration: the range is cut into one contiguous part per thread, and
+ * each thread runs its part front to back, so a thread's iterations touch consecutive memory
+ * (rows y, y + 1, ... of an image) and the hardware prefetcher's stream carries on from one
+ * iteration into the next. Handing out iterations one at a time from a shared counter
+ * interleaves the threads (thread 0 takes rows 0, 2, 4, ...), and every iteration starts a new
+ * stream: a row softmax ran 25% slower that way. A thread whose part is done takes the back
+ * half of the largest part left (work stealing), so the threads still finish together when
+ * iterations take unequal time.
+ *
+ * Claiming an iteration takes no lock: a part is one atomic word holding its unclaimed range,
+ * which its owner shrinks from the front and thieves from the back, each by compare-and-swap.
+ * The pool's lock guards the stack of jobs, the handing out of parts and the wake-ups. */
 #include "loom_runtime.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+/* At most this many parts per loop; threads beyond it steal single iterations. */
+#define LOOM_MAX_PARTS 64
+
+/* A part's unclaimed iterations [begin, end), as offsets from the loop's min: begin in the low
+ * 32 bits, end in the high. No range is ever stored twice in one part (each holds iterations
+ * no earlier value held unclaimed), so compare-and-swap on it cannot be fooled (no ABA). */
+typedef struct loom_part {
+    _Atomic uint64_t range;
+    char padding[64 - sizeof(uint64_t)]; /* owners claiming side by side share no cache line */
+} loom_part;
+
+static uint64_t pack(uint32_t begin, uint32_t end) { return (uint64_t)end << 32 | begin; }
+static uint32_t begin_of(uint64_t range) { return (uint32_t)range; }
+static uint32_t end_of(uint64_t range) { return (uint32_t)(range >> 32); }
+
 typedef struct loom_job {
+    loom_part parts[LOOM_MAX_PARTS];
     loom_task_fn f;
     void *user_context;
     void *closure;
-    int32_t next, end;       /* next unclaimed index, one past the last */
-    int32_t unfinished;      /* claimed or unclaimed iterations not yet completed */
-    int32_t result;
+    int32_t min;
+    int32_t part_count;
+    int32_t parts_taken;        /* parts [0, parts_taken) have an owner; under the lock */
+    int32_t workers;            /* workers inside work_on for this job; under the lock */
+    _Atomic int32_t unfinished; /* iterations not yet completed */
+    _Atomic int32_t result;
     struct loom_job *next_job;
 } loom_job;
 
@@ -26,25 +59,69 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t work_available;
     pthread_cond_t job_done;
-    loom_job *jobs;          /* stack of jobs with unclaimed iterations */
+    loom_job *jobs; /* stack of jobs that may have unclaimed iterations */
     int threads_started;
     int desired_threads;
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0, 0};
 
-/* Claims and runs one iteration of job; called and returns with the lock held. */
-static void run_one(loom_job *job) {
-    int32_t i = job->next++;
-    if (job->next >= job->end) {
-        /* Fully claimed: take it off the stack. */
-        loom_job **p = &pool.jobs;
-        while (*p && *p != job) p = &(*p)->next_job;
-        if (*p) *p = job->next_job;
+/* A part of job for a thread joining it, or -1 when every part has an owner. Under the lock. */
+static int32_t take_part(loom_job *job) {
+    return job->parts_taken < job->part_count ? job->parts_taken++ : -1;
+}
+
+/* Takes job off the stack if it is still on it. Under the lock. */
+static void unlist(loom_job *job) {
+    loom_job **p = &pool.jobs;
+    while (*p && *p != job)
+        p = &(*p)->next_job;
+    if (*p) *p = job->next_job;
+}
+
+/* Claims an iteration (as an offset from min) for a thread owning part `own` (-1: none): the
+ * front of its own part, else stolen from the largest part. -1 when every part is empty. */
+static int64_t claim(loom_job *job, int32_t own) {
+    if (own >= 0) {
+        uint64_t r = atomic_load(&job->parts[own].range);
+        while (begin_of(r) < end_of(r)) {
+            if (atomic_compare_exchange_weak(&job->parts[own].range, &r,
+                                             pack(begin_of(r) + 1, end_of(r))))
+                return begin_of(r);
+        }
     }
-    pthread_mutex_unlock(&pool.lock);
-    int32_t r = job->f(job->user_context, i, job->closure);
-    pthread_mutex_lock(&pool.lock);
-    if (r != 0 && job->result == 0) job->result = r;
-    if (--job->unfinished == 0) pthread_cond_broadcast(&pool.job_done);
+    for (;;) {
+        int32_t victim = -1;
+        uint64_t vr = 0;
+        for (int32_t k = 0; k < job->part_count; k++) {
+            uint64_t r = atomic_load(&job->parts[k].range);
+            if (end_of(r) - begin_of(r) > end_of(vr) - begin_of(vr)) victim = k, vr = r;
+        }
+        if (victim < 0) return -1;
+        const uint32_t begin = begin_of(vr), end = end_of(vr);
+        if (own >= 0 && end - begin >= 2) {
+            /* The back half: the victim keeps going through its front half undisturbed. The
+             * thief runs the first stolen iteration now and puts the rest in its own part,
+             * which is empty, so no other thread writes it meanwhile. */
+            const uint32_t middle = begin + (end - begin) / 2;
+            if (atomic_compare_exchange_strong(&job->parts[victim].range, &vr,
+                                               pack(begin, middle))) {
+                atomic_store(&job->parts[own].range, pack(middle + 1, end));
+                return middle;
+            }
+        } else if (atomic_compare_exchange_strong(&job->parts[victim].range, &vr,
+                                                  pack(begin, end - 1))) {
+            return end - 1;
+        }
+    }
+}
+
+/* Runs iterations of job until none is left to claim. Called without the lock. */
+static void work_on(loom_job *job, int32_t own) {
+    for (int64_t i; (i = claim(job, own)) >= 0;) {
+        int32_t r = job->f(job->user_context, job->min + (int32_t)i, job->closure);
+        int32_t no_error = 0;
+        if (r != 0) atomic_compare_exchange_strong(&job->result, &no_error, r);
+        atomic_fetch_sub(&job->unfinished, 1);
+    }
 }
 
 static void *worker(void *arg) {
@@ -52,7 +129,16 @@ static void *worker(void *arg) {
     pthread_mutex_lock(&pool.lock);
     for (;;) {
         while (!pool.jobs) pthread_cond_wait(&pool.work_available, &pool.lock);
-        run_one(pool.jobs);
+        /* Registered as one of the job's workers before the lock is released, so that its
+         * caller waits for this thread to leave it before the job (on its stack) goes away. */
+        loom_job *job = pool.jobs;
+        job->workers++;
+        int32_t own = take_part(job);
+        pthread_mutex_unlock(&pool.lock);
+        work_on(job, own);
+        pthread_mutex_lock(&pool.lock);
+        unlist(job); /* every part is empty */
+        if (--job->workers == 0) pthread_cond_broadcast(&pool.job_done);
     }
     return NULL;
 }
@@ -72,6 +158,16 @@ void loom_set_num_threads(int n) {
 int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t extent,
                         void *closure) {
     if (extent <= 0) return 0;
+    loom_job job;
+    job.f = f;
+    job.user_context = user_context;
+    job.closure = closure;
+    job.min = min;
+    job.parts_taken = 0;
+    job.workers = 0;
+    atomic_init(&job.unfinished, extent);
+    atomic_init(&job.result, 0);
+
     pthread_mutex_lock(&pool.lock);
     if (pool.desired_threads == 0) pool.desired_threads = thread_count();
     /* The caller is one of the threads; start the others once. */
@@ -81,11 +177,27 @@ int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t
         pthread_detach(t);
         pool.threads_started++;
     }
-    loom_job job = {f, user_context, closure, min, min + extent, extent, 0, pool.jobs};
+    int32_t parts = pool.threads_started + 1;
+    if (parts > LOOM_MAX_PARTS) parts = LOOM_MAX_PARTS;
+    if (parts > extent) parts = extent;
+    job.part_count = parts;
+    for (int32_t k = 0; k < parts; k++) {
+        /* 64-bit products: extent * parts overflows 32 bits for long loops. */
+        atomic_init(&job.parts[k].range, pack((uint32_t)((int64_t)extent * k / parts),
+                                              (uint32_t)((int64_t)extent * (k + 1) / parts)));
+    }
+    job.next_job = pool.jobs;
     pool.jobs = &job;
-    pthread_cond_broadcast(&pool.work_available);
-    while (job.next < job.end) run_one(&job);
-    while (job.unfinished > 0) pthread_cond_wait(&pool.job_done, &pool.lock);
+    int32_t own = take_part(&job);
+    if (parts > 1) pthread_cond_broadcast(&pool.work_available);
     pthread_mutex_unlock(&pool.lock);
-    return job.result;
+
+    work_on(&job, own);
+
+    pthread_mutex_lock(&pool.lock);
+    unlist(&job);
+    while (atomic_load(&job.unfinished) > 0 || job.workers > 0)
+        pthread_cond_wait(&pool.job_done, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+    return atomic_load(&job.result);
 }
