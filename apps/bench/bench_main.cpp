@@ -66,6 +66,11 @@ struct Entry {
     Work work;
     Runner loom, halide, loom_unfused;
     Pairs pairs;                     // Loom and Halide timed back to back
+    // Memory-bound apps: Loom's hand schedule and the 1 GiB copy timed back to back, so that
+    // the app's bandwidth is compared with the copy's in the same seconds (the copy alone, at
+    // another moment of the run, read 26 to 63 GB/s in runs of one day).
+    Pairs with_copy;                 // loom_ms: the app; halide_ms: unused
+    std::vector<double> copy_ms;     // the copy of each pair of with_copy
     std::function<void()> openblas; // matrix multiplies only
     std::string loom_check;         // "" when Loom's output matches the C++ reference
     bool same_bytes_as_halide = false;
@@ -152,23 +157,25 @@ double run_ms(const std::function<void()> &run) {
     return seconds(start) * 1e3;
 }
 
-/** A benchmark whose iterations each run Loom and Halide once, alternating which goes first,
- * and record both times in `pairs`; each repetition runs for at least min_time seconds. */
-void register_pairs(const std::string &name, std::function<void()> loom,
-                    std::function<void()> halide, Pairs *pairs, double min_time) {
+/** A benchmark whose iterations each run `first` and `second` once, alternating which goes
+ * first, and record their times (entry i of each vector is pair i); each repetition runs for
+ * at least min_time seconds. */
+void register_pairs(const std::string &name, std::function<void()> first,
+                    std::function<void()> second, std::vector<double> *first_ms,
+                    std::vector<double> *second_ms, double min_time) {
     benchmark::RegisterBenchmark(name.c_str(),
                                  [=](benchmark::State &state) {
                                      for (auto _ : state) {
-                                         double l, h;
-                                         if (pairs->loom_ms.size() % 2 == 0) {
-                                             l = run_ms(loom);
-                                             h = run_ms(halide);
+                                         double a, b;
+                                         if (first_ms->size() % 2 == 0) {
+                                             a = run_ms(first);
+                                             b = run_ms(second);
                                          } else {
-                                             h = run_ms(halide);
-                                             l = run_ms(loom);
+                                             b = run_ms(second);
+                                             a = run_ms(first);
                                          }
-                                         pairs->loom_ms.push_back(l);
-                                         pairs->halide_ms.push_back(h);
+                                         first_ms->push_back(a);
+                                         second_ms->push_back(b);
                                      }
                                  })
         ->Unit(benchmark::kMillisecond)
@@ -355,9 +362,8 @@ int main(int argc, char **argv) {
         // Ceilings. 1 GiB each way: far beyond the last-level cache.
         const size_t copy_bytes = size_t(1) << 30;
         std::vector<char> copy_src(copy_bytes, 1), copy_dst(copy_bytes, 0);
-        register_runner("ceiling/copy_1GiB", [&] {
-            loom_bench::stream_copy(copy_src.data(), copy_dst.data(), copy_bytes);
-        });
+        auto copy = [&] { loom_bench::stream_copy(copy_src.data(), copy_dst.data(), copy_bytes); };
+        register_runner("ceiling/copy_1GiB", copy);
         const long fma_iterations = 20'000'000;
         double fma_flops = 0; // per run of the FMA loop, over every thread
         register_runner("ceiling/fma", [&] { fma_flops = loom_bench::fma_peak(fma_iterations); });
@@ -373,8 +379,13 @@ int main(int argc, char **argv) {
             // repetition at the default minimum time: at least a quarter of a second each, and
             // time for 4 pairs. At one pair a repetition, local_laplacian's median of 9 pair
             // ratios read 0.95 and 1.18 in two runs an hour apart.
-            register_pairs(e.name + "/loom_and_halide", e.loom.run, e.halide.run, &e.pairs,
+            register_pairs(e.name + "/loom_and_halide", e.loom.run, e.halide.run, &e.pairs.loom_ms,
+                           &e.pairs.halide_ms,
                            std::max({opt.min_time, 0.25, 4 * e.first_pair_seconds}));
+            if (e.work.memory_bound) {
+                register_pairs(e.name + "/loom_and_copy", e.loom.run, copy, &e.with_copy.loom_ms,
+                               &e.copy_ms, 0.25);
+            }
             register_runner(e.name + "/loom_unfused", e.loom_unfused.run);
             if (e.openblas) register_runner(e.name + "/openblas", e.openblas);
         }
@@ -399,7 +410,11 @@ int main(int argc, char **argv) {
             auto it = collector.median_ms.find(name);
             return it == collector.median_ms.end() ? NAN : it->second;
         };
-        const double copy_gbs = 2.0 * copy_bytes / (median("ceiling/copy_1GiB") * 1e-3) / 1e9;
+        auto copy_gbs_of = [&](double ms) { return 2.0 * copy_bytes / (ms * 1e-3) / 1e9; };
+        const double copy_gbs = copy_gbs_of(median("ceiling/copy_1GiB"));
+        std::vector<double> paired_copy_ms; // every copy run beside a memory-bound app
+        for (const auto &e : entries)
+            paired_copy_ms.insert(paired_copy_ms.end(), e.copy_ms.begin(), e.copy_ms.end());
         const double fma_gflops = fma_flops / (median("ceiling/fma") * 1e-3) / 1e9;
         const double gemm_gflops =
             2.0 * gemm_n * gemm_n * gemm_n / (median("ceiling/openblas_sgemm_2048") * 1e-3) / 1e9;
@@ -430,7 +445,13 @@ int main(int argc, char **argv) {
             if (e.work.memory_bound) {
                 double gbs = e.work.min_bytes / (loom_ms * 1e-3) / 1e9;
                 achieved = fixed(gbs, 1) + " GB/s";
-                of_ceiling = fixed(100 * gbs / copy_gbs, 0) + "% copy";
+                // The median over the pairs of the app's bandwidth over the copy's beside it.
+                std::vector<double> fractions;
+                for (size_t i = 0; i < e.copy_ms.size(); i++) {
+                    fractions.push_back(e.work.min_bytes / (e.with_copy.loom_ms[i] * 1e-3) / 1e9 /
+                                        copy_gbs_of(e.copy_ms[i]));
+                }
+                of_ceiling = fractions.empty() ? "" : fixed(100 * median_of(fractions), 0) + "% copy";
             } else {
                 double gflops = e.work.flops / (loom_ms * 1e-3) / 1e9;
                 achieved = fixed(gflops, 1) + " GFLOP/s";
@@ -448,10 +469,16 @@ int main(int argc, char **argv) {
                               of_ceiling, e.same_bytes_as_halide ? "yes" : "no", vs_blas});
         }
 
-        std::printf("\nCeilings measured in this run (%u threads): copy %.1f GB/s (read + write), "
-                    "FMA %.1f GFLOP/s, OpenBLAS sgemm 2048 %.1f GFLOP/s\n",
-                    std::max(1u, std::thread::hardware_concurrency()), copy_gbs, fma_gflops,
-                    gemm_gflops);
+        const std::string paired_copy =
+            paired_copy_ms.empty()
+                ? std::string()
+                : ", beside the memory-bound apps " + fixed(copy_gbs_of(median_of(paired_copy_ms)), 1) +
+                      " GB/s (median of " + std::to_string(paired_copy_ms.size()) + " copies)";
+        std::printf("\nCeilings measured in this run (%u threads): copy 1 GiB %.1f GB/s (read + "
+                    "write; alone, between the other benchmarks)%s; FMA %.1f GFLOP/s, OpenBLAS "
+                    "sgemm 2048 %.1f GFLOP/s\n",
+                    std::max(1u, std::thread::hardware_concurrency()), copy_gbs,
+                    paired_copy.c_str(), fma_gflops, gemm_gflops);
         size_t fewest_pairs = SIZE_MAX;
         for (const auto &e : entries)
             fewest_pairs = std::min(fewest_pairs, e.pairs.loom_ms.size());
@@ -461,6 +488,8 @@ int main(int argc, char **argv) {
                     "times: medians of %d interleaved repetitions. fusion x = unfused / hand "
                     "(Loom). JIT ratio = Loom / Halide compile time (medians of %d compiles "
                     "each).\n"
+                    "of ceiling (memory-bound apps) = the median over pairs of the app and the "
+                    "1 GiB copy run back to back of the app's bandwidth over the copy's.\n"
                     "vs OpenBLAS = OpenBLAS time / Loom time (1 = as fast).\n\n",
                     fewest_pairs, opt.reps, opt.jit_reps);
         t.print(stdout);
@@ -475,7 +504,10 @@ int main(int argc, char **argv) {
         if (!opt.markdown.empty()) {
             std::ofstream md(opt.markdown);
             md << "Ceilings (this run, " << std::max(1u, std::thread::hardware_concurrency())
-               << " threads): copy " << fixed(copy_gbs, 1) << " GB/s (read + write), FMA "
+               << " threads): copy 1 GiB " << fixed(copy_gbs, 1)
+               << " GB/s (read + write; alone, between the other benchmarks)" << paired_copy
+               << "; of ceiling of the memory-bound apps against the copy run back to back with "
+                  "each; FMA "
                << fixed(fma_gflops, 1) << " GFLOP/s, OpenBLAS sgemm 2048 " << fixed(gemm_gflops, 1)
                << " GFLOP/s. JIT start-up once per process: Loom " << fixed(loom_startup * 1e3, 1)
                << " ms, Halide " << fixed(halide_startup * 1e3, 1)
