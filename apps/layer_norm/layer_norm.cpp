@@ -24,9 +24,9 @@ public:
     }
 
     void prepare(Size size, const std::string &) override {
-        // 128 MiB in and out at bench size: four times the L3. Rows a multiple of 16 long
-        // (the pipeline's sums run in 16 lanes).
-        const int cols = size == Size::Bench ? 4096 : 304;
+        // 128 MiB in and out at bench size: four times the L3. Rows a multiple of 64 long
+        // (the pipeline's sums run in 64 lanes).
+        const int cols = size == Size::Bench ? 4096 : 320;
         const int rows = size == Size::Bench ? 8192 : 70;
         loom::Buffer<float> in(cols, rows), gamma(cols), beta(cols);
         fill_uniform(in, 6, -3.0f, 5.0f);
@@ -44,14 +44,17 @@ public:
         loom::Buffer<float> in(inputs[0]), gamma(inputs[1]), beta(inputs[2]);
         const int cols = in.width(), rows = in.height();
         std::vector<float> mean(rows), inv_std(rows);
-        // Sums in the pipeline's order: 16 interleaved lanes, then the lanes in order.
+        // Sums in the pipeline's order: interleaved lanes, then the lanes in order.
         auto row_sum = [&](auto &&term) {
-            float lanes[16] = {};
-            for (int j = 0; j < cols / 16; j++) {
-                for (int l = 0; l < 16; l++) lanes[l] += term(j * 16 + l);
+            constexpr int kLanes = layer_norm_loom::LayerNormPipeline::kLanes;
+            float lanes[kLanes] = {};
+            for (int j = 0; j < cols / kLanes; j++) {
+                for (int l = 0; l < kLanes; l++)
+                    lanes[l] += term(j * kLanes + l);
             }
             float sum = 0.0f;
-            for (int l = 0; l < 16; l++) sum += lanes[l];
+            for (int l = 0; l < kLanes; l++)
+                sum += lanes[l];
             return sum;
         };
         for (int y = 0; y < rows; y++) {

@@ -24,9 +24,9 @@ public:
     }
 
     void prepare(Size size, const std::string &) override {
-        // 128 MiB in and out at bench size: four times the L3. Rows a multiple of 16 long
-        // (the pipeline's reductions run in 16 lanes).
-        const int cols = size == Size::Bench ? 4096 : 304;
+        // 128 MiB in and out at bench size: four times the L3. Rows a multiple of 64 long
+        // (the pipeline's reductions run in 64 lanes).
+        const int cols = size == Size::Bench ? 4096 : 320;
         const int rows = size == Size::Bench ? 8192 : 70;
         loom::Buffer<float> in(cols, rows);
         fill_uniform(in, 5, -8.0f, 8.0f);
@@ -45,13 +45,16 @@ public:
         for (int y = 0; y < rows; y++) {
             float m = in(0, y);
             for (int x = 1; x < cols; x++) m = std::max(m, in(x, y));
-            // The sum in the pipeline's order: 16 interleaved lanes, then the lanes in order.
-            float lanes[16] = {};
-            for (int j = 0; j < cols / 16; j++) {
-                for (int l = 0; l < 16; l++) lanes[l] += std::exp(in(j * 16 + l, y) - m);
+            // The sum in the pipeline's order: interleaved lanes, then the lanes in order.
+            constexpr int kLanes = softmax_loom::SoftmaxPipeline::kLanes;
+            float lanes[kLanes] = {};
+            for (int j = 0; j < cols / kLanes; j++) {
+                for (int l = 0; l < kLanes; l++)
+                    lanes[l] += std::exp(in(j * kLanes + l, y) - m);
             }
             float sum = 0.0f;
-            for (int l = 0; l < 16; l++) sum += lanes[l];
+            for (int l = 0; l < kLanes; l++)
+                sum += lanes[l];
             for (int x = 0; x < cols; x++) {
                 expected[(size_t)y * cols + x] = std::exp(in(x, y) - m) / sum;
             }
