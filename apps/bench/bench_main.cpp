@@ -506,7 +506,7 @@ int main(int argc, char **argv) {
             md << "Ceilings (this run, " << std::max(1u, std::thread::hardware_concurrency())
                << " threads): copy 1 GiB " << fixed(copy_gbs, 1)
                << " GB/s (read + write; alone, between the other benchmarks)" << paired_copy
-               << "; of ceiling of the memory-bound apps against the copy run back to back with "
+               << "; the memory-bound apps' share of it against the copy run back to back with "
                   "each; FMA "
                << fixed(fma_gflops, 1) << " GFLOP/s, OpenBLAS sgemm 2048 " << fixed(gemm_gflops, 1)
                << " GFLOP/s. JIT start-up once per process: Loom " << fixed(loom_startup * 1e3, 1)
