@@ -1141,6 +1141,21 @@ private:
     void intrinsic(const Call *op) {
         Type t = op->type;
         switch (op->op) {
+        case Call::prefetch: {
+            // The element's address, not its value: a read hint (rw 0), kept in every cache
+            // level (locality 3), for data (cache type 1). Never faults.
+            const Load *element = op->args[0].as<Load>();
+            internal_assert(element && element->type.is_scalar())
+                << "prefetch of something other than one element: " << op->args[0];
+            llvm::Type *elem = llvm_type(element->type);
+            llvm::Value *addr =
+                builder.CreateGEP(elem, buffer_host(element->name), codegen_offset(element->index));
+            builder.CreateIntrinsic(
+                llvm::Intrinsic::prefetch, {addr->getType()},
+                {addr, builder.getInt32(0), builder.getInt32(3), builder.getInt32(1)});
+            value = builder.getInt32(0);
+            return;
+        }
         case Call::bitwise_and:
             value = builder.CreateAnd(codegen(op->args[0]), codegen(op->args[1]));
             return;

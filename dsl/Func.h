@@ -108,6 +108,10 @@ public:
     Func &vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     Func &unroll(const VarOrRVar &var);
     Func &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** Stage::prefetch on the pure definition. */
+    Func &prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
+                   const Expr &offset = 1,
+                   PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
 
     /** Computes the whole required region before any consumer runs, into its own buffer. */
     Func &compute_root();

@@ -214,8 +214,8 @@ Expr Call::make(Type t, const std::string &name, std::vector<Expr> args, CallTyp
     return n;
 }
 
-Expr Call::make_intrinsic(Type t, IntrinsicOp op, std::vector<Expr> args) {
-    Expr e = make(t, intrinsic_name(op), std::move(args), PureIntrinsic);
+Expr Call::make_intrinsic(Type t, IntrinsicOp op, std::vector<Expr> args, CallType call_type) {
+    Expr e = make(t, intrinsic_name(op), std::move(args), call_type);
     const_cast<Call *>(e.as<Call>())->op = op;  // set once, before the node is shared
     return e;
 }
@@ -243,6 +243,8 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case popcount: return "popcount";
     case likely: return "likely";
     case buffer_host: return "buffer_host";
+    case prefetch:
+        return "prefetch";
     }
     return "<unknown intrinsic>";
 }

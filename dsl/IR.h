@@ -178,13 +178,20 @@ struct Call : ExprNode<Call> {
     enum CallType { Image, Halide, Extern, PureExtern, Intrinsic, PureIntrinsic };
     enum IntrinsicOp {
         NotIntrinsic,
-        bitwise_and, bitwise_or, bitwise_xor, bitwise_not,
-        shift_left, shift_right,  // the shift amount has the value's type; negative reverses
-        abs,                      // returns the unsigned type for ints: abs(INT_MIN) is exact
-        absd,                     // |a - b| without overflow, unsigned for ints
-        count_leading_zeros, count_trailing_zeros, popcount,
-        likely,                   // a hint for loop partitioning; evaluates to its argument
-        buffer_host,              // the host pointer of the named buffer, as a handle
+        bitwise_and,
+        bitwise_or,
+        bitwise_xor,
+        bitwise_not,
+        shift_left,
+        shift_right, // the shift amount has the value's type; negative reverses
+        abs,         // returns the unsigned type for ints: abs(INT_MIN) is exact
+        absd,        // |a - b| without overflow, unsigned for ints
+        count_leading_zeros,
+        count_trailing_zeros,
+        popcount,
+        likely,      // a hint for loop partitioning; evaluates to its argument
+        buffer_host, // the host pointer of the named buffer, as a handle
+        prefetch,    // brings the line holding its argument (a Load) into the cache
     };
     std::string name;
     std::vector<Expr> args;
@@ -199,7 +206,10 @@ struct Call : ExprNode<Call> {
                      std::shared_ptr<FunctionContents> func = nullptr, int value_index = 0,
                      std::shared_ptr<BufferContents> buffer = nullptr,
                      std::shared_ptr<ParameterContents> param = nullptr);
-    static Expr make_intrinsic(Type t, IntrinsicOp op, std::vector<Expr> args);
+    /** call_type Intrinsic for an operator with an effect (prefetch), which no pass may drop,
+     * merge or move. */
+    static Expr make_intrinsic(Type t, IntrinsicOp op, std::vector<Expr> args,
+                               CallType call_type = PureIntrinsic);
     /** Rebuilds a call with new arguments, keeping everything else. */
     static Expr with_args(const Call *c, std::vector<Expr> args);
     static const char *intrinsic_name(IntrinsicOp op);

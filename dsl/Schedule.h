@@ -16,6 +16,11 @@ class VarOrRVar;
 /** What a split does with the iterations past a multiple of the factor. */
 enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
 
+/** What a prefetch does with the part of its region outside the buffer: shrink the region to
+ * the buffer (Clamp), skip the prefetch when any of it is outside (GuardWithIf), or prefetch it
+ * anyway (NonFaulting: prefetch instructions never fault on x86). Halide's names. */
+enum class PrefetchBoundStrategy { Clamp, GuardWithIf, NonFaulting };
+
 /** A place in the loop nest: inside no loop (root), fused into each use (inlined), or inside
  * loop `var` of Func `func`. */
 class LoopLevel {
@@ -76,9 +81,21 @@ struct Bound {
     Expr min, extent;
 };
 
+/** prefetch(image, at, from, offset): at the top of each iteration of loop `at`, bring into
+ * the cache the region of `image` that the body of `at` reads when loop `from` (at or outside
+ * `at`) is `offset` iterations further on. `at` and `from` are the names the user gave; they
+ * are matched to the stage's loops when it is lowered, as other directives' names are. */
+struct PrefetchDirective {
+    std::shared_ptr<ParameterContents> image;
+    std::string at, from;
+    Expr offset;
+    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf;
+};
+
 struct StageSchedule {
     std::vector<Split> splits;
     std::vector<Dim> dims;  // innermost first
+    std::vector<PrefetchDirective> prefetches;
 };
 
 /** fold_storage: dimension `var` of the buffer is stored modulo `extent`. */

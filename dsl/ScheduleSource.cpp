@@ -1,5 +1,7 @@
 #include "dsl/ScheduleSource.h"
 
+#include "dsl/Parameter.h"
+
 #include <sstream>
 
 #include "dsl/IRPrinter.h"
@@ -25,6 +27,18 @@ const char *tail_name(TailStrategy t) {
     case TailStrategy::RoundUp: return "TailStrategy::RoundUp";
     }
     return "TailStrategy::Auto";
+}
+
+const char *prefetch_strategy_name(PrefetchBoundStrategy s) {
+    switch (s) {
+    case PrefetchBoundStrategy::Clamp:
+        return "PrefetchBoundStrategy::Clamp";
+    case PrefetchBoundStrategy::GuardWithIf:
+        return "PrefetchBoundStrategy::GuardWithIf";
+    case PrefetchBoundStrategy::NonFaulting:
+        return "PrefetchBoundStrategy::NonFaulting";
+    }
+    return "PrefetchBoundStrategy::GuardWithIf";
 }
 
 std::string level_to_cpp(const LoopLevel &l) {
@@ -62,6 +76,11 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
                                 : dim.for_type == ForType::Unrolled   ? "unroll"
                                                                       : nullptr;
         if (directive) out << stage << "." << directive << "(" << short_name(dim.var) << ");\n";
+    }
+    for (const PrefetchDirective &p : d.schedule.prefetches) {
+        out << stage << ".prefetch(" << p.image->name << ", " << short_name(p.at) << ", "
+            << short_name(p.from) << ", " << p.offset << ", " << prefetch_strategy_name(p.strategy)
+            << ");\n";
     }
     for (const Specialization &s : d.specializations) {
         if (s.failure) {

@@ -317,6 +317,26 @@ Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy t
     return vectorize(name + ".vec");
 }
 
+Stage &Stage::prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
+                       const Expr &offset, PrefetchBoundStrategy strategy) {
+    user_assert(image.defined()) << "In prefetch of " << stage_name()
+                                 << ": the ImageParam is undefined. Pass one the pipeline reads.";
+    user_assert(offset.defined() && offset.type().is_int() && offset.type().bits() <= 32)
+        << "In prefetch of " << image.name() << " in " << stage_name()
+        << ": the offset must be a 32-bit integer expression (iterations of " << from.name()
+        << " ahead).";
+    // Both loops must exist now; ScheduleFunctions matches the names again after later splits.
+    const size_t at_dim = find_dim(at.name(), "prefetch");
+    const size_t from_dim = find_dim(from.name(), "prefetch");
+    user_assert(from_dim >= at_dim)
+        << "In prefetch of " << image.name() << " in " << stage_name() << ": loop " << from.name()
+        << " is inside loop " << at.name()
+        << "; the loop whose later iteration is prefetched ('from') must be 'at' or a loop "
+           "outside it. Swap the two, or pick an outer loop.";
+    schedule().prefetches.push_back({image.parameter(), at.name(), from.name(), offset, strategy});
+    return *this;
+}
+
 Stage &Stage::unroll(const VarOrRVar &var) {
     set_loop_type(var, ForType::Unrolled, "unroll");
     return *this;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dsl/Function.h"
+#include "dsl/ImageParam.h"
 #include "dsl/Schedule.h"
 #include "dsl/Var.h"
 
@@ -69,6 +70,13 @@ public:
     /** The loop is replicated; its extent must be a constant after splitting. */
     Stage &unroll(const VarOrRVar &var);
     Stage &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** At the top of each iteration of loop `at`, prefetches into the cache the region of
+     * `image` that the body of `at` reads `offset` iterations of loop `from` later (`from` is
+     * `at` or a loop outside it): one prefetch per 64-byte line of its innermost dimension. The
+     * values computed never change. Halide's Func::prefetch. */
+    Stage &prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
+                    const Expr &offset = 1,
+                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
 
     /** Splits this associative integer update into an intermediate Func, returned, that
      * reduces over the other RVars with each preserved RVar made the given pure Var, and an

@@ -9,6 +9,7 @@
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
 #include "lower/FoldAllocationIndices.h"
+#include "lower/InjectPrefetches.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
@@ -77,6 +78,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("sliding window", s, [&](const Stmt &in) { return sliding_window(in, env); });
     // The checks read the boxes of input calls, which flattening turns into Loads.
     s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
+    // After the checks (a prefetch is not a read they must cover), before flattening (which
+    // turns the prefetched element into a Load).
+    s = logger.run("inject prefetches", s, [&](const Stmt &in) { return inject_prefetches(in); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });

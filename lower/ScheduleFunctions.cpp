@@ -128,6 +128,46 @@ bool inner_is_a_loop(const Split &split, const std::vector<Split> &splits) {
 // (<prefix><var>.min / .max), the RDom's bounds, and the splits. Inside the innermost loop,
 // lets recover each split or fused variable from the loops, and GuardWithIf splits and the
 // RDom's where() conditions guard the Provide.
+bool loop_name_matches(const std::string &loop, const std::string &name);
+
+// The prefetches whose `at` is loop d, as placeholders at the top of its body:
+// prefetch_placeholder(from loop variable, offset, strategy) calls naming the image in `param`.
+// lower/InjectPrefetches gives them their region once the image checks are in (which must not
+// count a prefetch as a read).
+Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule &sched,
+                                const Dim &d, Stmt body) {
+    const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
+    for (const PrefetchDirective &p : sched.prefetches) {
+        if (!loop_name_matches(d.var, p.at)) continue;
+        user_assert(d.for_type != ForType::Vectorized)
+            << "In prefetch of " << p.image->name << " in " << prefix.substr(0, prefix.size() - 1)
+            << ": loop " << d.var << " is vectorized, and a prefetch sits at the top of a loop's "
+            << "iterations. Prefetch at the loop outside it.";
+        std::string from;
+        bool outside = false; // sched.dims is innermost first: the loops after d enclose it
+        for (const Dim &outer : sched.dims) {
+            if (loop_name_matches(outer.var, p.from)) from = outer.var;
+            // A prefetch inside a vector loop would make its lanes scalar code.
+            user_assert(!outside || outer.for_type != ForType::Vectorized)
+                << "In prefetch of " << p.image->name << " in "
+                << prefix.substr(0, prefix.size() - 1) << ": loop " << d.var
+                << " is inside the vectorized loop " << outer.var
+                << ". Prefetch at a loop outside every vectorized one (reorder them, or pick an "
+                   "outer loop).";
+            outside = outside || &outer == &d;
+        }
+        user_assert(!from.empty()) << "In prefetch of " << p.image->name << " in "
+                                   << prefix.substr(0, prefix.size() - 1) << ": " << p.from
+                                   << " is no longer a loop of this stage (a later split renamed "
+                                      "it). Name one of its loops.";
+        Expr placeholder = Call::make(Int(32), "prefetch_placeholder",
+                                      {int_var(prefix + from), p.offset, (int)p.strategy},
+                                      Call::Intrinsic, nullptr, 0, nullptr, p.image);
+        body = Block::make(Evaluate::make(placeholder), body);
+    }
+    return body;
+}
+
 Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, InlineCalls &inliner,
                              const std::map<std::string, Expr> &known) {
     const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
@@ -209,6 +249,7 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
     for (const Dim &d : sched.dims) {
         std::string name = prefix + d.var;
         Expr mn = var(d.var + ".loop_min"), extent = var(d.var + ".loop_extent");
+        body = with_prefetch_placeholders(f, k, sched, d, body);
         const std::pair<const Split *, Expr> *guard = nullptr;
         for (const auto &g : guards) {
             if (g.first->outer == d.var) guard = &g;

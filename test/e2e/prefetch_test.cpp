@@ -1,0 +1,152 @@
+// Func::prefetch (lower/InjectPrefetches): a prefetch of an image's next rows changes no value,
+// sits at the loop it names with the region of the later iteration, one per cache line, and
+// becomes llvm.prefetch; a region partly outside the image is skipped, clamped or fetched as
+// the strategy says.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <loom.h>
+
+namespace {
+
+using namespace loom;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const Target avx512("x86-64-linux-avx512-avx512_skylake");
+
+float value_at(int x, int y) { return float((x * 7 + y * 13) % 1000) * 0.25f - 100.0f; }
+
+struct RowPipeline {
+    ImageParam in{Float(32), 2, "in"};
+    Func f{"f"};
+    Var x{"x"}, y{"y"};
+    RowPipeline() {
+        // Three rows of the input per output row, so the box has an outer dimension.
+        f(x, y) = in(x, y - 1) + in(x, y) * 2.0f + in(x, y + 1);
+        f.parallel(y).vectorize(x, 16);
+    }
+};
+
+Buffer<float> image(int w, int h) {
+    Buffer<float> b({w, h}, "in");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            b(x, y) = value_at(x, y);
+    return b;
+}
+
+void expect_rows_blurred(const Buffer<float> &out, int w, int h) {
+    for (int y = 1; y < h - 1; y++) {
+        for (int x = 0; x < w; x++) {
+            float expected = value_at(x, y - 1) + value_at(x, y) * 2.0f + value_at(x, y + 1);
+            ASSERT_EQ(out(x, y), expected) << "at (" << x << ", " << y << ")";
+        }
+    }
+}
+
+TEST(Prefetch, TheNextRowsAreFetchedLineByLineAndNoValueChanges) {
+    for (auto strategy : {PrefetchBoundStrategy::GuardWithIf, PrefetchBoundStrategy::Clamp,
+                          PrefetchBoundStrategy::NonFaulting}) {
+        RowPipeline p;
+        p.f.prefetch(p.in, p.x, p.y, 2, strategy);
+        const int w = 256, h = 40;
+        Buffer<float> in = image(w, h);
+        p.in.set(in);
+        Buffer<float> out({w, h - 2}, "out");
+        out.set_min({0, 1});
+        Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
+        expect_rows_blurred(out, w, h);
+    }
+}
+
+TEST(Prefetch, TheRegionIsTheLaterIterationsAtTheLoopNamed) {
+    RowPipeline p;
+    p.f.prefetch(p.in, p.x, p.y, 2);
+    std::string stmt = Pipeline(p.f).lowered_stmt(avx512);
+    // At f's vector loop over x: rows y + 1 .. y + 3 (y - 1 .. y + 1 two rows on), the loop's
+    // 16 floats, one 64-byte line (its loop of one iteration simplified away); guarded to stay
+    // inside the image.
+    EXPECT_THAT(stmt, HasSubstr("for (in.prefetch.1, (f.s0.y + 1), 3) {\n          prefetch(in["))
+        << stmt;
+    EXPECT_THAT(stmt, Not(HasSubstr("in.prefetch.line"))) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("<= ((in.extent.1 + in.min.1) - 1)")) << stmt;
+    std::string ir = Pipeline(p.f).llvm_ir(avx512);
+    EXPECT_THAT(ir, HasSubstr("@llvm.prefetch")) << ir;
+}
+
+TEST(Prefetch, NonFaultingHasNoGuardAndClampKeepsTheBoxInside) {
+    RowPipeline a, b;
+    a.f.prefetch(a.in, a.x, a.y, 2, PrefetchBoundStrategy::NonFaulting);
+    b.f.prefetch(b.in, b.x, b.y, 2, PrefetchBoundStrategy::Clamp);
+    std::string non_faulting = Pipeline(a.f).lowered_stmt(avx512);
+    std::string clamped = Pipeline(b.f).lowered_stmt(avx512);
+    EXPECT_THAT(non_faulting, HasSubstr("for (in.prefetch.1, (f.s0.y + 1), 3)")) << non_faulting;
+    EXPECT_THAT(clamped, Not(HasSubstr("for (in.prefetch.1, (f.s0.y + 1), 3)"))) << clamped;
+    EXPECT_THAT(clamped, HasSubstr("in.prefetch.1")) << clamped;
+}
+
+TEST(Prefetch, ANearbyRowOfALongRowIsManyLines) {
+    // at = y: the whole row two rows on, 1024 floats = 64 lines, in each of its 3 rows.
+    RowPipeline p;
+    p.f.prefetch(p.in, p.y, p.y, 2);
+    std::string stmt = Pipeline(p.f).lowered_stmt(avx512);
+    EXPECT_THAT(stmt, HasSubstr("in.prefetch.line")) << stmt;
+    const int w = 1024, h = 12;
+    Buffer<float> in = image(w, h);
+    p.in.set(in);
+    Buffer<float> out({w, h - 2}, "out");
+    out.set_min({0, 1});
+    Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
+    expect_rows_blurred(out, w, h);
+}
+
+TEST(Prefetch, TheScheduleSourceSaysIt) {
+    RowPipeline p;
+    p.f.prefetch(p.in, p.x, p.y, 2, PrefetchBoundStrategy::Clamp);
+    std::string source = Pipeline(p.f).schedule_source();
+    EXPECT_THAT(source, HasSubstr(".prefetch(in, x, y, 2, PrefetchBoundStrategy::Clamp);"))
+        << source;
+}
+
+TEST(Prefetch, MistakesNameTheLoopsAndSayWhatToDo) {
+    RowPipeline p;
+    try {
+        p.f.prefetch(p.in, p.y, p.x, 1);
+        FAIL() << "from inside at was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("('from') must be 'at' or a loop outside it"));
+        EXPECT_THAT(std::string(e.what()), HasSubstr("in"));
+    }
+    Var z("z");
+    try {
+        p.f.prefetch(p.in, z, p.y, 1);
+        FAIL() << "a loop the stage lacks was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("z is not a loop of this stage"));
+    }
+    RowPipeline v;
+    v.f.prefetch(v.in, Var("x.vec"), v.y, 1);
+    try {
+        Pipeline(v.f).lowered_stmt(avx512);
+        FAIL() << "a prefetch at a vectorized loop was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("is vectorized"));
+    }
+    // A loop inside a vector loop: its prefetch would make the lanes scalar code.
+    ImageParam in(Float(32), 2, "in");
+    Func g("g");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    g(x, y) = in(x, y) * 2.0f;
+    g.split(x, xo, xi, 16).reorder(y, xi, xo).vectorize(xi);
+    g.prefetch(in, y, xo, 1);
+    try {
+        Pipeline(g).lowered_stmt(avx512);
+        FAIL() << "a prefetch inside a vectorized loop was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("inside the vectorized loop"));
+        EXPECT_THAT(std::string(e.what()), HasSubstr("xi"));
+    }
+}
+
+} // namespace
