@@ -36,7 +36,13 @@ Buffer<float> image(int w, int h) {
     return b;
 }
 
-void expect_rows_blurred(const Buffer<float> &out, int w, int h) {
+/** Runs p on a w x h image and checks every output row against the sum it computes. */
+void expect_rows_blurred(RowPipeline &p, int w, int h) {
+    Buffer<float> in = image(w, h);
+    p.in.set(in);
+    Buffer<float> out({w, h - 2}, "out");
+    out.set_min({0, 1});
+    Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
     for (int y = 1; y < h - 1; y++) {
         for (int x = 0; x < w; x++) {
             float expected = value_at(x, y - 1) + value_at(x, y) * 2.0f + value_at(x, y + 1);
@@ -50,13 +56,7 @@ TEST(Prefetch, TheNextRowsAreFetchedLineByLineAndNoValueChanges) {
                           PrefetchBoundStrategy::NonFaulting}) {
         RowPipeline p;
         p.f.prefetch(p.in, p.x, p.y, 2, strategy);
-        const int w = 256, h = 40;
-        Buffer<float> in = image(w, h);
-        p.in.set(in);
-        Buffer<float> out({w, h - 2}, "out");
-        out.set_min({0, 1});
-        Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
-        expect_rows_blurred(out, w, h);
+        expect_rows_blurred(p, 256, 40);
     }
 }
 
@@ -92,13 +92,7 @@ TEST(Prefetch, ANearbyRowOfALongRowIsManyLines) {
     p.f.prefetch(p.in, p.y, p.y, 2);
     std::string stmt = Pipeline(p.f).lowered_stmt(avx512);
     EXPECT_THAT(stmt, HasSubstr("in.prefetch.line")) << stmt;
-    const int w = 1024, h = 12;
-    Buffer<float> in = image(w, h);
-    p.in.set(in);
-    Buffer<float> out({w, h - 2}, "out");
-    out.set_min({0, 1});
-    Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
-    expect_rows_blurred(out, w, h);
+    expect_rows_blurred(p, 1024, 12);
 }
 
 TEST(Prefetch, TheScheduleSourceSaysIt) {
