@@ -92,6 +92,11 @@ struct PrefetchDirective {
     PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf;
 };
 
+/** Whether `name`, as a user names a loop of a stage, names `loop` (a stage's Dim var): equal,
+ * or its last components. Loop names are qualified by the loops they were split from
+ * ("x.xo.xi"), so "xi" matches "x.xi". */
+bool loop_name_matches(const std::string &loop, const std::string &name);
+
 struct StageSchedule {
     std::vector<Split> splits;
     std::vector<Dim> dims;  // innermost first

@@ -1,10 +1,9 @@
 #include "dsl/ScheduleSource.h"
 
-#include "dsl/Parameter.h"
-
 #include <sstream>
 
 #include "dsl/IRPrinter.h"
+#include "dsl/Parameter.h"
 
 namespace loom {
 namespace Internal {

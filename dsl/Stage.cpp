@@ -28,17 +28,15 @@ std::string Stage::stage_name() const {
     return index == 0 ? func->name : func->name + ".update(" + std::to_string(index - 1) + ")";
 }
 
-namespace {
+namespace Internal {
 
-// Loop names are qualified by the loops they were split from ("x.xo.xi"); the user names a
-// loop by its last component, so "xi" matches "x.xi".
 bool loop_name_matches(const std::string &loop, const std::string &name) {
     if (loop == name) return true;
     return loop.size() > name.size() && loop.compare(loop.size() - name.size(), name.size(), name) == 0 &&
            loop[loop.size() - name.size() - 1] == '.';
 }
 
-}  // namespace
+} // namespace Internal
 
 // A loop name the user gives a new loop must not name a loop the stage already has (other than
 // the one it replaces): every later directive names loops by their last component, and two

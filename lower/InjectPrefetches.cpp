@@ -54,7 +54,6 @@ class InjectPrefetches : public IRMutator {
         Expr inside = const_true();
         for (size_t d = 0; d < box.size(); d++) {
             if (!box[d].is_bounded()) return Stmt();
-            const std::string dim = image.name + "." + std::to_string(d);
             Expr lo = Variable::make(Int(32), image.name + ".min." + std::to_string(d));
             Expr hi = lo + Variable::make(Int(32), image.name + ".extent." + std::to_string(d)) - 1;
             if (strategy == PrefetchBoundStrategy::Clamp) {

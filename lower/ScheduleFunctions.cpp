@@ -122,26 +122,18 @@ bool inner_is_a_loop(const Split &split, const std::vector<Split> &splits) {
     return true;
 }
 
-// The loop nest of stage k of a Func (0: the pure definition, k > 0: update k - 1). Loops
-// run over [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined
-// before the outermost loop from the region bounds inference chose for the stage
-// (<prefix><var>.min / .max), the RDom's bounds, and the splits. Inside the innermost loop,
-// lets recover each split or fused variable from the loops, and GuardWithIf splits and the
-// RDom's where() conditions guard the Provide.
-bool loop_name_matches(const std::string &loop, const std::string &name);
-
 // The prefetches whose `at` is loop d, as placeholders at the top of its body:
 // prefetch_placeholder(from loop variable, offset, strategy) calls naming the image in `param`.
 // lower/InjectPrefetches gives them their region once the image checks are in (which must not
 // count a prefetch as a read).
 Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule &sched,
                                 const Dim &d, Stmt body) {
-    const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
+    const std::string stage = f->name + ".s" + std::to_string(k), prefix = stage + ".";
     for (const PrefetchDirective &p : sched.prefetches) {
         if (!loop_name_matches(d.var, p.at)) continue;
         user_assert(d.for_type != ForType::Vectorized)
-            << "In prefetch of " << p.image->name << " in " << prefix.substr(0, prefix.size() - 1)
-            << ": loop " << d.var << " is vectorized, and a prefetch sits at the top of a loop's "
+            << "In prefetch of " << p.image->name << " in " << stage << ": loop " << d.var
+            << " is vectorized, and a prefetch sits at the top of a loop's "
             << "iterations. Prefetch at the loop outside it.";
         std::string from;
         bool outside = false; // sched.dims is innermost first: the loops after d enclose it
@@ -149,17 +141,16 @@ Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule
             if (loop_name_matches(outer.var, p.from)) from = outer.var;
             // A prefetch inside a vector loop would make its lanes scalar code.
             user_assert(!outside || outer.for_type != ForType::Vectorized)
-                << "In prefetch of " << p.image->name << " in "
-                << prefix.substr(0, prefix.size() - 1) << ": loop " << d.var
+                << "In prefetch of " << p.image->name << " in " << stage << ": loop " << d.var
                 << " is inside the vectorized loop " << outer.var
                 << ". Prefetch at a loop outside every vectorized one (reorder them, or pick an "
                    "outer loop).";
             outside = outside || &outer == &d;
         }
-        user_assert(!from.empty()) << "In prefetch of " << p.image->name << " in "
-                                   << prefix.substr(0, prefix.size() - 1) << ": " << p.from
-                                   << " is no longer a loop of this stage (a later split renamed "
-                                      "it). Name one of its loops.";
+        user_assert(!from.empty())
+            << "In prefetch of " << p.image->name << " in " << stage << ": " << p.from
+            << " is no longer a loop of this stage (a later split renamed "
+               "it). Name one of its loops.";
         Expr placeholder = Call::make(Int(32), "prefetch_placeholder",
                                       {int_var(prefix + from), p.offset, (int)p.strategy},
                                       Call::Intrinsic, nullptr, 0, nullptr, p.image);
@@ -168,6 +159,12 @@ Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule
     return body;
 }
 
+// The loop nest of stage k of a Func (0: the pure definition, k > 0: update k - 1). Loops
+// run over [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined
+// before the outermost loop from the region bounds inference chose for the stage
+// (<prefix><var>.min / .max), the RDom's bounds, and the splits. Inside the innermost loop,
+// lets recover each split or fused variable from the loops, and GuardWithIf splits and the
+// RDom's where() conditions guard the Provide.
 Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, InlineCalls &inliner,
                              const std::map<std::string, Expr> &known) {
     const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
@@ -493,13 +490,6 @@ LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
     const std::string &loop = c.common.back();
     size_t s = loop.find(".s"), dot = loop.find('.', s + 2);
     return LoopLevel(loop.substr(0, s), loop.substr(dot + 1), std::atoi(loop.substr(s + 2, dot - s - 2).c_str()));
-}
-
-// "xi" names the loop "x.xi": a loop is named by its last components.
-bool loop_name_matches(const std::string &loop, const std::string &name) {
-    if (loop == name) return true;
-    return loop.size() > name.size() && loop.compare(loop.size() - name.size(), name.size(), name) == 0 &&
-           loop[loop.size() - name.size() - 1] == '.';
 }
 
 // A loop level as the user gave it (a Var's name) -> the loop of the consumer it names. A

@@ -69,8 +69,7 @@ struct Entry {
     // Memory-bound apps: Loom's hand schedule and the 1 GiB copy timed back to back, so that
     // the app's bandwidth is compared with the copy's in the same seconds (the copy alone, at
     // another moment of the run, read 26 to 63 GB/s in runs of one day).
-    Pairs with_copy;                 // loom_ms: the app; halide_ms: unused
-    std::vector<double> copy_ms;     // the copy of each pair of with_copy
+    std::vector<double> beside_copy_ms, copy_ms; // entry i of each: pair i
     std::function<void()> openblas; // matrix multiplies only
     std::string loom_check;         // "" when Loom's output matches the C++ reference
     bool same_bytes_as_halide = false;
@@ -383,7 +382,7 @@ int main(int argc, char **argv) {
                            &e.pairs.halide_ms,
                            std::max({opt.min_time, 0.25, 4 * e.first_pair_seconds}));
             if (e.work.memory_bound) {
-                register_pairs(e.name + "/loom_and_copy", e.loom.run, copy, &e.with_copy.loom_ms,
+                register_pairs(e.name + "/loom_and_copy", e.loom.run, copy, &e.beside_copy_ms,
                                &e.copy_ms, 0.25);
             }
             register_runner(e.name + "/loom_unfused", e.loom_unfused.run);
@@ -448,7 +447,7 @@ int main(int argc, char **argv) {
                 // The median over the pairs of the app's bandwidth over the copy's beside it.
                 std::vector<double> fractions;
                 for (size_t i = 0; i < e.copy_ms.size(); i++) {
-                    fractions.push_back(e.work.min_bytes / (e.with_copy.loom_ms[i] * 1e-3) / 1e9 /
+                    fractions.push_back(e.work.min_bytes / (e.beside_copy_ms[i] * 1e-3) / 1e9 /
                                         copy_gbs_of(e.copy_ms[i]));
                 }
                 of_ceiling = fractions.empty() ? "" : fixed(100 * median_of(fractions), 0) + "% copy";
