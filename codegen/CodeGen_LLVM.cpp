@@ -188,7 +188,7 @@ public:
         if (outline_threads > 0) outlined_loops = loops_to_outline(p.body, outline_threads);
         loaded_buffers = buffers_loaded(p.body);
         codegen(p.body);
-        fence_if_streamed();
+        if (pipeline_streams) fence_streaming_stores(builder);
         builder.CreateRet(builder.getInt32(0));
         if (!entry_has_loops) {
             // All the work is in parallel tasks: the entry function checks the buffers, sets
@@ -278,19 +278,21 @@ private:
         return tag;
     }
     // Streaming stores (codegen/StreamingStores.h): the outputs the pipeline never loads
-    // from, whether the loop being emitted has a few stores and no inner loop, and whether the
-    // function being emitted has streamed (it then fences before it returns). Each output's
-    // per-call test of its size is the variable streams_flag(name).
+    // from, whether the loop being emitted has a few stores and no inner loop, and whether any
+    // function of the pipeline streams. Only the entry function fences, before it returns:
+    // the pipeline never reads what it streamed, so its own code needs no order among those
+    // stores, and the thread pool fences once per thread and job before it counts the
+    // thread's iterations done (runtime/loom_thread_pool.c). A fence at the end of every task
+    // waited, once per row of a parallel loop, for the row's stores to reach memory, while
+    // the next row's loads could have gone on. Each output's per-call test of its size is the
+    // variable streams_flag(name).
     std::set<std::string> loaded_buffers;
     bool in_streaming_loop = false;
-    bool function_streams = false;
+    bool pipeline_streams = false;
     static std::string streams_flag(const std::string &buffer) { return buffer + ".streams"; }
     bool streams_to(const std::string &buffer, Type t) const {
         return in_streaming_loop && has_avx512f && t.bits() * t.lanes() == 512 &&
                !loaded_buffers.count(buffer) && symbols.contains(streams_flag(buffer));
-    }
-    void fence_if_streamed() {
-        if (function_streams) fence_streaming_stores(builder);
     }
 
     template<typename I>
@@ -641,9 +643,11 @@ private:
     // Per innermost loop: whether its clamped offsets are computed as sign_extended says. Each
     // access's other terms become a loop-invariant 64-bit base that LLVM keeps in a register;
     // past a few of them the loop spills (camera_pipe's lookup loop has 12 and ran 12-17%
-    // slower that way), so loops with more distinct bases keep the 32-bit sums.
+    // slower that way), so loops with more distinct bases keep the 32-bit sums. layer_norm's
+    // output loop has 5 (input, its next-row prefetch, gamma, beta, output): in 64 bits it
+    // is 19 instructions a vector instead of 33, with no spill (run time within the noise).
     bool clamped_offsets_in_64_bits = false;
-    static constexpr size_t kMaxClampedBases = 4;
+    static constexpr size_t kMaxClampedBases = 6;
 
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
     // terms that neither are constants nor the innermost loop's variable, plus that variable,
@@ -1037,7 +1041,7 @@ private:
                     builder, v, addr, align, *symbols.find(streams_flag(op->name)), op->name);
                 tagged(st.streaming, op->name);
                 tagged(st.plain, op->name);
-                function_streams = true;
+                pipeline_streams = true;
             } else {
                 tagged(builder.CreateAlignedStore(v, addr, align), op->name);
             }
@@ -1348,7 +1352,6 @@ private:
         for (const std::string &name : private_copies)
             own_copies.push_back(private_copy(name));
         std::string saved_loop = std::exchange(innermost_loop, "");
-        const bool saved_streams = std::exchange(function_streams, false);
         const bool saved_streaming_loop = std::exchange(in_streaming_loop, false);
         const bool saved_has_innermost = std::exchange(function_has_innermost_loop, false);
         const int loops_before = loops_emitted;
@@ -1356,10 +1359,8 @@ private:
         if (!function_has_innermost_loop && loops_emitted > loops_before) marks_as_glue(*task);
         function_has_innermost_loop = saved_has_innermost;
         innermost_loop = saved_loop;
-        fence_if_streamed();
         for (const StackCopy &c : own_copies)
             copy_back(c);
-        function_streams = saved_streams;
         in_streaming_loop = saved_streaming_loop;
         builder.CreateRet(builder.getInt32(0));
         function = saved_function;

@@ -77,15 +77,26 @@ static void unlist(loom_job *job) {
     if (*p) *p = job->next_job;
 }
 
-/* Claims an iteration (as an offset from min) for a thread owning part `own` (-1: none): the
- * front of its own part, else stolen from the largest part. -1 when every part is empty. */
-static int64_t claim(loom_job *job, int32_t own) {
+/* An owner claims this share of its part's unclaimed iterations at once (at least one). A
+ * claim is a locked instruction, which waits for the thread's streaming stores to reach
+ * memory: claimed one at a time, every row of a row-parallel loop stalled on its own stores
+ * before the next row's loads could start. A claimed chunk can't be stolen, so the share stays
+ * small: a thread held up (a neighbour's burst on a shared machine) keeps at most 1/16 of what
+ * its part had left. */
+#define LOOM_CLAIM_DIVISOR 16
+
+/* Claims iterations (offsets from min, packed [begin, end)) for a thread owning part `own`
+ * (-1: none): a chunk from the front of its own part, else stolen from the largest part.
+ * An empty range when every part is empty. */
+static uint64_t claim(loom_job *job, int32_t own) {
     if (own >= 0) {
         uint64_t r = atomic_load(&job->parts[own].range);
         while (begin_of(r) < end_of(r)) {
+            const uint32_t left = end_of(r) - begin_of(r);
+            const uint32_t chunk = left / LOOM_CLAIM_DIVISOR > 0 ? left / LOOM_CLAIM_DIVISOR : 1;
             if (atomic_compare_exchange_weak(&job->parts[own].range, &r,
-                                             pack(begin_of(r) + 1, end_of(r))))
-                return begin_of(r);
+                                             pack(begin_of(r) + chunk, end_of(r))))
+                return pack(begin_of(r), begin_of(r) + chunk);
         }
     }
     for (;;) {
@@ -95,7 +106,7 @@ static int64_t claim(loom_job *job, int32_t own) {
             uint64_t r = atomic_load(&job->parts[k].range);
             if (end_of(r) - begin_of(r) > end_of(vr) - begin_of(vr)) victim = k, vr = r;
         }
-        if (victim < 0) return -1;
+        if (victim < 0) return 0;
         const uint32_t begin = begin_of(vr), end = end_of(vr);
         if (own >= 0 && end - begin >= 2) {
             /* The back half: the victim keeps going through its front half undisturbed. The
@@ -105,13 +116,24 @@ static int64_t claim(loom_job *job, int32_t own) {
             if (atomic_compare_exchange_strong(&job->parts[victim].range, &vr,
                                                pack(begin, middle))) {
                 atomic_store(&job->parts[own].range, pack(middle + 1, end));
-                return middle;
+                return pack(middle, middle + 1);
             }
         } else if (atomic_compare_exchange_strong(&job->parts[victim].range, &vr,
                                                   pack(begin, end - 1))) {
-            return end - 1;
+            return pack(end - 1, end);
         }
     }
+}
+
+/* Makes this thread's streaming (non-temporal) stores visible to other threads before what
+ * it stores next. Generated code streams its outputs and leaves this fence to the pool: one
+ * per thread and job, instead of one per iteration (codegen/CodeGen_LLVM.cpp). */
+static void fence_streaming_stores(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_sfence();
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
 }
 
 /* Runs iterations of job until none is left to claim. Called without the lock. The finished
@@ -119,11 +141,14 @@ static int64_t claim(loom_job *job, int32_t own) {
  * moved its cache line between the cores each time (7% of a row softmax's time). */
 static void work_on(loom_job *job, int32_t own) {
     int32_t finished = 0;
-    for (int64_t i; (i = claim(job, own)) >= 0; finished++) {
-        int32_t r = job->f(job->user_context, job->min + (int32_t)i, job->closure);
-        int32_t no_error = 0;
-        if (r != 0) atomic_compare_exchange_strong(&job->result, &no_error, r);
+    for (uint64_t claimed; begin_of(claimed = claim(job, own)) < end_of(claimed);) {
+        for (uint32_t i = begin_of(claimed); i < end_of(claimed); i++, finished++) {
+            int32_t r = job->f(job->user_context, job->min + (int32_t)i, job->closure);
+            int32_t no_error = 0;
+            if (r != 0) atomic_compare_exchange_strong(&job->result, &no_error, r);
+        }
     }
+    fence_streaming_stores();
     atomic_fetch_sub(&job->unfinished, finished);
 }
 

@@ -1,9 +1,10 @@
 // The thread pool (runtime/loom_thread_pool.c): every iteration of a parallel loop runs once,
-// nested loops finish, the first error is the loop's result, and each thread runs a contiguous
-// part front to back.
+// nested loops finish, the first error is the loop's result, each thread runs a contiguous
+// part front to back, and what a held-up thread has not claimed is stolen.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <map>
 #include <mutex>
@@ -124,6 +125,43 @@ TEST_F(ThreadPool, EachThreadRunsConsecutiveIterations) {
     }
     EXPECT_EQ(ran, size_t(extent));
     EXPECT_LT(jumps, size_t(extent / 16)) << "threads ran scattered iterations";
+}
+
+// The first iteration waits until the other threads have run all but its thread's claimed
+// chunk: the rest of that thread's part must be stolen while it is held up.
+struct HeldUp {
+    int32_t extent, others_must_run;
+    std::atomic<int32_t> done{0};
+    std::atomic<bool> timed_out{false};
+};
+
+int32_t hold_up_first(void *, int32_t i, void *closure) {
+    auto *h = static_cast<HeldUp *>(closure);
+    if (i == 0) {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (h->done.load() < h->others_must_run) {
+            if (std::chrono::steady_clock::now() > give_up) {
+                h->timed_out = true;
+                break;
+            }
+            std::this_thread::yield();
+        }
+    }
+    h->done++;
+    return 0;
+}
+
+TEST_F(ThreadPool, AHeldUpThreadKeepsOnlyTheChunkItClaimed) {
+    // Owners claim 1/16 of what their part has left at a time (fewer locked instructions per
+    // row); the rest stays for thieves. With 2 parts of 512, the held-up thread's first chunk
+    // is iterations 0-31: the other 992 must run without it.
+    loom_set_num_threads(2);
+    HeldUp h;
+    h.extent = 1024;
+    h.others_must_run = h.extent - h.extent / 2 / 16;
+    ASSERT_EQ(loom_do_par_for(nullptr, hold_up_first, 0, h.extent, &h), 0);
+    EXPECT_FALSE(h.timed_out.load()) << "the held-up thread's part was not stolen";
+    EXPECT_EQ(h.done.load(), h.extent);
 }
 
 } // namespace
