@@ -136,9 +136,13 @@ Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule
             << " is vectorized, and a prefetch sits at the top of a loop's "
             << "iterations. Prefetch at the loop outside it.";
         std::string from;
+        bool from_inside = false; // 'from' found among the loops d encloses
         bool outside = false; // sched.dims is innermost first: the loops after d enclose it
         for (const Dim &outer : sched.dims) {
-            if (loop_name_matches(outer.var, p.from)) from = outer.var;
+            if (loop_name_matches(outer.var, p.from)) {
+                from = outer.var;
+                from_inside = &outer != &d && !outside;
+            }
             // A prefetch inside a vector loop would make its lanes scalar code.
             user_assert(!outside || outer.for_type != ForType::Vectorized)
                 << "In prefetch of " << p.image->name << " in " << stage << ": loop " << d.var
@@ -151,6 +155,14 @@ Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule
             << "In prefetch of " << p.image->name << " in " << stage << ": " << p.from
             << " is no longer a loop of this stage (a later split renamed "
                "it). Name one of its loops.";
+        // Stage::prefetch checked the order when it was called; a later reorder may have
+        // changed it. The region of a later iteration of a loop inside 'at' is not defined.
+        user_assert(!from_inside)
+            << "In prefetch of " << p.image->name << " in " << stage << ": loop " << from
+            << " is inside loop " << d.var
+            << " (a reorder after the prefetch put it there); the loop whose later iteration "
+               "is prefetched ('from') must be 'at' or a loop outside it. Reorder them back, "
+               "or prefetch at a loop inside 'from'.";
         Expr placeholder = Call::make(Int(32), "prefetch_placeholder",
                                       {int_var(prefix + from), p.offset, (int)p.strategy},
                                       Call::Intrinsic, nullptr, 0, nullptr, p.image);

@@ -141,6 +141,17 @@ TEST(Prefetch, MistakesNameTheLoopsAndSayWhatToDo) {
         EXPECT_THAT(std::string(e.what()), HasSubstr("inside the vectorized loop"));
         EXPECT_THAT(std::string(e.what()), HasSubstr("xi"));
     }
+    // A reorder after the prefetch puts 'from' inside 'at': caught where the names resolve.
+    Func h("h");
+    h(x, y) = in(x, y) * 2.0f;
+    h.split(x, xo, xi, 16).vectorize(xi).prefetch(in, xo, y, 1).reorder(xi, y, xo);
+    try {
+        Pipeline(h).lowered_stmt(avx512);
+        FAIL() << "from inside at after a reorder was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("loop y is inside loop x.xo"));
+        EXPECT_THAT(std::string(e.what()), HasSubstr("a reorder after the prefetch"));
+    }
 }
 
 } // namespace
