@@ -373,10 +373,18 @@ Func &Func::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar 
                                                                  PrefetchBoundStrategy strategy)
                                                 LOOM_FORWARD_TO_STAGE(prefetch(image, at, from,
                                                                                offset, strategy))
+                                                    Func &Func::prefetch(
+                                                        const Func &f, const VarOrRVar &at,
+                                                        const VarOrRVar &from, const Expr &offset,
+                                                        PrefetchBoundStrategy strategy)
+                                                        LOOM_FORWARD_TO_STAGE(prefetch(f, at, from,
+                                                                                       offset,
+                                                                                       strategy))
 #undef LOOM_FORWARD_TO_STAGE
 
-                                                    Func &Func::compute_at(const Func &consumer,
-                                                                           const VarOrRVar &var) {
+                                                            Func &Func::compute_at(
+                                                                const Func &consumer,
+                                                                const VarOrRVar &var) {
     return compute_at(consumer.at(var));
 }
 

@@ -112,6 +112,9 @@ public:
     Func &prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
                    const Expr &offset = 1,
                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
+    Func &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
+                   const Expr &offset = 1,
+                   PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
 
     /** Computes the whole required region before any consumer runs, into its own buffer. */
     Func &compute_root();

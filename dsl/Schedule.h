@@ -86,11 +86,17 @@ struct Bound {
  * `at`) is `offset` iterations further on. `at` and `from` are the names the user gave; they
  * are matched to the stage's loops when it is lowered, as other directives' names are. */
 struct PrefetchDirective {
+    // What is prefetched: an input image, or the buffer of a Func that is computed into one
+    // (exactly one of the two is set).
     std::shared_ptr<ParameterContents> image;
+    std::shared_ptr<Internal::FunctionContents> func;
     std::string at, from;
     Expr offset;
     PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf;
 };
+
+/** The name of the image or Func that p prefetches. */
+const std::string &prefetched_name(const PrefetchDirective &p);
 
 /** Whether `name`, as a user names a loop of a stage, names `loop` (a stage's Dim var): equal,
  * or its last components. Loop names are qualified by the loops they were split from

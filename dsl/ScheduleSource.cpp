@@ -77,7 +77,7 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
         if (directive) out << stage << "." << directive << "(" << short_name(dim.var) << ");\n";
     }
     for (const PrefetchDirective &p : d.schedule.prefetches) {
-        out << stage << ".prefetch(" << p.image->name << ", " << short_name(p.at) << ", "
+        out << stage << ".prefetch(" << prefetched_name(p) << ", " << short_name(p.at) << ", "
             << short_name(p.from) << ", " << p.offset << ", " << prefetch_strategy_name(p.strategy)
             << ");\n";
     }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "dsl/Error.h"
+#include "dsl/Func.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
@@ -29,6 +30,10 @@ std::string Stage::stage_name() const {
 }
 
 namespace Internal {
+
+const std::string &prefetched_name(const PrefetchDirective &p) {
+    return p.image ? p.image->name : p.func->name;
+}
 
 bool loop_name_matches(const std::string &loop, const std::string &name) {
     if (loop == name) return true;
@@ -319,19 +324,46 @@ Stage &Stage::prefetch(const ImageParam &image, const VarOrRVar &at, const VarOr
                        const Expr &offset, PrefetchBoundStrategy strategy) {
     user_assert(image.defined()) << "In prefetch of " << stage_name()
                                  << ": the ImageParam is undefined. Pass one the pipeline reads.";
-    user_assert(offset.defined() && offset.type().is_int() && offset.type().bits() <= 32)
-        << "In prefetch of " << image.name() << " in " << stage_name()
+    Internal::PrefetchDirective p;
+    p.image = image.parameter();
+    p.offset = offset;
+    p.strategy = strategy;
+    return add_prefetch(std::move(p), at, from);
+}
+
+Stage &Stage::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
+                       const Expr &offset, PrefetchBoundStrategy strategy) {
+    user_assert(f.defined()) << "In prefetch of " << stage_name()
+                             << ": the Func is undefined. Pass one this stage reads.";
+    // The schedule holds the Func it prefetches: its own would make a cycle of references.
+    user_assert(f.function() != func)
+        << "In prefetch of " << stage_name() << ": " << func->name
+        << " can't prefetch its own buffer. Prefetch the Funcs or images it reads.";
+    Internal::PrefetchDirective p;
+    p.func = f.function();
+    p.offset = offset;
+    p.strategy = strategy;
+    return add_prefetch(std::move(p), at, from);
+}
+
+Stage &Stage::add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at,
+                           const VarOrRVar &from) {
+    const std::string &what = Internal::prefetched_name(p);
+    user_assert(p.offset.defined() && p.offset.type().is_int() && p.offset.type().bits() <= 32)
+        << "In prefetch of " << what << " in " << stage_name()
         << ": the offset must be a 32-bit integer expression (iterations of " << from.name()
         << " ahead).";
     // Both loops must exist now; ScheduleFunctions matches the names again after later splits.
     const size_t at_dim = find_dim(at.name(), "prefetch");
     const size_t from_dim = find_dim(from.name(), "prefetch");
     user_assert(from_dim >= at_dim)
-        << "In prefetch of " << image.name() << " in " << stage_name() << ": loop " << from.name()
+        << "In prefetch of " << what << " in " << stage_name() << ": loop " << from.name()
         << " is inside loop " << at.name()
         << "; the loop whose later iteration is prefetched ('from') must be 'at' or a loop "
            "outside it. Swap the two, or pick an outer loop.";
-    schedule().prefetches.push_back({image.parameter(), at.name(), from.name(), offset, strategy});
+    p.at = at.name();
+    p.from = from.name();
+    schedule().prefetches.push_back(std::move(p));
     return *this;
 }
 

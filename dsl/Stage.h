@@ -77,6 +77,12 @@ public:
     Stage &prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
                     const Expr &offset = 1,
                     PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
+    /** The same for the buffer of Func f, which must be computed into one (not inlined) and
+     * read by this stage's body at `at`. Coordinates are f's: its realization bounds limit
+     * the region for Clamp and GuardWithIf. */
+    Stage &prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
+                    const Expr &offset = 1,
+                    PrefetchBoundStrategy strategy = PrefetchBoundStrategy::GuardWithIf);
 
     /** Splits this associative integer update into an intermediate Func, returned, that
      * reduces over the other RVars with each preserved RVar made the given pure Var, and an
@@ -100,6 +106,8 @@ private:
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
     std::string stage_name() const;
     void check_no_race(const std::string &loop, const char *directive) const;
+    /** Checks and records p (its image or func set) with loops `at` and `from`. */
+    Stage &add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at, const VarOrRVar &from);
     Func rfactor_split(const std::string &loop, const Var &u, const Internal::Reduction &red,
                        const std::vector<Var> &pure, Type t);
     /** names_from_user: outer and inner are the user's names, which must not name a loop

@@ -1,5 +1,9 @@
 #include "lower/InjectPrefetches.h"
 
+#include <map>
+#include <utility>
+
+#include "dsl/Function.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/Parameter.h"
@@ -21,15 +25,70 @@ const Call *as_placeholder(const Stmt &s) {
     return c && c->call_type == Call::Intrinsic && c->name == "prefetch_placeholder" ? c : nullptr;
 }
 
+// What a placeholder prefetches: its name, element type, and the coordinates its buffer holds
+// in each dimension, [min, min + extent).
+struct PrefetchedBuffer {
+    std::string name;
+    Type type;
+    std::vector<Expr> mins, extents;
+};
+
 class InjectPrefetches : public IRMutator {
     using IRMutator::visit;
+
+    // The Funcs realized around the statement being visited, and the loop it is in.
+    std::map<std::string, const Realize *> realized;
+    std::string loop;
+
+    Stmt visit(const Realize *op) override {
+        const Realize *outer = std::exchange(realized[op->name], op);
+        Stmt s = IRMutator::visit(op);
+        realized[op->name] = outer;
+        return s;
+    }
+
+    Stmt visit(const For *op) override {
+        const std::string outer = std::exchange(loop, op->name);
+        Stmt s = IRMutator::visit(op);
+        loop = outer;
+        return s;
+    }
 
     Stmt visit(const Block *op) override {
         const Call *placeholder = as_placeholder(op->first);
         if (!placeholder) return IRMutator::visit(op);
         Stmt rest = mutate(op->rest);
-        Stmt fetch = prefetches(placeholder, rest);
+        Stmt fetch = prefetches(placeholder, buffer_of(placeholder), rest);
         return fetch.defined() ? Block::make(fetch, rest) : rest;
+    }
+
+    PrefetchedBuffer buffer_of(const Call *placeholder) const {
+        PrefetchedBuffer b;
+        if (placeholder->param) {
+            const ParameterContents &image = *placeholder->param;
+            b.name = image.name;
+            b.type = image.type;
+            for (int d = 0; d < image.dimensions; d++) {
+                b.mins.push_back(Variable::make(Int(32), image.name + ".min." + std::to_string(d)));
+                b.extents.push_back(
+                    Variable::make(Int(32), image.name + ".extent." + std::to_string(d)));
+            }
+            return b;
+        }
+        const FunctionContents &f = *placeholder->func;
+        auto it = realized.find(f.name);
+        user_assert(it != realized.end() && it->second)
+            << "In prefetch of " << f.name << " at loop " << loop << ": " << f.name
+            << " is not computed into a buffer outside that loop, so there is nothing yet to "
+               "prefetch. Compute it at a loop outside "
+            << loop << " (or compute_root()), or prefetch at a loop inside its compute level.";
+        b.name = f.name;
+        b.type = it->second->types[0];
+        for (const Range &r : it->second->bounds) {
+            b.mins.push_back(r.min);
+            b.extents.push_back(r.extent);
+        }
+        return b;
     }
 
     // A lone placeholder (its Block's rest was simplified away): nothing to prefetch.
@@ -37,8 +96,8 @@ class InjectPrefetches : public IRMutator {
         return as_placeholder(op) ? Evaluate::make(0) : IRMutator::visit(op);
     }
 
-    static Stmt prefetches(const Call *placeholder, const Stmt &rest) {
-        const ParameterContents &image = *placeholder->param;
+    static Stmt prefetches(const Call *placeholder, const PrefetchedBuffer &buffer,
+                           const Stmt &rest) {
         const Variable *from = placeholder->args[0].as<Variable>();
         internal_assert(from) << "prefetch placeholder without its loop variable";
         const Expr &offset = placeholder->args[1];
@@ -48,14 +107,13 @@ class InjectPrefetches : public IRMutator {
         // of the same name: a let of `from` in terms of itself would bind it recursively.)
         Stmt ahead = substitute(from->name, Variable::make(Int(32), from->name) + offset, rest);
         auto boxes = boxes_required(ahead);
-        auto it = boxes.find(image.name);
+        auto it = boxes.find(buffer.name);
         if (it == boxes.end()) return Stmt();
         Box box = it->second;
         Expr inside = const_true();
         for (size_t d = 0; d < box.size(); d++) {
             if (!box[d].is_bounded()) return Stmt();
-            Expr lo = Variable::make(Int(32), image.name + ".min." + std::to_string(d));
-            Expr hi = lo + Variable::make(Int(32), image.name + ".extent." + std::to_string(d)) - 1;
+            Expr lo = buffer.mins[d], hi = lo + buffer.extents[d] - 1;
             if (strategy == PrefetchBoundStrategy::Clamp) {
                 box[d] = Interval(max(box[d].min, lo), min(box[d].max, hi));
             } else if (strategy == PrefetchBoundStrategy::GuardWithIf) {
@@ -65,20 +123,23 @@ class InjectPrefetches : public IRMutator {
 
         // Innermost dimension: one prefetch per cache line from the box's first element;
         // outer dimensions: one row of those per coordinate.
-        const int per_line = std::max(1, kCacheLineBytes / image.type.bytes());
-        const std::string line = image.name + ".prefetch.line";
+        const int per_line = std::max(1, kCacheLineBytes / buffer.type.bytes());
+        const std::string line = buffer.name + ".prefetch.line";
         std::vector<Expr> at(box.size());
         at[0] = box[0].min + Variable::make(Int(32), line) * per_line;
         for (size_t d = 1; d < box.size(); d++)
-            at[d] = Variable::make(Int(32), image.name + ".prefetch." + std::to_string(d));
-        Expr element = Call::make(image.type, image.name, at, Call::Image, nullptr, 0, nullptr,
-                                  placeholder->param);
+            at[d] = Variable::make(Int(32), buffer.name + ".prefetch." + std::to_string(d));
+        // A Func's element is its first value's (a Tuple's others are buffers of their own).
+        Expr element = placeholder->param ? Call::make(buffer.type, buffer.name, at, Call::Image,
+                                                       nullptr, 0, nullptr, placeholder->param)
+                                          : Call::make(buffer.type, buffer.name, at, Call::Halide,
+                                                       placeholder->func, 0);
         Stmt s = Evaluate::make(
             Call::make_intrinsic(Int(32), Call::prefetch, {element}, Call::Intrinsic));
         Expr lines = (box[0].max - box[0].min + per_line) / per_line;
         s = For::make(line, 0, simplify(lines), ForType::Serial, DeviceAPI::Host, s);
         for (size_t d = 1; d < box.size(); d++) {
-            s = For::make(image.name + ".prefetch." + std::to_string(d), simplify(box[d].min),
+            s = For::make(buffer.name + ".prefetch." + std::to_string(d), simplify(box[d].min),
                           simplify(box[d].max - box[d].min + 1), ForType::Serial, DeviceAPI::Host,
                           s);
         }

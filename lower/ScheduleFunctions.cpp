@@ -35,6 +35,8 @@ public:
         : outputs(outputs), inlined_values(inlined_values) {}
     using IRMutator::mutate;
 
+    bool inlines(const FunctionPtr &f) const { return is_inlined(f, outputs); }
+
     const std::vector<Expr> &values_of(const FunctionPtr &f) {
         auto it = inlined_values.find(f->name);
         if (it != inlined_values.end()) return it->second;
@@ -123,16 +125,23 @@ bool inner_is_a_loop(const Split &split, const std::vector<Split> &splits) {
 }
 
 // The prefetches whose `at` is loop d, as placeholders at the top of its body:
-// prefetch_placeholder(from loop variable, offset, strategy) calls naming the image in `param`.
+// prefetch_placeholder(from loop variable, offset, strategy) calls naming the image in `param`
+// or the Func in `func`.
 // lower/InjectPrefetches gives them their region once the image checks are in (which must not
 // count a prefetch as a read).
 Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule &sched,
-                                const Dim &d, Stmt body) {
+                                const Dim &d, const InlineCalls &inliner, Stmt body) {
     const std::string stage = f->name + ".s" + std::to_string(k), prefix = stage + ".";
     for (const PrefetchDirective &p : sched.prefetches) {
         if (!loop_name_matches(d.var, p.at)) continue;
+        const std::string &what = prefetched_name(p);
+        user_assert(!p.func || !inliner.inlines(p.func))
+            << "In prefetch of " << what << " in " << stage << ": " << what
+            << " is computed inline, so it has no buffer to prefetch. Compute it into one "
+               "(compute_root(), or compute_at a loop outside "
+            << d.var << ").";
         user_assert(d.for_type != ForType::Vectorized)
-            << "In prefetch of " << p.image->name << " in " << stage << ": loop " << d.var
+            << "In prefetch of " << what << " in " << stage << ": loop " << d.var
             << " is vectorized, and a prefetch sits at the top of a loop's "
             << "iterations. Prefetch at the loop outside it.";
         std::string from;
@@ -145,27 +154,26 @@ Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule
             }
             // A prefetch inside a vector loop would make its lanes scalar code.
             user_assert(!outside || outer.for_type != ForType::Vectorized)
-                << "In prefetch of " << p.image->name << " in " << stage << ": loop " << d.var
+                << "In prefetch of " << what << " in " << stage << ": loop " << d.var
                 << " is inside the vectorized loop " << outer.var
                 << ". Prefetch at a loop outside every vectorized one (reorder them, or pick an "
                    "outer loop).";
             outside = outside || &outer == &d;
         }
-        user_assert(!from.empty())
-            << "In prefetch of " << p.image->name << " in " << stage << ": " << p.from
-            << " is no longer a loop of this stage (a later split renamed "
-               "it). Name one of its loops.";
+        user_assert(!from.empty()) << "In prefetch of " << what << " in " << stage << ": " << p.from
+                                   << " is no longer a loop of this stage (a later split renamed "
+                                      "it). Name one of its loops.";
         // Stage::prefetch checked the order when it was called; a later reorder may have
         // changed it. The region of a later iteration of a loop inside 'at' is not defined.
         user_assert(!from_inside)
-            << "In prefetch of " << p.image->name << " in " << stage << ": loop " << from
+            << "In prefetch of " << what << " in " << stage << ": loop " << from
             << " is inside loop " << d.var
             << " (a reorder after the prefetch put it there); the loop whose later iteration "
                "is prefetched ('from') must be 'at' or a loop outside it. Reorder them back, "
                "or prefetch at a loop inside 'from'.";
         Expr placeholder = Call::make(Int(32), "prefetch_placeholder",
                                       {int_var(prefix + from), p.offset, (int)p.strategy},
-                                      Call::Intrinsic, nullptr, 0, nullptr, p.image);
+                                      Call::Intrinsic, p.func, 0, nullptr, p.image);
         body = Block::make(Evaluate::make(placeholder), body);
     }
     return body;
@@ -258,7 +266,7 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
     for (const Dim &d : sched.dims) {
         std::string name = prefix + d.var;
         Expr mn = var(d.var + ".loop_min"), extent = var(d.var + ".loop_extent");
-        body = with_prefetch_placeholders(f, k, sched, d, body);
+        body = with_prefetch_placeholders(f, k, sched, d, inliner, body);
         const std::pair<const Split *, Expr> *guard = nullptr;
         for (const auto &g : guards) {
             if (g.first->outer == d.var) guard = &g;

@@ -103,6 +103,90 @@ TEST(Prefetch, TheScheduleSourceSaysIt) {
         << source;
 }
 
+// A Func computed into a buffer: g = 3 * in at root, f sums g's rows y - 1 and y + 1.
+struct FuncPipeline {
+    ImageParam in{Float(32), 2, "in"};
+    Func g{"g"}, f{"f"};
+    Var x{"x"}, y{"y"};
+    FuncPipeline() {
+        g(x, y) = in(x, y) * 3.0f;
+        f(x, y) = g(x, y - 1) + g(x, y + 1);
+        g.compute_root().parallel(y).vectorize(x, 16);
+        f.parallel(y).vectorize(x, 16);
+    }
+};
+
+TEST(Prefetch, AFuncsBufferIsFetchedInItsCoordinatesAndNoValueChanges) {
+    for (auto strategy : {PrefetchBoundStrategy::GuardWithIf, PrefetchBoundStrategy::Clamp,
+                          PrefetchBoundStrategy::NonFaulting}) {
+        FuncPipeline p;
+        p.f.prefetch(p.g, p.x, p.y, 2, strategy);
+        std::string stmt = Pipeline(p.f).lowered_stmt(avx512);
+        // Rows y + 1 .. y + 3 of g, from g's own allocation.
+        EXPECT_THAT(stmt, HasSubstr("prefetch(g[")) << stmt;
+        const int w = 96, h = 30;
+        Buffer<float> in = image(w, h);
+        p.in.set(in);
+        Buffer<float> out({w, h - 2}, "out");
+        out.set_min({0, 1});
+        Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
+        for (int y = 1; y < h - 1; y++) {
+            for (int x = 0; x < w; x++) {
+                float expected = value_at(x, y - 1) * 3.0f + value_at(x, y + 1) * 3.0f;
+                ASSERT_EQ(out(x, y), expected) << "at (" << x << ", " << y << ")";
+            }
+        }
+    }
+    // g is realized over rows f.min.1 - 1 .. f.min.1 + f.extent.1: GuardWithIf tests the box
+    // against them, Clamp shrinks it to them, NonFaulting takes it as it is.
+    FuncPipeline guarded, clamped, non_faulting;
+    guarded.f.prefetch(guarded.g, guarded.x, guarded.y, 2);
+    clamped.f.prefetch(clamped.g, clamped.x, clamped.y, 2, PrefetchBoundStrategy::Clamp);
+    non_faulting.f.prefetch(non_faulting.g, non_faulting.x, non_faulting.y, 2,
+                            PrefetchBoundStrategy::NonFaulting);
+    std::string guarded_stmt = Pipeline(guarded.f).lowered_stmt(avx512);
+    EXPECT_THAT(guarded_stmt, HasSubstr("((f.s0.y + 1) >= (f.min.1 - 1))")) << guarded_stmt;
+    EXPECT_THAT(guarded_stmt, HasSubstr("((f.s0.y + 3) <= (f.extent.1 + f.min.1))"))
+        << guarded_stmt;
+    std::string clamped_stmt = Pipeline(clamped.f).lowered_stmt(avx512);
+    EXPECT_THAT(clamped_stmt, HasSubstr("for (g.prefetch.1, max((f.s0.y + 1), (f.min.1 - 1))"))
+        << clamped_stmt;
+    std::string non_faulting_stmt = Pipeline(non_faulting.f).lowered_stmt(avx512);
+    EXPECT_THAT(non_faulting_stmt,
+                HasSubstr("for (g.prefetch.1, (f.s0.y + 1), 3) {\n          prefetch(g["))
+        << non_faulting_stmt;
+    EXPECT_THAT(Pipeline(clamped.f).schedule_source(),
+                HasSubstr(".prefetch(g, x, y, 2, PrefetchBoundStrategy::Clamp);"));
+}
+
+TEST(Prefetch, AFuncWithoutABufferOutsideTheLoopIsAnError) {
+    FuncPipeline inlined;
+    inlined.g.compute_inline();
+    inlined.f.prefetch(inlined.g, inlined.x, inlined.y, 1);
+    try {
+        Pipeline(inlined.f).lowered_stmt(avx512);
+        FAIL() << "a prefetch of an inlined Func was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("g is computed inline"));
+    }
+    FuncPipeline inside;
+    inside.g.compute_at(inside.f, inside.x);
+    inside.f.prefetch(inside.g, inside.y, inside.y, 1);
+    try {
+        Pipeline(inside.f).lowered_stmt(avx512);
+        FAIL() << "a prefetch of a Func computed inside the loop was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("g is not computed into a buffer outside"));
+    }
+    FuncPipeline self;
+    try {
+        self.f.prefetch(self.f, self.x, self.y, 1);
+        FAIL() << "a Func prefetching itself was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("can't prefetch its own buffer"));
+    }
+}
+
 TEST(Prefetch, MistakesNameTheLoopsAndSayWhatToDo) {
     RowPipeline p;
     try {
