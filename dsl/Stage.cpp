@@ -326,9 +326,7 @@ Stage &Stage::prefetch(const ImageParam &image, const VarOrRVar &at, const VarOr
                                  << ": the ImageParam is undefined. Pass one the pipeline reads.";
     Internal::PrefetchDirective p;
     p.image = image.parameter();
-    p.offset = offset;
-    p.strategy = strategy;
-    return add_prefetch(std::move(p), at, from);
+    return add_prefetch(std::move(p), at, from, offset, strategy);
 }
 
 Stage &Stage::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from,
@@ -341,15 +339,14 @@ Stage &Stage::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from
         << " can't prefetch its own buffer. Prefetch the Funcs or images it reads.";
     Internal::PrefetchDirective p;
     p.func = f.function();
-    p.offset = offset;
-    p.strategy = strategy;
-    return add_prefetch(std::move(p), at, from);
+    return add_prefetch(std::move(p), at, from, offset, strategy);
 }
 
 Stage &Stage::add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at,
-                           const VarOrRVar &from) {
+                           const VarOrRVar &from, const Expr &offset,
+                           PrefetchBoundStrategy strategy) {
     const std::string &what = Internal::prefetched_name(p);
-    user_assert(p.offset.defined() && p.offset.type().is_int() && p.offset.type().bits() <= 32)
+    user_assert(offset.defined() && offset.type().is_int() && offset.type().bits() <= 32)
         << "In prefetch of " << what << " in " << stage_name()
         << ": the offset must be a 32-bit integer expression (iterations of " << from.name()
         << " ahead).";
@@ -363,6 +360,8 @@ Stage &Stage::add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at,
            "outside it. Swap the two, or pick an outer loop.";
     p.at = at.name();
     p.from = from.name();
+    p.offset = offset;
+    p.strategy = strategy;
     schedule().prefetches.push_back(std::move(p));
     return *this;
 }

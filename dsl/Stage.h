@@ -106,8 +106,9 @@ private:
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
     std::string stage_name() const;
     void check_no_race(const std::string &loop, const char *directive) const;
-    /** Checks and records p (its image or func set) with loops `at` and `from`. */
-    Stage &add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at, const VarOrRVar &from);
+    /** Checks and records p (its image or func set) with the other arguments of prefetch. */
+    Stage &add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at, const VarOrRVar &from,
+                        const Expr &offset, PrefetchBoundStrategy strategy);
     Func rfactor_split(const std::string &loop, const Var &u, const Internal::Reduction &red,
                        const std::vector<Var> &pure, Type t);
     /** names_from_user: outer and inner are the user's names, which must not name a loop

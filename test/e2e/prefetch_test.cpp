@@ -36,19 +36,41 @@ Buffer<float> image(int w, int h) {
     return b;
 }
 
-/** Runs p on a w x h image and checks every output row against the sum it computes. */
-void expect_rows_blurred(RowPipeline &p, int w, int h) {
-    Buffer<float> in = image(w, h);
-    p.in.set(in);
+/** Runs f on a w x h image bound to `in`, for rows 1 .. h - 2, and checks every output against
+ * expected(x, y). */
+template <typename Expected>
+void expect_output(const Func &f, ImageParam &in, int w, int h, Expected expected) {
+    Buffer<float> input = image(w, h);
+    in.set(input);
     Buffer<float> out({w, h - 2}, "out");
     out.set_min({0, 1});
-    Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
+    Pipeline(f).realize(RealizationArg(std::vector<Buffer<>>{out}));
     for (int y = 1; y < h - 1; y++) {
         for (int x = 0; x < w; x++) {
-            float expected = value_at(x, y - 1) + value_at(x, y) * 2.0f + value_at(x, y + 1);
-            ASSERT_EQ(out(x, y), expected) << "at (" << x << ", " << y << ")";
+            ASSERT_EQ(out(x, y), expected(x, y)) << "at (" << x << ", " << y << ")";
         }
     }
+}
+
+/** Runs p on a w x h image and checks every output row against the sum it computes. */
+void expect_rows_blurred(RowPipeline &p, int w, int h) {
+    expect_output(p.f, p.in, w, h, [](int x, int y) {
+        return value_at(x, y - 1) + value_at(x, y) * 2.0f + value_at(x, y + 1);
+    });
+}
+
+/** Expects `step` to throw a CompileError whose message holds each of `says`. */
+template <typename Step>
+void expect_error(Step step, const std::string &what, std::initializer_list<const char *> says) {
+    std::string error;
+    try {
+        step();
+    } catch (const CompileError &e) {
+        error = e.what();
+    }
+    EXPECT_FALSE(error.empty()) << what << " was accepted";
+    for (const char *part : says)
+        EXPECT_THAT(error, HasSubstr(part));
 }
 
 TEST(Prefetch, TheNextRowsAreFetchedLineByLineAndNoValueChanges) {
@@ -124,18 +146,9 @@ TEST(Prefetch, AFuncsBufferIsFetchedInItsCoordinatesAndNoValueChanges) {
         std::string stmt = Pipeline(p.f).lowered_stmt(avx512);
         // Rows y + 1 .. y + 3 of g, from g's own allocation.
         EXPECT_THAT(stmt, HasSubstr("prefetch(g[")) << stmt;
-        const int w = 96, h = 30;
-        Buffer<float> in = image(w, h);
-        p.in.set(in);
-        Buffer<float> out({w, h - 2}, "out");
-        out.set_min({0, 1});
-        Pipeline(p.f).realize(RealizationArg(std::vector<Buffer<>>{out}));
-        for (int y = 1; y < h - 1; y++) {
-            for (int x = 0; x < w; x++) {
-                float expected = value_at(x, y - 1) * 3.0f + value_at(x, y + 1) * 3.0f;
-                ASSERT_EQ(out(x, y), expected) << "at (" << x << ", " << y << ")";
-            }
-        }
+        expect_output(p.f, p.in, 96, 30, [](int x, int y) {
+            return value_at(x, y - 1) * 3.0f + value_at(x, y + 1) * 3.0f;
+        });
     }
     // g is realized over rows f.min.1 - 1 .. f.min.1 + f.extent.1: GuardWithIf tests the box
     // against them, Clamp shrinks it to them, NonFaulting takes it as it is.
@@ -163,54 +176,30 @@ TEST(Prefetch, AFuncWithoutABufferOutsideTheLoopIsAnError) {
     FuncPipeline inlined;
     inlined.g.compute_inline();
     inlined.f.prefetch(inlined.g, inlined.x, inlined.y, 1);
-    try {
-        Pipeline(inlined.f).lowered_stmt(avx512);
-        FAIL() << "a prefetch of an inlined Func was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("g is computed inline"));
-    }
+    expect_error([&] { Pipeline(inlined.f).lowered_stmt(avx512); }, "a prefetch of an inlined Func",
+                 {"g is computed inline"});
     FuncPipeline inside;
     inside.g.compute_at(inside.f, inside.x);
     inside.f.prefetch(inside.g, inside.y, inside.y, 1);
-    try {
-        Pipeline(inside.f).lowered_stmt(avx512);
-        FAIL() << "a prefetch of a Func computed inside the loop was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("g is not computed into a buffer outside"));
-    }
+    expect_error([&] { Pipeline(inside.f).lowered_stmt(avx512); },
+                 "a prefetch of a Func computed inside the loop",
+                 {"g is not computed into a buffer outside"});
     FuncPipeline self;
-    try {
-        self.f.prefetch(self.f, self.x, self.y, 1);
-        FAIL() << "a Func prefetching itself was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("can't prefetch its own buffer"));
-    }
+    expect_error([&] { self.f.prefetch(self.f, self.x, self.y, 1); }, "a Func prefetching itself",
+                 {"can't prefetch its own buffer"});
 }
 
 TEST(Prefetch, MistakesNameTheLoopsAndSayWhatToDo) {
     RowPipeline p;
-    try {
-        p.f.prefetch(p.in, p.y, p.x, 1);
-        FAIL() << "from inside at was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("('from') must be 'at' or a loop outside it"));
-        EXPECT_THAT(std::string(e.what()), HasSubstr("in"));
-    }
+    expect_error([&] { p.f.prefetch(p.in, p.y, p.x, 1); }, "from inside at",
+                 {"('from') must be 'at' or a loop outside it", "in"});
     Var z("z");
-    try {
-        p.f.prefetch(p.in, z, p.y, 1);
-        FAIL() << "a loop the stage lacks was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("z is not a loop of this stage"));
-    }
+    expect_error([&] { p.f.prefetch(p.in, z, p.y, 1); }, "a loop the stage lacks",
+                 {"z is not a loop of this stage"});
     RowPipeline v;
     v.f.prefetch(v.in, Var("x.vec"), v.y, 1);
-    try {
-        Pipeline(v.f).lowered_stmt(avx512);
-        FAIL() << "a prefetch at a vectorized loop was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("is vectorized"));
-    }
+    expect_error([&] { Pipeline(v.f).lowered_stmt(avx512); }, "a prefetch at a vectorized loop",
+                 {"is vectorized"});
     // A loop inside a vector loop: its prefetch would make the lanes scalar code.
     ImageParam in(Float(32), 2, "in");
     Func g("g");
@@ -218,24 +207,14 @@ TEST(Prefetch, MistakesNameTheLoopsAndSayWhatToDo) {
     g(x, y) = in(x, y) * 2.0f;
     g.split(x, xo, xi, 16).reorder(y, xi, xo).vectorize(xi);
     g.prefetch(in, y, xo, 1);
-    try {
-        Pipeline(g).lowered_stmt(avx512);
-        FAIL() << "a prefetch inside a vectorized loop was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("inside the vectorized loop"));
-        EXPECT_THAT(std::string(e.what()), HasSubstr("xi"));
-    }
+    expect_error([&] { Pipeline(g).lowered_stmt(avx512); }, "a prefetch inside a vectorized loop",
+                 {"inside the vectorized loop", "xi"});
     // A reorder after the prefetch puts 'from' inside 'at': caught where the names resolve.
     Func h("h");
     h(x, y) = in(x, y) * 2.0f;
     h.split(x, xo, xi, 16).vectorize(xi).prefetch(in, xo, y, 1).reorder(xi, y, xo);
-    try {
-        Pipeline(h).lowered_stmt(avx512);
-        FAIL() << "from inside at after a reorder was accepted";
-    } catch (const CompileError &e) {
-        EXPECT_THAT(std::string(e.what()), HasSubstr("loop y is inside loop x.xo"));
-        EXPECT_THAT(std::string(e.what()), HasSubstr("a reorder after the prefetch"));
-    }
+    expect_error([&] { Pipeline(h).lowered_stmt(avx512); }, "from inside at after a reorder",
+                 {"loop y is inside loop x.xo", "a reorder after the prefetch"});
 }
 
 } // namespace
