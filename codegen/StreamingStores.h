@@ -18,8 +18,10 @@
 //    slower streamed);
 //  - at run time, its address is 64-byte aligned (the instruction requires it; a ShiftInwards
 //    split's shifted last vector or an odd row start is stored the plain way).
-// A function that streams ends with a store fence, so that its lines are in memory before
-// the thread pool, or the caller, sees its work as done.
+// The pipeline's entry function ends with a store fence where any of its functions streams,
+// and the thread pool fences once per thread and job before it counts the thread's work done,
+// so the lines are in memory before the caller sees the pipeline as done. Tasks don't fence:
+// a fence per row waited for the row's stores before the next row's loads could start.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +62,7 @@ StreamedStore store_streaming_where_aligned(llvm::IRBuilderBase &b, llvm::Value 
                                             llvm::Value *addr, llvm::Align plain_align,
                                             llvm::Value *allowed, const std::string &name);
 
-/** The store fence that ends a function with streaming stores. */
+/** The store fence that ends the entry function of a pipeline with streaming stores. */
 void fence_streaming_stores(llvm::IRBuilderBase &b);
 
 } // namespace Internal

@@ -16,9 +16,11 @@
  * half of the largest part left (work stealing), so the threads still finish together when
  * iterations take unequal time.
  *
- * Claiming an iteration takes no lock: a part is one atomic word holding its unclaimed range,
- * which its owner shrinks from the front and thieves from the back, each by compare-and-swap.
- * The pool's lock guards the stack of jobs, the handing out of parts and the wake-ups. */
+ * Claiming iterations takes no lock: a part is one atomic word holding its unclaimed range,
+ * which its owner shrinks from the front (a chunk at a time, LOOM_CLAIM_DIVISOR) and thieves
+ * from the back, each by compare-and-swap. The pool's lock guards the stack of jobs, the
+ * handing out of parts and the wake-ups. Each thread fences its streaming stores once per job
+ * (fence_streaming_stores), which generated code leaves to the pool. */
 #include "loom_runtime.h"
 
 #include <pthread.h>
