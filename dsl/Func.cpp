@@ -329,64 +329,47 @@ Type Func::output_type() const {
         return *this;                                                                           \
     }
 
+// Each definition's body is the macro, which clang-format can't tell from a declaration missing
+// its semicolon (it chained them into one statement).
+// clang-format off
 Func &Func::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                   const Expr &factor, TailStrategy tail)
-    LOOM_FORWARD_TO_STAGE(split(old, outer, inner, factor, tail)) Func &Func::fuse(
-        const VarOrRVar &inner, const VarOrRVar &outer,
-        const VarOrRVar &fused) LOOM_FORWARD_TO_STAGE(fuse(inner, outer, fused))
-        Func &Func::reorder(const std::vector<VarOrRVar> &vars) LOOM_FORWARD_TO_STAGE(reorder(
-            vars)) Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo,
-                                    const VarOrRVar &yo, const VarOrRVar &xi, const VarOrRVar &yi,
-                                    const Expr &xfactor, const Expr &yfactor, TailStrategy tail)
-            LOOM_FORWARD_TO_STAGE(tile(x, y, xo, yo, xi, yi, xfactor, yfactor,
-                                       tail)) Func &Func::tile(const VarOrRVar &x,
-                                                               const VarOrRVar &y,
-                                                               const VarOrRVar &xi,
-                                                               const VarOrRVar &yi,
-                                                               const Expr &xfactor,
-                                                               const Expr &yfactor,
-                                                               TailStrategy tail)
-                LOOM_FORWARD_TO_STAGE(tile(x, y, xi, yi, xfactor, yfactor,
-                                           tail)) Func &Func::rename(const VarOrRVar &old,
-                                                                     const VarOrRVar &new_name)
-                    LOOM_FORWARD_TO_STAGE(rename(old, new_name)) Func &Func::serial(
-                        const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(serial(var))
-                        Func &Func::parallel(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(parallel(
-                            var)) Func &Func::parallel(const VarOrRVar &var,
-                                                       const Expr &task_size, TailStrategy tail)
-                            LOOM_FORWARD_TO_STAGE(
-                                parallel(var, task_size,
-                                         tail)) Func &Func::vectorize(const VarOrRVar &var)
-                                LOOM_FORWARD_TO_STAGE(vectorize(var)) Func &Func::vectorize(
-                                    const VarOrRVar &var, const Expr &factor,
-                                    TailStrategy tail) LOOM_FORWARD_TO_STAGE(vectorize(var, factor,
-                                                                                       tail))
-                                    Func &Func::unroll(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(
-                                        unroll(var)) Func &Func::unroll(const VarOrRVar &var,
-                                                                        const Expr &factor,
-                                                                        TailStrategy tail)
-                                        LOOM_FORWARD_TO_STAGE(unroll(var, factor, tail))
-                                            Func &Func::prefetch(const ImageParam &image,
-                                                                 const VarOrRVar &at,
-                                                                 const VarOrRVar &from,
-                                                                 const Expr &offset,
-                                                                 PrefetchBoundStrategy strategy)
-                                                LOOM_FORWARD_TO_STAGE(prefetch(image, at, from,
-                                                                               offset, strategy))
-                                                    Func &Func::prefetch(
-                                                        const Func &f, const VarOrRVar &at,
-                                                        const VarOrRVar &from, const Expr &offset,
-                                                        PrefetchBoundStrategy strategy)
-                                                        LOOM_FORWARD_TO_STAGE(prefetch(f, at, from,
-                                                                                       offset,
-                                                                                       strategy))
+    LOOM_FORWARD_TO_STAGE(split(old, outer, inner, factor, tail))
+Func &Func::fuse(const VarOrRVar &inner, const VarOrRVar &outer, const VarOrRVar &fused)
+    LOOM_FORWARD_TO_STAGE(fuse(inner, outer, fused))
+Func &Func::reorder(const std::vector<VarOrRVar> &vars) LOOM_FORWARD_TO_STAGE(reorder(vars))
+Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xo, const VarOrRVar &yo,
+                 const VarOrRVar &xi, const VarOrRVar &yi, const Expr &xfactor,
+                 const Expr &yfactor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(tile(x, y, xo, yo, xi, yi, xfactor, yfactor, tail))
+Func &Func::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
+                 const Expr &xfactor, const Expr &yfactor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(tile(x, y, xi, yi, xfactor, yfactor, tail))
+Func &Func::rename(const VarOrRVar &old, const VarOrRVar &new_name)
+    LOOM_FORWARD_TO_STAGE(rename(old, new_name))
+Func &Func::serial(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(serial(var))
+Func &Func::parallel(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(parallel(var))
+Func &Func::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(parallel(var, task_size, tail))
+Func &Func::vectorize(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(vectorize(var))
+Func &Func::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(vectorize(var, factor, tail))
+Func &Func::unroll(const VarOrRVar &var) LOOM_FORWARD_TO_STAGE(unroll(var))
+Func &Func::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(unroll(var, factor, tail))
+Func &Func::prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
+                     const Expr &offset, PrefetchBoundStrategy strategy)
+    LOOM_FORWARD_TO_STAGE(prefetch(image, at, from, offset, strategy))
+Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset,
+                     PrefetchBoundStrategy strategy)
+    LOOM_FORWARD_TO_STAGE(prefetch(f, at, from, offset, strategy))
 #undef LOOM_FORWARD_TO_STAGE
 
-                                                            Func &Func::compute_at(
-                                                                const Func &consumer,
-                                                                const VarOrRVar &var) {
+Func &Func::compute_at(const Func &consumer, const VarOrRVar &var) {
     return compute_at(consumer.at(var));
 }
+// (Formatting stays off through compute_at: before it, the last macro reads as unfinished.)
+// clang-format on
 
 Func &Func::compute_at(const LoopLevel &level) {
     user_assert(!(level.func() == func->name && !level.is_root() && !level.is_inlined()))

@@ -228,6 +228,7 @@ Expr Call::with_args(const Call *c, std::vector<Expr> args) {
 }
 
 const char *Call::intrinsic_name(IntrinsicOp op) {
+    // clang-format off
     switch (op) {
     case NotIntrinsic: return "<not an intrinsic>";
     case bitwise_and: return "bitwise_and";
@@ -243,9 +244,9 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case popcount: return "popcount";
     case likely: return "likely";
     case buffer_host: return "buffer_host";
-    case prefetch:
-        return "prefetch";
+    case prefetch: return "prefetch";
     }
+    // clang-format on
     return "<unknown intrinsic>";
 }
 

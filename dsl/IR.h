@@ -176,23 +176,19 @@ struct Let : ExprNode<Let> {
 struct Call : ExprNode<Call> {
     LOOM_DECLARE_NODE(Call)
     enum CallType { Image, Halide, Extern, PureExtern, Intrinsic, PureIntrinsic };
+    // clang-format off
     enum IntrinsicOp {
         NotIntrinsic,
-        bitwise_and,
-        bitwise_or,
-        bitwise_xor,
-        bitwise_not,
-        shift_left,
-        shift_right, // the shift amount has the value's type; negative reverses
-        abs,         // returns the unsigned type for ints: abs(INT_MIN) is exact
-        absd,        // |a - b| without overflow, unsigned for ints
-        count_leading_zeros,
-        count_trailing_zeros,
-        popcount,
-        likely,      // a hint for loop partitioning; evaluates to its argument
-        buffer_host, // the host pointer of the named buffer, as a handle
-        prefetch,    // brings the line holding its argument (a Load) into the cache
+        bitwise_and, bitwise_or, bitwise_xor, bitwise_not,
+        shift_left, shift_right,  // the shift amount has the value's type; negative reverses
+        abs,                      // returns the unsigned type for ints: abs(INT_MIN) is exact
+        absd,                     // |a - b| without overflow, unsigned for ints
+        count_leading_zeros, count_trailing_zeros, popcount,
+        likely,                   // a hint for loop partitioning; evaluates to its argument
+        buffer_host,              // the host pointer of the named buffer, as a handle
+        prefetch,                 // brings the line holding its argument (a Load) into the cache
     };
+    // clang-format on
     std::string name;
     std::vector<Expr> args;
     CallType call_type;

@@ -81,10 +81,11 @@ struct Bound {
     Expr min, extent;
 };
 
-/** prefetch(image, at, from, offset): at the top of each iteration of loop `at`, bring into
- * the cache the region of `image` that the body of `at` reads when loop `from` (at or outside
- * `at`) is `offset` iterations further on. `at` and `from` are the names the user gave; they
- * are matched to the stage's loops when it is lowered, as other directives' names are. */
+/** prefetch(image or Func, at, from, offset): at the top of each iteration of loop `at`, bring
+ * into the cache the region of the image (or the Func's buffer) that the body of `at` reads
+ * when loop `from` (at or outside `at`) is `offset` iterations further on. `at` and `from` are the
+ * names the user gave; they are matched to the stage's loops when it is lowered, as other
+ * directives' names are. */
 struct PrefetchDirective {
     // What is prefetched: an input image, or the buffer of a Func that is computed into one
     // (exactly one of the two is set).

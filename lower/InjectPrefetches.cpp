@@ -129,11 +129,11 @@ class InjectPrefetches : public IRMutator {
         at[0] = box[0].min + Variable::make(Int(32), line) * per_line;
         for (size_t d = 1; d < box.size(); d++)
             at[d] = Variable::make(Int(32), buffer.name + ".prefetch." + std::to_string(d));
-        // A Func's element is its first value's (a Tuple's others are buffers of their own).
-        Expr element = placeholder->param ? Call::make(buffer.type, buffer.name, at, Call::Image,
-                                                       nullptr, 0, nullptr, placeholder->param)
-                                          : Call::make(buffer.type, buffer.name, at, Call::Halide,
-                                                       placeholder->func, 0);
+        // The placeholder holds the image (param) or the Func (func), the other null; a Func's
+        // element is its first value's (a Tuple's others are buffers of their own).
+        Expr element = Call::make(buffer.type, buffer.name, at,
+                                  placeholder->param ? Call::Image : Call::Halide,
+                                  placeholder->func, 0, nullptr, placeholder->param);
         Stmt s = Evaluate::make(
             Call::make_intrinsic(Int(32), Call::prefetch, {element}, Call::Intrinsic));
         Expr lines = (box[0].max - box[0].min + per_line) / per_line;
