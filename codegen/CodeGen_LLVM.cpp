@@ -1228,6 +1228,7 @@ private:
             value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, codegen(op->args[0]));
             return;
         case Call::likely:
+        case Call::promise_clamped:
             value = codegen(op->args[0]);
             return;
         case Call::buffer_host:

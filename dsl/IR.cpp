@@ -245,6 +245,7 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case likely: return "likely";
     case buffer_host: return "buffer_host";
     case prefetch: return "prefetch";
+    case promise_clamped: return "promise_clamped";
     }
     // clang-format on
     return "<unknown intrinsic>";

@@ -187,6 +187,8 @@ struct Call : ExprNode<Call> {
         likely,                   // a hint for loop partitioning; evaluates to its argument
         buffer_host,              // the host pointer of the named buffer, as a handle
         prefetch,                 // brings the line holding its argument (a Load) into the cache
+        promise_clamped,          // (v, lo, hi): v, which the compiler proved lies in [lo, hi];
+                                  // bounds read the range; stripped before code generation
     };
     // clang-format on
     std::string name;

@@ -14,6 +14,7 @@
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
 #include "lower/StorageFlattening.h"
+#include "lower/StripPromises.h"
 #include "lower/UnrollLoops.h"
 #include "lower/VectorizeLoops.h"
 #include "lower/VerifyIR.h"
@@ -81,6 +82,8 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // After the checks (a prefetch is not a read they must cover), before flattening (which
     // turns the prefetched element into a Load).
     s = logger.run("inject prefetches", s, [&](const Stmt &in) { return inject_prefetches(in); });
+    // Last of the passes that take boxes.
+    s = logger.run("strip promises", s, [&](const Stmt &in) { return strip_promises(in); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });

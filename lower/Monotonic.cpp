@@ -141,7 +141,7 @@ private:
     }
 
     void visit(const Call *op) override {
-        if (op->is_intrinsic(Call::likely)) {
+        if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::promise_clamped)) {
             result = of(op->args[0]);
         } else if (op->is_pure()) {
             result = constant_if_all(op->args);

@@ -72,17 +72,38 @@ TailStrategy effective_tail(TailStrategy t) {
     return t == TailStrategy::Auto ? TailStrategy::ShiftInwards : t;
 }
 
-// Replaces `if (guard) s` by s, for the iterations of a partitioned loop where it holds.
+// A GuardWithIf split's guard, `likely(var <= highest)`, and what it says of the split's old
+// variable: var lies in [lowest, highest] (no promise where var is empty).
+struct SplitGuard {
+    Expr guard;
+    std::string var;
+    Expr lowest, highest;
+};
+
+// Replaces `if (guard) s` by s, for the iterations of a partitioned loop where it holds. What
+// the guard said stays with the split's old variable: its let becomes
+// promise_clamped(value, lowest, highest). Bounds inference and the image checks bound the
+// points by it; from the loops alone they would add the largest start of the loop around to the
+// largest count, taken at different iterations of the loops further out (a Func computed per
+// iteration of its consumer: up to a factor past the region, and an input it reads asked for
+// that much more).
 class RemoveGuard : public IRMutator {
 public:
-    explicit RemoveGuard(const Expr &guard) : guard(guard) {}
+    explicit RemoveGuard(const SplitGuard &split) : split(split) {}
     using IRMutator::mutate;
 
 private:
-    const Expr &guard;
+    const SplitGuard &split;
     Stmt visit(const IfThenElse *op) override {
-        if (op->condition.same_as(guard) && !op->else_case.defined()) return mutate(op->then_case);
+        if (op->condition.same_as(split.guard) && !op->else_case.defined())
+            return mutate(op->then_case);
         return IRMutator::visit(op);
+    }
+    Stmt visit(const LetStmt *op) override {
+        if (split.var.empty() || op->name != split.var) return IRMutator::visit(op);
+        Expr promised = Call::make_intrinsic(op->value.type(), Call::promise_clamped,
+                                             {op->value, split.lowest, split.highest});
+        return LetStmt::make(op->name, promised, mutate(op->body));
     }
 };
 
@@ -94,21 +115,22 @@ private:
 // the compiler to optimize (half of a register-blocked matrix product's code).
 class ShrinkTailLoop : public IRMutator {
 public:
-    ShrinkTailLoop(std::string loop, Expr remaining, Expr guard)
-        : loop(std::move(loop)), remaining(std::move(remaining)), guard(std::move(guard)) {}
+    ShrinkTailLoop(std::string loop, Expr remaining, const SplitGuard &split)
+        : loop(std::move(loop)), remaining(std::move(remaining)), split(split) {}
     using IRMutator::mutate;
 
 private:
     // Held by value: the caller builds them in the expression that runs the mutator.
     const std::string loop;
-    const Expr remaining, guard;
+    const Expr remaining;
+    const SplitGuard &split;
     Stmt visit(const For *op) override {
         if (op->name != loop ||
             (op->for_type != ForType::Serial && op->for_type != ForType::Unrolled)) {
             return IRMutator::visit(op);
         }
         return For::make(op->name, op->min, min(op->extent, remaining), ForType::Serial,
-                         op->device_api, RemoveGuard(guard).mutate(op->body));
+                         op->device_api, RemoveGuard(split).mutate(op->body));
     }
 };
 
@@ -276,13 +298,20 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             continue;
         }
         const Split &split = *guard->first;
+        // The promise holds only where the inner variable stays in [0, factor): a later split
+        // of it (rounded up, or guarded further in) may take it past, with the points past
+        // guarded or part of the region.
+        const bool inner_loop = inner_is_a_loop(split, sched.splits);
+        const SplitGuard split_guard{guard->second, inner_loop ? prefix + split.old_var : "",
+                                     var(split.old_var + ".loop_min"),
+                                     var(split.old_var + ".loop_max")};
         Expr old_extent = var(split.old_var + ".loop_extent");
         Expr steady = old_extent / split.factor;
-        Stmt unguarded = RemoveGuard(guard->second).mutate(body);
+        Stmt unguarded = RemoveGuard(split_guard).mutate(body);
         Stmt tail = body;
-        if (inner_is_a_loop(split, sched.splits)) {
+        if (inner_loop) {
             tail = ShrinkTailLoop(prefix + split.inner, old_extent - int_var(name) * split.factor,
-                                  guard->second)
+                                  split_guard)
                        .mutate(body);
         }
         // The outer loop's extent is the old extent over the factor, rounded up: the tail is one

@@ -276,6 +276,30 @@ TEST(LoopPartitioning, GuardWithIfSteadyStateIsVectorWithoutGuard) {
     }
 }
 
+// A GuardWithIf split of a producer computed per iteration of its consumer: the points the
+// steady loop and the tail reach lie in the producer's region at each iteration, so the input
+// it reads needs to cover only what the consumer asks for. The region's extent varies with the
+// iteration (g reads f at x and 2x); bounds taken from the loops alone add its last start to
+// its largest extent, seen at different iterations, and asked for this input up to [0, 143].
+TEST(LoopPartitioning, GuardWithIfProducerReadsOnlyItsRegionOfTheInput) {
+    Buffer<int> in(99);
+    for (int i = 0; i < 99; i++)
+        in(i) = (i * 37) % 101 - 50;
+    for (bool unrolled : {false, true}) {
+        Var x("x"), xo("xo"), xi("xi"), fo("fo"), fi("fi");
+        Func f("f"), g("g");
+        f(x) = in(x)*3 + 1;
+        g(x) = f(x) + f(2 * x);
+        g.split(x, xo, xi, 10);
+        f.compute_at(g, xo).split(x, fo, fi, 8, TailStrategy::GuardWithIf);
+        if (unrolled) f.unroll(fi);
+        Buffer<int> out(50);
+        ASSERT_NO_THROW(g.realize(out)) << Pipeline(g).lowered_stmt();
+        for (int i = 0; i < 50; i++)
+            EXPECT_EQ(out(i), in(i)*3 + 1 + in(2 * i) * 3 + 1) << i;
+    }
+}
+
 TEST(LoopLevels, OutermostComputesInsideTheConsumerOutsideItsLoops) {
     Buffer<int> in = ramp_input(21, 24);
     Buffer<int> expected = Stencil(in).by.realize({20, 22});

@@ -1,0 +1,16 @@
+// Drops the promises that only bounds inference and the image checks read.
+#pragma once
+
+#include "dsl/IR.h"
+
+namespace loom {
+namespace Internal {
+
+/** `s` with each promise_clamped(v, lo, hi) replaced by v. The promise narrows v's bounds for
+ * the passes that take boxes (bounds inference, sliding window, the image checks, prefetches);
+ * after them it would only hide v from the simplifier and code generation, which see through
+ * arithmetic but not through calls. */
+Stmt strip_promises(const Stmt &s);
+
+} // namespace Internal
+} // namespace loom
