@@ -23,6 +23,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "codegen/ByteTableLookup.h"
 #include "codegen/ClampedRamp.h"
 #include "codegen/ExpF32.h"
 #include "codegen/HoistStackReads.h"
@@ -134,7 +135,8 @@ public:
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
           has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
-          verify(verify), outline_threads(outline_threads) {
+          has_avx512vbmi(tm.getMCSubtargetInfo()->checkFeatures("+avx512vbmi")), verify(verify),
+          outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -234,6 +236,7 @@ private:
     std::string innermost_loop;
     const bool has_avx512f;  // 512-bit vectors and two-source permutes
     const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
+    const bool has_avx512vbmi; // byte permutes (vpermi2b): small byte tables
     const bool verify; // run LLVM's verifier on the module
     // The compile threads loops are outlined for (0: no loop is outlined), and the serial
     // loops of the function being emitted that go in functions of their own.
@@ -689,6 +692,12 @@ private:
         if (t.bits() >= 32) {
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
             return tagged(builder.CreateMaskedGather(llvm_type(t), addrs, align), op->name);
+        }
+        if (t.bits() == 8 && has_avx512vbmi && stack_allocations.contains(op->name) &&
+            element_bytes(op->name) <= kMaxByteTableBytes) {
+            // A lookup table (a tone curve): byte permutes over the whole table beat a gather.
+            return emit_byte_table_lookup(builder, host, element_bytes(op->name), index,
+                                          [&](llvm::LoadInst *l) { return tagged(l, op->name); });
         }
         if (is_allocation(op->name)) {
             // x86 gathers 32-bit words only: gather the word that starts at each element (an

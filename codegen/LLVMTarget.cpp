@@ -42,6 +42,12 @@ std::string feature_string(const Target &t) {
     if (t.has_feature(Target::F16C)) f += ",+f16c";
     if (t.has_feature(Target::AVX512)) f += ",+avx512f,+avx512cd";
     if (t.has_feature(Target::AVX512_Skylake)) f += ",+avx512bw,+avx512dq,+avx512vl";
+    // Halide's Sapphire Rapids: Skylake's AVX-512 with Cannon Lake's (VBMI byte permutes, IFMA)
+    // and Cascade Lake's (VNNI), BF16 and AVX-VNNI.
+    if (t.has_feature(Target::AVX512_SapphireRapids)) {
+        f += ",+avx512f,+avx512cd,+avx512bw,+avx512dq,+avx512vl,+avx512vbmi,+avx512ifma,"
+             "+avx512vnni,+avx512bf16,+avxvnni";
+    }
     return f;
 }
 

@@ -487,6 +487,45 @@ TEST(GatherVectorLoad, NarrowEntriesOfAComputedTable) {
     }
 }
 
+// A byte table of the pipeline's own, looked up by every vector width: up to 1024 entries it is
+// byte permutes over the whole table where the CPU has them (vpermi2b), above that a gather.
+// The values are checked on any CPU; the code, for a target that has the permutes.
+TEST(GatherVectorLoad, ByteTablesArePermutedWhereTheyFit) {
+    const Target sapphire_rapids("x86-64-linux-avx512-avx512_skylake-avx512_sapphirerapids");
+    for (int entries : {64, 200, 1024, 1025}) {
+        for (int lanes : {16, 32, 64, 128}) {
+            Buffer<uint16_t> idx(std::vector<int>{500}, "idx");
+            for (int i = 0; i < 500; i++)
+                idx(i) = (uint16_t)((i * 389 + i / 7) % entries);
+            idx(3) = (uint16_t)(entries - 1);
+            Var x("x");
+            Func table("table"), f("f");
+            table(x) = cast<uint8_t>(x * 13 + x / 5);
+            table.compute_root();
+            f(x) = table(clamp(cast<int32_t>(idx(x)), 0, entries - 1));
+            f.vectorize(x, lanes);
+            Buffer<uint8_t> out = f.realize({500});
+            for (int i = 0; i < 500; i++) {
+                ASSERT_EQ(out(i), (uint8_t)(idx(i) * 13 + idx(i) / 5))
+                    << entries << " entries, " << lanes << " lanes, x = " << i;
+            }
+            std::string ir = Pipeline(f).llvm_ir(sapphire_rapids);
+            // 64 lanes a block, one permute per 128 entries.
+            const int permutes = ((lanes + 63) / 64) * ((entries + 127) / 128);
+            if (entries <= 1024) {
+                EXPECT_EQ(occurrences(ir, "call <64 x i8> @llvm.x86.avx512.vpermi2var.qi.512"),
+                          permutes)
+                    << entries << " entries, " << lanes << " lanes\n"
+                    << ir;
+                EXPECT_THAT(ir, Not(HasSubstr("gather"))) << ir;
+            } else {
+                EXPECT_THAT(ir, HasSubstr("gather")) << ir;
+                EXPECT_THAT(ir, Not(HasSubstr("vpermi2var"))) << ir;
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The code: dense loads and a shuffle, not one load per lane.
 
