@@ -284,8 +284,13 @@ private:
     }
 
     void visit(const Mod *op) override {
-        Interval b = bounds(op->b);
-        if (op->type.is_int_or_uint() && b.is_bounded()) {
+        Interval a = bounds(op->a), b = bounds(op->b);
+        if (a.is_bounded() && b.is_bounded() && deep_equal(a.min, a.max) &&
+            deep_equal(b.min, b.max)) {
+            // One value: itself. A fused loop's inner variable (fused % inner extent) inside
+            // one iteration of the fused loop is one point, not the whole inner extent.
+            result = Interval::single_point(Mod::make(a.min, b.min));
+        } else if (op->type.is_int_or_uint() && b.is_bounded()) {
             // The result lies in [0, |b| - 1] (and is 0 when b is 0).
             Expr zero = make_zero(op->type);
             Expr one = make_one(op->type);

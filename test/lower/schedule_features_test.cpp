@@ -300,6 +300,26 @@ TEST(LoopPartitioning, GuardWithIfProducerReadsOnlyItsRegionOfTheInput) {
     }
 }
 
+// A producer computed per iteration of a fused loop: in one iteration the fused variable is one
+// value, so each variable recovered from it (fused % inner extent, fused / inner extent) is one
+// point, and the producer computes one point (not a whole row of the inner extent each time).
+TEST(FusedLoops, ProducerAtAFusedLoopComputesOnePointAnIteration) {
+    Buffer<int> in = ramp_input(13, 5);
+    Var x("x"), y("y"), xy("xy");
+    Func f("f"), g("g");
+    f(x, y) = in(x, y) * 3 + 1;
+    g(x, y) = f(x, y) - 2;
+    g.fuse(x, y, xy);
+    f.compute_at(g, xy);
+    std::string stmt = Pipeline(g).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("allocate f[int32 * 1 * 1]")) << stmt;
+    Buffer<int> out = g.realize({13, 5});
+    for (int j = 0; j < 5; j++) {
+        for (int i = 0; i < 13; i++)
+            EXPECT_EQ(out(i, j), in(i, j) * 3 - 1) << i << ", " << j;
+    }
+}
+
 TEST(LoopLevels, OutermostComputesInsideTheConsumerOutsideItsLoops) {
     Buffer<int> in = ramp_input(21, 24);
     Buffer<int> expected = Stencil(in).by.realize({20, 22});
