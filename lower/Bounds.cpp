@@ -379,9 +379,14 @@ private:
             // The value's own bounds, narrowed by the promise: where they are taken over a
             // loop, the value's terms vary together (a tail's start and its count), which
             // interval arithmetic cannot see, and the promised range stays tight.
-            Interval v = bounds(op->args[0]), lo = bounds(op->args[1]), hi = bounds(op->args[2]);
-            if (lo.min.defined()) v.min = v.min.defined() ? Max::make(v.min, lo.min) : lo.min;
-            if (hi.max.defined()) v.max = v.max.defined() ? Min::make(v.max, hi.max) : hi.max;
+            // One value stays as it is: its min and max are then the same expression, which
+            // a consumer's region per iteration needs to see (max - min simplifies to 0).
+            Interval v = bounds(op->args[0]);
+            if (!v.is_bounded() || !deep_equal(v.min, v.max)) {
+                Interval lo = bounds(op->args[1]), hi = bounds(op->args[2]);
+                if (lo.min.defined()) v.min = v.min.defined() ? Max::make(v.min, lo.min) : lo.min;
+                if (hi.max.defined()) v.max = v.max.defined() ? Min::make(v.max, hi.max) : hi.max;
+            }
             result = v;
         } else if (op->is_intrinsic(Call::abs) && op->type.is_int_or_uint()) {
             Interval a = bounds(op->args[0]);

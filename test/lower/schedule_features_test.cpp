@@ -300,6 +300,35 @@ TEST(LoopPartitioning, GuardWithIfProducerReadsOnlyItsRegionOfTheInput) {
     }
 }
 
+// The same split with the producer computed per iteration of its inner loop: there the point is
+// one value, and its region's min and max stay the same expression (bounds taken over the loops
+// around then see an extent of one, not the distance between the loops' first and last points:
+// with the promise clamping a single point, this input was asked for up to 20 of 14).
+TEST(LoopPartitioning, GuardWithIfProducerPerInnerIterationReadsOnlyItsPoints) {
+    Buffer<int> in(std::vector<int>{18}, "in");
+    in.set_min({-3});
+    for (int i = -3; i < 15; i++)
+        in(i) = (i * 37) % 101 - 50;
+    Var x("x"), xo("xo"), xi("xi");
+    RDom r(-2, 4, "r");
+    Func f("f"), g("g");
+    f(x) = in(x + 1) * 3;
+    g(x) = 0;
+    g(x) += f(x + r);
+    g.update(0).reorder(x, r).split(x, xo, xi, 2, TailStrategy::GuardWithIf);
+    f.compute_at(g.update(0).at(xi))
+        .store_at(g.update(0).at(xo))
+        .unroll(x, 2, TailStrategy::RoundUp);
+    Buffer<int> out(std::vector<int>{11}, "out");
+    ASSERT_NO_THROW(g.realize(out)) << Pipeline(g).lowered_stmt();
+    for (int i = 0; i < 11; i++) {
+        int expected = 0;
+        for (int k = -2; k < 2; k++)
+            expected += in(i + k + 1) * 3;
+        EXPECT_EQ(out(i), expected) << i;
+    }
+}
+
 // A producer computed per iteration of a fused loop: in one iteration the fused variable is one
 // value, so each variable recovered from it (fused % inner extent, fused / inner extent) is one
 // point, and the producer computes one point (not a whole row of the inner extent each time).
