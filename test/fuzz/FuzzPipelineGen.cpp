@@ -533,6 +533,11 @@ private:
                              : bin(Op::Add, t, unary(Unary::Abs, t, gen(t, depth - 1, c)), konst(t, 1));
         } else if (is_float(t) && op == Op::Mod) {
             b = konst(t, r.pick(std::vector<int>{-6, -3, 1, 2, 3, 7, 10}) / 2.0);
+        } else if (t == ET::I32 && op == Op::Mul) {
+            // 32-bit signed overflow is undefined (Loom, like Halide, simplifies as if it never
+            // happens), so a product's factors are kept to 15 bits: sums of a few products fit.
+            a = clamp_node(t, a, -16383, 16383);
+            b = clamp_node(t, gen(t, depth - 1, c), -16383, 16383);
         } else if ((op == Op::Div || op == Op::Mod) && r.chance(50)) {
             b = r.chance(10) ? konst(t, 0) : nonzero_const(t);
         } else {
