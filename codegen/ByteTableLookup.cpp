@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
@@ -66,21 +67,7 @@ llvm::Value *emit_byte_table_lookup(llvm::IRBuilderBase &builder, llvm::Value *t
     }
 
     // The blocks back together, then the first `lanes` lanes.
-    llvm::Value *all = blocks[0];
-    for (size_t b = 1; b < blocks.size(); b++) {
-        const int width = (int)llvm::cast<llvm::FixedVectorType>(all->getType())->getNumElements();
-        const int joined = width + (int)kBlock;
-        std::vector<int> widen_all(joined, -1), widen_block(joined, -1), concat(joined);
-        for (int i = 0; i < width; i++)
-            widen_all[i] = i;
-        for (int i = 0; i < (int)kBlock; i++)
-            widen_block[i] = i;
-        for (int i = 0; i < joined; i++)
-            concat[i] = i < width ? i : joined + (i - width);
-        all = builder.CreateShuffleVector(builder.CreateShuffleVector(all, widen_all),
-                                          builder.CreateShuffleVector(blocks[b], widen_block),
-                                          concat);
-    }
+    llvm::Value *all = blocks.size() == 1 ? blocks[0] : llvm::concatenateVectors(builder, blocks);
     std::vector<int> keep(lanes);
     for (unsigned i = 0; i < lanes; i++)
         keep[i] = (int)i;

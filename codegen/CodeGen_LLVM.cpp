@@ -681,8 +681,9 @@ private:
     }
 
     // Each lane loaded from its own index: a hardware gather for 32- and 64-bit elements and
-    // for narrower elements of an allocation (as 32-bit words), lane by lane for narrower
-    // elements of inputs and outputs, whose last element may end a page.
+    // for narrower elements of an allocation (as 32-bit words), byte permutes over the whole
+    // table for bytes of a small stack allocation where the CPU has AVX512-VBMI, lane by lane
+    // for narrower elements of inputs and outputs, whose last element may end a page.
     llvm::Value *gather(const Load *op) {
         llvm::Value *host = buffer_host(op->name);
         Type t = op->type;

@@ -263,8 +263,8 @@ private:
             Expr lo = a.min.defined() ? Div::make(a.min, b.min) : Expr();
             Expr hi = a.max.defined() ? Div::make(a.max, b.min) : Expr();
             result = negative ? Interval(hi, lo) : Interval(lo, hi);
-        } else if (op->type.is_int_or_uint() && a.is_bounded() && b.is_bounded() &&
-                   deep_equal(b.min, b.max) && (no_overflow(op->type) || op->type.is_uint())) {
+        } else if (op->type.is_int_or_uint() && a.is_bounded() && b.is_single_point() &&
+                   (no_overflow(op->type) || op->type.is_uint())) {
             // Division by one fixed value is monotonic: non-decreasing for a positive divisor,
             // non-increasing for a negative one (Euclidean), constant 0 for zero.
             Expr lo = Div::make(a.min, b.min), hi = Div::make(a.max, b.min);
@@ -285,8 +285,7 @@ private:
 
     void visit(const Mod *op) override {
         Interval a = bounds(op->a), b = bounds(op->b);
-        if (a.is_bounded() && b.is_bounded() && deep_equal(a.min, a.max) &&
-            deep_equal(b.min, b.max)) {
+        if (a.is_single_point() && b.is_single_point()) {
             // One value: itself. A fused loop's inner variable (fused % inner extent) inside
             // one iteration of the fused loop is one point, not the whole inner extent.
             result = Interval::single_point(Mod::make(a.min, b.min));
@@ -382,7 +381,7 @@ private:
             // One value stays as it is: its min and max are then the same expression, which
             // a consumer's region per iteration needs to see (max - min simplifies to 0).
             Interval v = bounds(op->args[0]);
-            if (!v.is_bounded() || !deep_equal(v.min, v.max)) {
+            if (!v.is_single_point()) {
                 Interval lo = bounds(op->args[1]), hi = bounds(op->args[2]);
                 if (lo.min.defined()) v.min = v.min.defined() ? Max::make(v.min, lo.min) : lo.min;
                 if (hi.max.defined()) v.max = v.max.defined() ? Min::make(v.max, hi.max) : hi.max;
@@ -564,7 +563,7 @@ private:
         Expr v = value;
         if (name_fixed_regions && is_region_let(name) && value.type().is_int()) {
             Interval i = bounds(value);
-            if (i.is_bounded() && deep_equal(i.min, i.max)) {
+            if (i.is_single_point()) {
                 std::string fresh = name + ".n" + std::to_string(named.size());
                 named.push_back({fresh, i.min});
                 v = Variable::make(value.type(), fresh);

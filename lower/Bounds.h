@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dsl/IR.h"
+#include "dsl/IREquality.h"
 #include "dsl/Scope.h"
 
 namespace loom {
@@ -21,6 +22,8 @@ struct Interval {
     static Interval single_point(const Expr &e) { return Interval(e, e); }
     static Interval everything() { return Interval(); }
     bool is_bounded() const { return min.defined() && max.defined(); }
+    /** One value: both ends the same expression. */
+    bool is_single_point() const { return is_bounded() && deep_equal(min, max); }
     bool has_lower_bound() const { return min.defined(); }
     bool has_upper_bound() const { return max.defined(); }
 };
