@@ -650,6 +650,19 @@ private:
         if (!v || !v->type.is_int() || v->type.bits() < 32) return;
         Interval current = bounds(lhs);
         Interval b = bounds(bound);
+        // A GuardWithIf split's guard, `v <= v.loop_max`, keeps a single point one: where it
+        // fails the body does not run, so the point clamped to the loop's last (a point of the
+        // loop all the same) serves as well as the empty interval [p, min(p, last)], and a
+        // region whose min and max are one expression keeps its extent exact in the loops
+        // around (their difference, taken apart by interval arithmetic, reached far past the
+        // region). Not for other conditions: their bound need not be a point the body sees.
+        const Variable *limit = bound.as<Variable>();
+        if (upper && limit && limit->name == v->name + ".loop_max" && current.is_single_point() &&
+            b.max.defined()) {
+            Expr p = simplify(Min::make(current.min, b.max));
+            refined.push_back({v->name, Interval(p, p)});
+            return;
+        }
         if (upper && b.max.defined()) {
             current.max = current.max.defined() ? simplify(Min::make(current.max, b.max)) : b.max;
         } else if (!upper && b.min.defined()) {

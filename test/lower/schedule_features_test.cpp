@@ -329,6 +329,31 @@ TEST(LoopPartitioning, GuardWithIfProducerPerInnerIterationReadsOnlyItsPoints) {
     }
 }
 
+// The tail of a GuardWithIf split whose inner variable is fused with another: no promise there
+// (the inner variable is no loop of its own), so the guard bounds the producer's point from
+// above only. Where the guard fails the point is clamped to the last one, not left an empty
+// region [p, min(p, last)]: that region's min and max, two expressions, took its extent far
+// below zero over the loops around, and the input was asked for over [-55, 118] of [-4, 67].
+TEST(LoopPartitioning, GuardedTailOfAFusedSplitKeepsTheProducerOnePoint) {
+    Buffer<int> in(std::vector<int>{72}, "in");
+    in.set_min({-4});
+    for (int i = -4; i < 68; i++)
+        in(i) = (i * 29) % 97 - 40;
+    Var x("x"), xo("xo"), xi("xi"), xoo("xoo"), xoi("xoi"), xf("xf");
+    Func f("f"), g("g");
+    f(x) = in(x - 2) + in(x + 1) * 2;
+    g(x) = f(x) * 3;
+    g.split(x, xo, xi, 16, TailStrategy::ShiftInwards)
+        .split(xo, xoo, xoi, 7, TailStrategy::GuardWithIf)
+        .fuse(xi, xoi, xf);
+    // Three points a time, shifted inwards: [p - 2, p] for the point p, so f covers [-2, 66].
+    f.compute_at(g, xf).unroll(x, 3);
+    Buffer<int> out(67);
+    ASSERT_NO_THROW(g.realize(out)) << Pipeline(g).lowered_stmt();
+    for (int i = 0; i < 67; i++)
+        EXPECT_EQ(out(i), (in(i - 2) + in(i + 1) * 2) * 3) << i;
+}
+
 // A producer computed per iteration of a fused loop: in one iteration the fused variable is one
 // value, so each variable recovered from it (fused % inner extent, fused / inner extent) is one
 // point, and the producer computes one point (not a whole row of the inner extent each time).
