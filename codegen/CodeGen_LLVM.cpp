@@ -26,6 +26,7 @@
 #include "codegen/ByteTableLookup.h"
 #include "codegen/ClampedRamp.h"
 #include "codegen/ExpF32.h"
+#include "codegen/FloatDivision.h"
 #include "codegen/HoistStackReads.h"
 #include "codegen/IndexTerms.h"
 #include "codegen/LaneClasses.h"
@@ -135,8 +136,8 @@ public:
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
           has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
-          has_avx512vbmi(tm.getMCSubtargetInfo()->checkFeatures("+avx512vbmi")), verify(verify),
-          outline_threads(outline_threads) {
+          has_avx512vbmi(tm.getMCSubtargetInfo()->checkFeatures("+avx512vbmi")),
+          is_x86(tm.getTargetTriple().isX86()), verify(verify), outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -237,6 +238,7 @@ private:
     const bool has_avx512f;  // 512-bit vectors and two-source permutes
     const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
     const bool has_avx512vbmi; // byte permutes (vpermi2b): small byte tables
+    const bool is_x86;         // no high half of 32-bit lane products: see FloatDivision.h
     const bool verify; // run LLVM's verifier on the module
     // The compile threads loops are outlined for (0: no loop is outlined), and the serial
     // loops of the function being emitted that go in functions of their own.
@@ -414,7 +416,29 @@ private:
         value = builder.CreateSelect(b_zero, zero, q);
     }
 
+    // A vector's lanes of 32-bit integers divided by a constant, as a float multiply where
+    // that gives every lane's quotient exactly (see FloatDivision.h), or nullptr.
+    llvm::Value *divide_by_float(const Div *op) {
+        const Type t = op->type;
+        if (!is_x86 || !t.is_vector() || !t.is_int_or_uint() || t.bits() != 32) return nullptr;
+        const int64_t *d = as_const_int(op->b);
+        const uint64_t *ud = as_const_uint(op->b);
+        const int64_t divisor = d ? *d : ud && *ud <= (uint64_t)INT32_MAX ? (int64_t)*ud : 0;
+        std::optional<float> reciprocal = float_reciprocal_for(op->a, divisor);
+        if (!reciprocal) return nullptr;
+        llvm::Type *lanes_of_float = llvm_type(Float(32, t.lanes()));
+        // Signed conversions both ways: every lane lies in [0, 2^24) (x86 converts signed
+        // 32-bit lanes in one instruction at every vector width, unsigned only with AVX-512).
+        llvm::Value *x = builder.CreateSIToFP(codegen(op->a), lanes_of_float);
+        llvm::Value *q = builder.CreateFMul(x, llvm::ConstantFP::get(lanes_of_float, *reciprocal));
+        return builder.CreateFPToSI(q, llvm_type(t));
+    }
+
     void visit(const Div *op) override {
+        if (llvm::Value *q = divide_by_float(op)) {
+            value = q;
+            return;
+        }
         llvm::Value *a = codegen(op->a), *b = codegen(op->b);
         Type t = op->type;
         if (t.is_float()) {

@@ -1,6 +1,7 @@
 // Pointwise pipelines over every scalar type, run through the JIT and checked against plain C++
 // with Halide's semantics: wrap-around, Euclidean division, casts, comparisons and select,
 // min/max/clamp, bitwise operators and shifts.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "E2ETestUtil.h"
@@ -9,6 +10,8 @@ namespace {
 
 using namespace loom;
 using namespace loom_test;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int N = 256;
 
@@ -163,6 +166,49 @@ TEST(Division, UnsignedByZeroIsZero) {
     Realization r = f.realize({4});
     expect_1d<uint16_t>(r[0], [&](int i) { return std::vector<uint16_t>{0, 0, 0, 142}[i]; });
     expect_1d<uint16_t>(r[1], [&](int i) { return std::vector<uint16_t>{0, 0, 0, 6}[i]; });
+}
+
+// Vector lanes of 32-bit integers that the expression bounds to [0, 2^24), divided by a
+// constant: x86 code divides them with a float multiply where that is exact for every value the
+// lanes can take (codegen/FloatDivision), as blur's sums of three 16-bit values by 3. Every
+// numerator up to the bound is checked, for bounds up to the last below 2^24 and divisors small
+// and large, unsigned and signed; a bound of 2^24 keeps the integer path.
+TEST(Division, VectorLanesBoundedBelow2To24AreExactForEveryNumerator) {
+    const Target avx512("x86-64-linux-avx512-avx512_skylake");
+    for (const int64_t limit : {int64_t(196605), int64_t(1) << 20, (int64_t(1) << 24) - 1}) {
+        for (const int divisor : {3, 7, 10, 255, 641, 65535, 1000003}) {
+            for (const bool is_signed : {false, true}) {
+                Var x("x");
+                Func f("f");
+                Type t = is_signed ? Int(32) : UInt(32);
+                f(x) = clamp(cast(t, x), cast(t, 0), cast(t, (int)limit)) / cast(t, divisor);
+                f.vectorize(x, 16);
+                const int n = (int)limit + 17;
+                Buffer<> out = f.realize({n});
+                const int32_t *q = (const int32_t *)out.raw_data();
+                for (int i = 0; i < n; i++) {
+                    const int64_t expected = std::min<int64_t>(i, limit) / divisor;
+                    ASSERT_EQ(q[i], expected) << "x = " << i << ", bound " << limit << ", divisor "
+                                              << divisor << (is_signed ? ", int32" : ", uint32");
+                }
+            }
+        }
+    }
+    // The code: a multiply by a float where exact, the integer division past 2^24.
+    for (const int64_t limit : {int64_t(196605), int64_t(1) << 24}) {
+        Var x("x");
+        Func f("f");
+        f(x) = clamp(cast<int32_t>(x), 0, (int)limit) / 3;
+        f.vectorize(x, 16);
+        std::string ir = Pipeline(f).llvm_ir(avx512);
+        if (limit < (int64_t(1) << 24)) {
+            EXPECT_THAT(ir, HasSubstr("fptosi <16 x float>")) << ir;
+            EXPECT_THAT(ir, Not(HasSubstr("div <16 x i32>"))) << ir;
+        } else {
+            EXPECT_THAT(ir, HasSubstr("div <16 x i32>")) << ir; // LLVM makes it udiv
+            EXPECT_THAT(ir, Not(HasSubstr("fptosi"))) << ir;
+        }
+    }
 }
 
 TEST(Division, FloatModIsAMinusBTimesFloorOfAOverB) {

@@ -13,6 +13,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "lower/Bounds.h"
+#include "lower/ConstantBounds.h"
 #include "lower/Simplify.h"
 
 using namespace loom;
@@ -106,6 +107,36 @@ TEST(Bounds, UnboundedIndexIsReported) {
     Expr call = Call::make(Int(32), "g", {i32("x")}, Call::Halide);
     Interval j = bounds_of_expr_in_scope(call, s);
     EXPECT_FALSE(j.is_bounded()) << "a 32-bit value read from a Func has no bound";
+}
+
+// Constant ranges from the expression alone, computed exactly and widened to the type's range
+// where the arithmetic may wrap.
+TEST(ConstantRange, WidenedNarrowValuesAndWrapping) {
+    auto range = [](const Expr &e) {
+        ConstantRange r = constant_range(e);
+        return std::vector<int64_t>{r.min, r.max};
+    };
+    auto u16 = [](const char *n) { return Variable::make(UInt(16), n); };
+    Expr a = cast<uint32_t>(u16("a")), b = cast<uint32_t>(u16("b")), c = cast<uint32_t>(u16("c"));
+    using R = std::vector<int64_t>;
+    EXPECT_EQ(range(a + b + c), (R{0, 196605}));
+    EXPECT_EQ(range((a + b + c) / 3), (R{0, 65535}));
+    EXPECT_EQ(range(a * b), (R{0, 65535LL * 65535}));
+    // Three such products may exceed 2^32 and wrap: any uint32.
+    EXPECT_EQ(range(a * b + a * b + a * b), (R{0, 4294967295LL}));
+    // As int32, one product may already wrap.
+    Expr sa = cast<int32_t>(u16("a")), sb = cast<int32_t>(u16("b"));
+    EXPECT_EQ(range(sa * sb), (R{INT32_MIN, INT32_MAX}));
+    EXPECT_EQ(range(sa - sb), (R{-65535, 65535}));
+    EXPECT_EQ(range(i32("x")), (R{INT32_MIN, INT32_MAX}));
+    EXPECT_EQ(range(clamp(i32("x"), 4, 9) % 5), (R{0, 4}));
+    EXPECT_EQ(range(clamp(i32("x"), 1, 3) % 5), (R{1, 3}));
+    EXPECT_EQ(range(i32("x") & 255), (R{0, 255}));
+    EXPECT_EQ(
+        range(Call::make_intrinsic(UInt(32), Call::shift_right, {a + b, make_const(UInt(32), 1)})),
+        (R{0, 65535}));
+    EXPECT_EQ(range(Let::make("s", a + b, Variable::make(UInt(32), "s") * 2)), (R{0, 262140}));
+    EXPECT_EQ(range(Broadcast::make(clamp(i32("x"), -7, 7), 8) * -3), (R{-21, 21}));
 }
 
 TEST(Bounds, BoxesRequiredThroughLoopsAndLets) {

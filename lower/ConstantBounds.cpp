@@ -1,0 +1,150 @@
+#include "lower/ConstantBounds.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "dsl/Error.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
+
+namespace loom {
+namespace Internal {
+
+namespace {
+
+ConstantRange type_range(Type t) {
+    if (t.is_uint()) return {0, (int64_t)((uint64_t(1) << t.bits()) - 1)};
+    return {-(int64_t(1) << (t.bits() - 1)), (int64_t(1) << (t.bits() - 1)) - 1};
+}
+
+bool fits(const ConstantRange &r, Type t) {
+    ConstantRange all = type_range(t);
+    return r.min >= all.min && r.max <= all.max;
+}
+
+// The range of an exact result, or the type's where it may wrap.
+ConstantRange within(Type t, int64_t lo, int64_t hi) {
+    ConstantRange r{lo, hi};
+    return fits(r, t) ? r : type_range(t);
+}
+
+class RangeOf {
+public:
+    ConstantRange of(const Expr &e) {
+        const Type t = e.type();
+        if (const int64_t *i = as_const_int(e)) return {*i, *i};
+        if (const uint64_t *u = as_const_uint(e); u && *u <= (uint64_t)INT64_MAX) {
+            return {(int64_t)*u, (int64_t)*u};
+        }
+        if (const Broadcast *b = e.as<Broadcast>()) return of(b->value);
+        if (const Variable *v = e.as<Variable>()) {
+            auto it = lets.find(v->name);
+            return it != lets.end() ? it->second : type_range(t);
+        }
+        if (const Let *l = e.as<Let>()) {
+            if (!l->value.type().is_int_or_uint() || l->value.type().bits() > 32)
+                return of(l->body);
+            ConstantRange value = of(l->value);
+            auto saved = lets.find(l->name) == lets.end()
+                             ? std::optional<ConstantRange>()
+                             : std::optional<ConstantRange>(lets[l->name]);
+            lets[l->name] = value;
+            ConstantRange body = of(l->body);
+            if (saved) {
+                lets[l->name] = *saved;
+            } else {
+                lets.erase(l->name);
+            }
+            return body;
+        }
+        if (const Cast *c = e.as<Cast>()) {
+            Type from = c->value.type();
+            if (!from.is_int_or_uint() || from.bits() > 32) return type_range(t);
+            ConstantRange v = of(c->value);
+            return fits(v, t) ? v : type_range(t);
+        }
+        if (const Add *a = e.as<Add>()) {
+            ConstantRange x = of(a->a), y = of(a->b);
+            return within(t, x.min + y.min, x.max + y.max);
+        }
+        if (const Sub *s = e.as<Sub>()) {
+            ConstantRange x = of(s->a), y = of(s->b);
+            return within(t, x.min - y.max, x.max - y.min);
+        }
+        if (const Mul *m = e.as<Mul>()) {
+            // 128-bit products: two 32-bit ranges' corners reach 2^64.
+            ConstantRange x = of(m->a), y = of(m->b);
+            __int128 p[4] = {(__int128)x.min * y.min, (__int128)x.min * y.max,
+                             (__int128)x.max * y.min, (__int128)x.max * y.max};
+            __int128 lo = *std::min_element(p, p + 4), hi = *std::max_element(p, p + 4);
+            if (lo < INT64_MIN / 4 || hi > INT64_MAX / 4) return type_range(t);
+            return within(t, (int64_t)lo, (int64_t)hi);
+        }
+        if (const Div *d = e.as<Div>()) {
+            ConstantRange x = of(d->a), y = of(d->b);
+            // A positive divisor: the quotient (floored, as Loom divides) grows with x.
+            if (y.min > 0) {
+                int64_t q[4] = {floor_div(x.min, y.min), floor_div(x.min, y.max),
+                                floor_div(x.max, y.min), floor_div(x.max, y.max)};
+                return within(t, *std::min_element(q, q + 4), *std::max_element(q, q + 4));
+            }
+            return type_range(t);
+        }
+        if (const Mod *m = e.as<Mod>()) {
+            ConstantRange x = of(m->a), y = of(m->b);
+            if (y.min > 0) {
+                if (x.min >= 0 && x.max < y.min) return x;
+                return {0, y.max - 1};
+            }
+            return type_range(t);
+        }
+        if (const Min *m = e.as<Min>()) {
+            ConstantRange x = of(m->a), y = of(m->b);
+            return {std::min(x.min, y.min), std::min(x.max, y.max)};
+        }
+        if (const Max *m = e.as<Max>()) {
+            ConstantRange x = of(m->a), y = of(m->b);
+            return {std::max(x.min, y.min), std::max(x.max, y.max)};
+        }
+        if (const Select *s = e.as<Select>()) {
+            ConstantRange x = of(s->true_value), y = of(s->false_value);
+            return {std::min(x.min, y.min), std::max(x.max, y.max)};
+        }
+        if (const Call *c = e.as<Call>()) {
+            if (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::promise_clamped)) {
+                return of(c->args[0]);
+            }
+            if (c->is_intrinsic(Call::bitwise_and)) {
+                // Masking by a value that is never negative gives at most that value.
+                ConstantRange x = of(c->args[0]), y = of(c->args[1]);
+                if (x.min >= 0 && y.min >= 0) return {0, std::min(x.max, y.max)};
+                if (y.min >= 0) return {0, y.max};
+                if (x.min >= 0) return {0, x.max};
+                return type_range(t);
+            }
+            if (c->is_intrinsic(Call::shift_right)) {
+                ConstantRange x = of(c->args[0]), k = of(c->args[1]);
+                if (x.min >= 0 && k.min == k.max && k.min >= 0 && k.min < 63) {
+                    return {x.min >> k.min, x.max >> k.min};
+                }
+                return type_range(t);
+            }
+        }
+        return type_range(t);
+    }
+
+private:
+    std::map<std::string, ConstantRange> lets;
+};
+
+} // namespace
+
+ConstantRange constant_range(const Expr &e) {
+    internal_assert(e.type().is_int_or_uint() && e.type().bits() <= 32)
+        << "constant_range of " << e.type() << ", which is not an integer of at most 32 bits";
+    return RangeOf().of(e);
+}
+
+} // namespace Internal
+} // namespace loom
