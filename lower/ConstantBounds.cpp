@@ -13,7 +13,10 @@ namespace Internal {
 
 namespace {
 
+// Only integers of at most 32 bits are reached: a cast from anything else gives its own
+// type's range without looking inside, and every other node has its operands' type.
 ConstantRange type_range(Type t) {
+    internal_assert(t.is_int_or_uint() && t.bits() <= 32) << "constant_range reached " << t;
     if (t.is_uint()) return {0, (int64_t)((uint64_t(1) << t.bits()) - 1)};
     return {-(int64_t(1) << (t.bits() - 1)), (int64_t(1) << (t.bits() - 1)) - 1};
 }
