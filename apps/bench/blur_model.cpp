@@ -14,7 +14,9 @@
 //            with no shuffle; the sum, biased to a float by 2^23, divided by 3 with one FMA whose
 //            result holds the quotient in its low bits; the halves put back by a shift and a
 //            bitwise select. The fastest way found to do blur's arithmetic on AVX-512.
-// Both write with plain stores, as Loom does at these sizes (see blur_strip).
+// Both write with plain stores, as Loom does here (see blur_strip). A third run streams the
+// output rows, joined: each row's interior from its first line boundary on, and the line where
+// one row ends and the next begins built from the two rows' vectors and streamed whole.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "apps/common/App.h"
@@ -30,6 +33,7 @@
 namespace {
 
 enum class Arithmetic { Widened, EvenOdd };
+enum class Stores { Plain, Joined };
 
 // floor((a + b + c) / 3) of 32 lanes of uint16.
 __m512i mean_of_three_widened(const uint16_t *a, const uint16_t *b, const uint16_t *c) {
@@ -71,8 +75,14 @@ __m512i mean_of_three_even_odd(const uint16_t *a, const uint16_t *b, const uint1
 
 // blur_y over the interior of an n x n image into out ((n - 2) x (n - 2), row-major), strip by
 // strip; a strip's blur_x rows in `ring` (4 rows of n).
-template <Arithmetic A>
+// 0, 1, .. 31 as 16-bit lanes.
+const __m512i lane_index =
+    _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12,
+                     11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+
+template <Arithmetic A, Stores S>
 void blur_strip(const uint16_t *in, uint16_t *out, int n, int strip, uint16_t *ring) {
+    __m512i tail = _mm512_setzero_si512(); // the last vector of the row above (Joined)
     auto mean = [](const uint16_t *a, const uint16_t *b, const uint16_t *c) {
         return A == Arithmetic::Widened ? mean_of_three_widened(a, b, c)
                                         : mean_of_three_even_odd(a, b, c);
@@ -92,21 +102,50 @@ void blur_strip(const uint16_t *in, uint16_t *out, int n, int strip, uint16_t *r
         blur_x_row(y + 1);
         const uint16_t *above = ring + (size_t)((y - 1) & 3) * n, *row = ring + (size_t)(y & 3) * n,
                        *below = ring + (size_t)((y + 1) & 3) * n;
-        uint16_t *o = out + (size_t)(y - 1) * (n - 2) - 1; // o[x] is out(x, y)
-        for (int x = 1; x < n - 1; x += 32) {
-            const int at = std::min(x, n - 1 - 32);
-            // Plain stores, as Loom's here: an output row of n - 2 16-bit values does not
-            // start on a cache line unless n - 2 is a multiple of 32, and Loom streams only a
-            // whole aligned line (and only outputs of 32 MiB and more).
-            _mm512_storeu_si512(o + at, mean(above + at, row + at, below + at));
+        const uint16_t *above_row = above + 1, *row_row = row + 1, *below_row = below + 1;
+        const int w = n - 2;
+        uint16_t *row0 = out + (size_t)(y - 1) * w; // row0[p] is out(p + 1, y)
+        auto at = [&](int p) { return mean(above_row + p, row_row + p, below_row + p); };
+        if (S == Stores::Plain) {
+            // As Loom's here: an output row of n - 2 16-bit values does not start on a cache
+            // line unless n - 2 is a multiple of 32, and Loom streams only a whole aligned line.
+            for (int p = 0;; p += 32) {
+                p = std::min(p, w - 32); // the last vector shifts inwards
+                _mm512_storeu_si512(row0 + p, at(p));
+                if (p == w - 32) break;
+            }
+            continue;
         }
+        // Joined: the row's interior streamed from its first line boundary on; the line where
+        // the row above ends and this one begins built from the last vector of the one and the
+        // first of the other and streamed whole; partial lines stored plain only at the strip's
+        // two ends (where the row above or below is another strip's).
+        const int to_line = (int)(((64 - ((uintptr_t)row0 & 63)) & 63) / 2); // elements
+        const __m512i head = at(0);
+        if (to_line == 0) {
+            _mm512_stream_si512((__m512i *)row0, head);
+        } else if (y == first) {
+            _mm512_storeu_si512(row0, head);
+        } else {
+            // Elements 32 - to_line .. 31 of the tail, then 0 .. to_line - 1 of the head.
+            const __m512i from = _mm512_add_epi16(lane_index, _mm512_set1_epi16((short)to_line));
+            _mm512_stream_si512((__m512i *)(row0 - (32 - to_line)),
+                                _mm512_permutex2var_epi16(tail, from, head));
+        }
+        int p = to_line == 0 ? 32 : to_line;
+        for (; p + 32 <= w; p += 32)
+            _mm512_stream_si512((__m512i *)(row0 + p), at(p));
+        tail = at(w - 32);
+        if (y == last - 1 && p < w) _mm512_storeu_si512(row0 + w - 32, tail);
     }
 }
 
-template <Arithmetic A> void blur(const uint16_t *in, uint16_t *out, int n) {
+template <Arithmetic A, Stores S = Stores::Plain>
+void blur(const uint16_t *in, uint16_t *out, int n) {
     std::vector<uint16_t> ring((size_t)4 * n);
     for (int strip = 0; strip * 32 < n - 2; strip++)
-        blur_strip<A>(in, out, n, strip, ring.data());
+        blur_strip<A, S>(in, out, n, strip, ring.data());
+    if (S == Stores::Joined) _mm_sfence();
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
@@ -144,30 +183,40 @@ int main(int argc, char **argv) {
 
     const uint16_t *in = input.data();
     uint16_t *out = model_out.data();
-    std::vector<double> times[3];
+    struct Variant {
+        const char *name;
+        std::function<void()> run;
+        std::vector<double> times;
+    };
+    std::vector<Variant> variants = {
+        {"Loom (blur.inc, hand schedule)",
+         [&] { compiled.realize(loom::RealizationArg(std::vector<loom::Buffer<>>{loom_out})); },
+         {}},
+        {"model, widened", [&] { blur<Arithmetic::Widened>(in, out, n); }, {}},
+        {"model, even/odd", [&] { blur<Arithmetic::EvenOdd>(in, out, n); }, {}},
+        {"model, widened, rows joined",
+         [&] { blur<Arithmetic::Widened, Stores::Joined>(in, out, n); },
+         {}},
+    };
+    const size_t bytes = (size_t)(n - 2) * (n - 2) * 2;
     const int rounds = std::max(15, (int)(4e8 / ((double)n * n)));
     for (int r = 0; r < rounds; r++) {
-        auto start = std::chrono::steady_clock::now();
-        compiled.realize(loom::RealizationArg(std::vector<loom::Buffer<>>{loom_out}));
-        times[0].push_back(milliseconds_since(start));
-        start = std::chrono::steady_clock::now();
-        blur<Arithmetic::Widened>(in, out, n);
-        times[1].push_back(milliseconds_since(start));
-        start = std::chrono::steady_clock::now();
-        blur<Arithmetic::EvenOdd>(in, out, n);
-        times[2].push_back(milliseconds_since(start));
+        for (size_t k = 0; k < variants.size(); k++) {
+            if (r == 0 && k > 0) std::memset(out, 0, bytes);
+            auto start = std::chrono::steady_clock::now();
+            variants[k].run();
+            variants[k].times.push_back(milliseconds_since(start));
+            if (r == 0 && k > 0 && std::memcmp(loom_out.data(), out, bytes) != 0) {
+                std::fprintf(stderr, "%s: the output differs from Loom's\n", variants[k].name);
+                return 1;
+            }
+        }
     }
-    if (std::memcmp(loom_out.data(), model_out.data(), (size_t)(n - 2) * (n - 2) * 2) != 0) {
-        std::fprintf(stderr, "the model's output differs from Loom's\n");
-        return 1;
-    }
-    const char *names[3] = {"Loom (blur.inc, hand schedule)", "model, widened", "model, even/odd"};
     std::printf("blur of %d x %d, one thread, median of %d runs each, in turn:\n", n, n, rounds);
-    for (int k = 0; k < 3; k++) {
-        std::sort(times[k].begin(), times[k].end());
-        const double ms = times[k][times[k].size() / 2];
-        std::printf("  %-32s %8.4f ms  %6.3f ns a pixel\n", names[k], ms,
-                    ms * 1e6 / ((double)n * n));
+    for (Variant &v : variants) {
+        std::sort(v.times.begin(), v.times.end());
+        const double ms = v.times[v.times.size() / 2];
+        std::printf("  %-32s %8.4f ms  %6.3f ns a pixel\n", v.name, ms, ms * 1e6 / ((double)n * n));
     }
     return 0;
 }
