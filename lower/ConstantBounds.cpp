@@ -1,12 +1,11 @@
 #include "lower/ConstantBounds.h"
 
 #include <algorithm>
-#include <map>
-#include <optional>
 
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 namespace Internal {
@@ -42,24 +41,14 @@ public:
         }
         if (const Broadcast *b = e.as<Broadcast>()) return of(b->value);
         if (const Variable *v = e.as<Variable>()) {
-            auto it = lets.find(v->name);
-            return it != lets.end() ? it->second : type_range(t);
+            const ConstantRange *bound = lets.find(v->name);
+            return bound ? *bound : type_range(t);
         }
         if (const Let *l = e.as<Let>()) {
             if (!l->value.type().is_int_or_uint() || l->value.type().bits() > 32)
                 return of(l->body);
-            ConstantRange value = of(l->value);
-            auto saved = lets.find(l->name) == lets.end()
-                             ? std::optional<ConstantRange>()
-                             : std::optional<ConstantRange>(lets[l->name]);
-            lets[l->name] = value;
-            ConstantRange body = of(l->body);
-            if (saved) {
-                lets[l->name] = *saved;
-            } else {
-                lets.erase(l->name);
-            }
-            return body;
+            ScopedBinding<ConstantRange> bind(lets, l->name, of(l->value));
+            return of(l->body);
         }
         if (const Cast *c = e.as<Cast>()) {
             Type from = c->value.type();
@@ -138,7 +127,7 @@ public:
     }
 
 private:
-    std::map<std::string, ConstantRange> lets;
+    Scope<ConstantRange> lets;
 };
 
 } // namespace
