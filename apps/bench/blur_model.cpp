@@ -73,13 +73,13 @@ __m512i mean_of_three_even_odd(const uint16_t *a, const uint16_t *b, const uint1
     return _mm512_ternarylogic_epi32(q_even, low16, _mm512_slli_epi32(q_odd, 16), 0xEA);
 }
 
-// blur_y over the interior of an n x n image into out ((n - 2) x (n - 2), row-major), strip by
-// strip; a strip's blur_x rows in `ring` (4 rows of n).
 // 0, 1, .. 31 as 16-bit lanes.
 const __m512i lane_index =
     _mm512_set_epi16(31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12,
                      11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
 
+// blur_y over the interior of an n x n image into out ((n - 2) x (n - 2), row-major), one strip
+// of 32 rows; the strip's blur_x rows in `ring` (4 rows of n).
 template <Arithmetic A, Stores S>
 void blur_strip(const uint16_t *in, uint16_t *out, int n, int strip, uint16_t *ring) {
     __m512i tail = _mm512_setzero_si512(); // the last vector of the row above (Joined)
@@ -100,12 +100,13 @@ void blur_strip(const uint16_t *in, uint16_t *out, int n, int strip, uint16_t *r
     blur_x_row(first);
     for (int y = first; y < last; y++) {
         blur_x_row(y + 1);
-        const uint16_t *above = ring + (size_t)((y - 1) & 3) * n, *row = ring + (size_t)(y & 3) * n,
-                       *below = ring + (size_t)((y + 1) & 3) * n;
-        const uint16_t *above_row = above + 1, *row_row = row + 1, *below_row = below + 1;
+        // blur_x's rows y - 1, y, y + 1 from column 1 on, as row0 is the output's.
+        const uint16_t *above = ring + (size_t)((y - 1) & 3) * n + 1,
+                       *row = ring + (size_t)(y & 3) * n + 1,
+                       *below = ring + (size_t)((y + 1) & 3) * n + 1;
         const int w = n - 2;
         uint16_t *row0 = out + (size_t)(y - 1) * w; // row0[p] is out(p + 1, y)
-        auto at = [&](int p) { return mean(above_row + p, row_row + p, below_row + p); };
+        auto at = [&](int p) { return mean(above + p, row + p, below + p); };
         if (S == Stores::Plain) {
             // As Loom's here: an output row of n - 2 16-bit values does not start on a cache
             // line unless n - 2 is a multiple of 32, and Loom streams only a whole aligned line.
@@ -127,7 +128,8 @@ void blur_strip(const uint16_t *in, uint16_t *out, int n, int strip, uint16_t *r
         } else if (y == first) {
             _mm512_storeu_si512(row0, head);
         } else {
-            // Elements 32 - to_line .. 31 of the tail, then 0 .. to_line - 1 of the head.
+            // Elements to_line .. 31 of the tail (the row above's last 32 - to_line), then
+            // 0 .. to_line - 1 of the head.
             const __m512i from = _mm512_add_epi16(lane_index, _mm512_set1_epi16((short)to_line));
             _mm512_stream_si512((__m512i *)(row0 - (32 - to_line)),
                                 _mm512_permutex2var_epi16(tail, from, head));
