@@ -135,7 +135,10 @@ TEST(ConstantRange, WidenedNarrowValuesAndWrapping) {
     EXPECT_EQ(
         range(Call::make_intrinsic(UInt(32), Call::shift_right, {a + b, make_const(UInt(32), 1)})),
         (R{0, 65535}));
-    EXPECT_EQ(range(Let::make("s", a + b, Variable::make(UInt(32), "s") * 2)), (R{0, 262140}));
+    Expr s = Variable::make(UInt(32), "s");
+    EXPECT_EQ(range(Let::make("s", a + b, s * 2)), (R{0, 262140}));
+    // An inner Let of the same name shadows the outer one only in its body.
+    EXPECT_EQ(range(Let::make("s", a, Let::make("s", a + b, s) + s)), (R{0, 196605}));
     EXPECT_EQ(range(Broadcast::make(clamp(i32("x"), -7, 7), 8) * -3), (R{-21, 21}));
 }
 
