@@ -29,6 +29,7 @@
 #include "codegen/FloatDivision.h"
 #include "codegen/HoistStackReads.h"
 #include "codegen/IndexTerms.h"
+#include "codegen/JoinedStreamingStores.h"
 #include "codegen/LaneClasses.h"
 #include "codegen/LaneIndexShape.h"
 #include "codegen/LaneOffsets.h"
@@ -136,6 +137,7 @@ public:
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
           has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
+          has_avx512bw(tm.getMCSubtargetInfo()->checkFeatures("+avx512bw")),
           has_avx512vbmi(tm.getMCSubtargetInfo()->checkFeatures("+avx512vbmi")),
           is_x86(tm.getTargetTriple().isX86()), verify(verify), outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
@@ -183,6 +185,7 @@ public:
                 strides.push_back(field(kDimStrideOffset, "stride"));
             }
             if (a.kind == Argument::OutputBuffer) {
+                output_buffers.push_back(a.name);
                 symbols.push(streams_flag(a.name),
                              spans_enough_to_stream(builder, extents, strides, a.type.bytes()));
             }
@@ -237,6 +240,7 @@ private:
     std::string innermost_loop;
     const bool has_avx512f;  // 512-bit vectors and two-source permutes
     const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
+    const bool has_avx512bw; // word permutes (vpermi2w)
     const bool has_avx512vbmi; // byte permutes (vpermi2b): small byte tables
     const bool is_x86;         // no high half of 32-bit lane products: see FloatDivision.h
     const bool verify; // run LLVM's verifier on the module
@@ -295,6 +299,16 @@ private:
     bool in_streaming_loop = false;
     bool pipeline_streams = false;
     static std::string streams_flag(const std::string &buffer) { return buffer + ".streams"; }
+    std::vector<std::string> output_buffers;
+    // The state of each output's joined streaming stores (codegen/JoinedStreamingStores.h),
+    // in a stack slot of the function that emits the loop owning it; an outlined loop gets a
+    // pointer to it and works on a copy of its own.
+    struct JoinedLines {
+        llvm::StructType *type;
+        llvm::Value *state;
+        llvm::Align plain_align;
+    };
+    Scope<JoinedLines> joined_lines;
     bool streams_to(const std::string &buffer, Type t) const {
         return in_streaming_loop && has_avx512f && t.bits() * t.lanes() == 512 &&
                !loaded_buffers.count(buffer) && symbols.contains(streams_flag(buffer));
@@ -1070,7 +1084,14 @@ private:
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base));
-            if (streams_to(op->name, t)) {
+            if (streams_to(op->name, t) && joined_lines.contains(op->name)) {
+                const JoinedLines &j = joined_lines.get(op->name);
+                for (llvm::Instruction *st : store_streaming_joined(
+                         builder, v, addr, align, *symbols.find(streams_flag(op->name)), j.type,
+                         j.state, op->name))
+                    tagged(st, op->name);
+                pipeline_streams = true;
+            } else if (streams_to(op->name, t)) {
                 StreamedStore st = store_streaming_where_aligned(
                     builder, v, addr, align, *symbols.find(streams_flag(op->name)), op->name);
                 tagged(st.streaming, op->name);
@@ -1338,6 +1359,15 @@ private:
             buffer_names.push_back(n);
             values.push_back(buffer_host(n));
         }
+        // An outlined loop works on its caller's joined lines (a parallel task owns its own).
+        std::vector<std::pair<std::string, JoinedLines>> lines_passed;
+        for (const std::string &n : free.buffers) {
+            if (const JoinedLines *j = joined_lines.find(n); j && by_value) {
+                lines_passed.push_back({n, *j});
+                values.push_back(j->state);
+            }
+        }
+        const size_t named_values = values.size() - lines_passed.size();
         std::vector<llvm::Type *> field_types;
         for (llvm::Value *v : values) field_types.push_back(v->getType());
         llvm::StructType *closure_type = llvm::StructType::get(ctx, field_types);
@@ -1366,6 +1396,8 @@ private:
         llvm::Value *saved_context = user_context;
         llvm::IRBuilderBase::InsertPoint saved_ip = builder.saveIP();
         Scope<llvm::Value *> saved_symbols = std::move(symbols), saved_buffers = std::move(buffers);
+        Scope<JoinedLines> saved_lines = std::move(joined_lines);
+        joined_lines = Scope<JoinedLines>();
         std::set<const For *> saved_outlined =
             std::exchange(outlined_loops, std::move(outline_in_task));
         symbols = Scope<llvm::Value *>();
@@ -1373,7 +1405,18 @@ private:
         function = task;
         user_context = task->getArg(0);
         builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", task));
-        for (size_t i = 0; i < values.size(); i++) {
+        // Each state passed is copied into a slot of the task's own, which nothing else can
+        // reach: LLVM keeps it in registers through the loop (see private_copy).
+        std::vector<std::pair<llvm::Value *, JoinedLines>> own_lines;
+        for (size_t i = 0; i < lines_passed.size(); i++) {
+            JoinedLines own = lines_passed[i].second;
+            own.state = create_entry_alloca(own.type, lines_passed[i].first + ".joined");
+            llvm::Value *caller_state = task->getArg(1 + named_values + i);
+            copy_joined_state(own.type, own.state, caller_state);
+            own_lines.push_back({caller_state, own});
+            joined_lines.push(lines_passed[i].first, own);
+        }
+        for (size_t i = 0; i < named_values; i++) {
             llvm::Value *v = by_value ? (llvm::Value *)task->getArg(1 + i)
                                       : builder.CreateLoad(field_types[i], builder.CreateStructGEP(closure_type, task->getArg(2), (unsigned)i));
             if (i < var_names.size()) {
@@ -1396,12 +1439,15 @@ private:
         innermost_loop = saved_loop;
         for (const StackCopy &c : own_copies)
             copy_back(c);
+        for (const auto &[caller_state, own] : own_lines)
+            copy_joined_state(own.type, caller_state, own.state);
         in_streaming_loop = saved_streaming_loop;
         builder.CreateRet(builder.getInt32(0));
         function = saved_function;
         user_context = saved_context;
         symbols = std::move(saved_symbols);
         buffers = std::move(saved_buffers);
+        joined_lines = std::move(saved_lines);
         outlined_loops = std::move(saved_outlined);
         builder.restoreIP(saved_ip);
         return {task, closure, values};
@@ -1548,6 +1594,15 @@ private:
 
     void copy_back(const StackCopy &c) { copy_elements(c.original, c.copy, c.name); }
 
+    // Field by field, so that SROA splits the copy's slot into registers.
+    void copy_joined_state(llvm::StructType *type, llvm::Value *to, llvm::Value *from) {
+        for (unsigned field = 0; field < type->getNumElements(); field++) {
+            llvm::Type *t = type->getElementType(field);
+            builder.CreateStore(builder.CreateLoad(t, builder.CreateStructGEP(type, from, field)),
+                                builder.CreateStructGEP(type, to, field));
+        }
+    }
+
     void copy_elements(llvm::Value *to, llvm::Value *from, const std::string &name) {
         builder.CreateMemCpy(to, llvm::Align(64), from, llvm::Align(64), element_bytes(name));
     }
@@ -1567,7 +1622,39 @@ private:
         internal_assert(op->for_type == ForType::Serial)
             << "Loop " << op->name << " of kind " << for_type_name(op->for_type)
             << " reached the serial codegen";
-        if (outline(op)) return;
+        std::vector<std::string> owned = start_joined_lines_owned_by(op);
+        if (!outline(op)) serial_loop(op);
+        for (const std::string &name : owned) {
+            const JoinedLines &j = joined_lines.get(name);
+            tagged(flush_joined_lines(builder, j.type, j.state, j.plain_align, name), name);
+            joined_lines.pop(name);
+        }
+    }
+
+    // The outputs whose one streamed store site is in this loop and not yet in a loop that
+    // owns its joined lines (see JoinedStreamingStores.h): this loop owns them. Their states
+    // are emptied before it.
+    std::vector<std::string> start_joined_lines_owned_by(const For *op) {
+        std::vector<std::string> owned;
+        if (!has_avx512f) return owned;
+        const bool body_streams = stores_few_without_loops(op->body);
+        for (const std::string &name : output_buffers) {
+            if (joined_lines.contains(name) || loaded_buffers.count(name) ||
+                !symbols.contains(streams_flag(name)))
+                continue;
+            std::optional<Type> t =
+                joinable_streamed_store(op->body, name, body_streams, has_avx512vbmi, has_avx512bw);
+            if (!t) continue;
+            llvm::StructType *type = joined_lines_state_type(llvm_type(*t));
+            llvm::Value *state = create_entry_alloca(type, name + ".joined");
+            start_joined_lines(builder, type, state);
+            joined_lines.push(name, {type, state, llvm::Align(t->bytes())});
+            owned.push_back(name);
+        }
+        return owned;
+    }
+
+    void serial_loop(const For *op) {
         entry_has_loops = entry_has_loops || function == entry_function;
         llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
         llvm::Value *end = builder.CreateAdd(mn, ext, op->name + ".end");

@@ -15,9 +15,13 @@
 //    time and 2% run time;
 //  - the output spans at least kStreamingStoreMinBytes (tested once per call): a smaller one
 //    may still be in the last-level cache when it is read (conv_relu's 8 MiB output ran 1.8%
-//    slower streamed);
-//  - at run time, its address is 64-byte aligned (the instruction requires it; a ShiftInwards
-//    split's shifted last vector or an odd row start is stored the plain way).
+//    slower streamed). 16 MiB, half of this machine's 32 MiB L3: blur's 4094 x 4094 16-bit
+//    output (31.97 MiB) was just under the 32 MiB of before;
+//  - at run time, its address is 64-byte aligned (the instruction requires it), or, where the
+//    store is the only one to the output in a loop nest, the line it completes is put together
+//    with the store before it (JoinedStreamingStores.h): rows that start anywhere in a line,
+//    a ShiftInwards split's shifted last vector. Elsewhere a misaligned vector is stored the
+//    plain way.
 // The pipeline's entry function ends with a store fence where any of its functions streams,
 // and the thread pool fences once per thread and job before it counts the thread's work done,
 // so the lines are in memory before the caller sees the pipeline as done. Tasks don't fence:
@@ -36,7 +40,7 @@
 namespace loom {
 namespace Internal {
 
-constexpr int64_t kStreamingStoreMinBytes = int64_t(32) << 20;
+constexpr int64_t kStreamingStoreMinBytes = int64_t(16) << 20;
 
 /** The buffers `s` loads from. */
 std::set<std::string> buffers_loaded(const Stmt &s);

@@ -121,12 +121,12 @@ TEST(StreamingStores, NotToAnIntermediate) {
     EXPECT_THAT(ir, Not(HasSubstr(kStreamingStore))) << ir;
 }
 
-// Big enough to stream (at least 32 MiB), with rows of 4100 floats: row starts fall at every
+// Big enough to stream (at least 16 MiB), with rows of 4100 floats: row starts fall at every
 // 16-byte offset of a line and each row ends with a shifted last vector, so both the streaming
 // and the plain stores run, in parallel tasks.
 TEST(StreamingStores, LargeOutputHasTheValuesOfPlainStores) {
     const int width = 4100, height = 2080;
-    ASSERT_GE(int64_t(width) * height * 4, int64_t(32) << 20);
+    ASSERT_GE(int64_t(width) * height * 4, int64_t(16) << 20);
     Buffer<float> in = input_of(width, height);
     Func f("f");
     Var x("x"), y("y");

@@ -1,0 +1,178 @@
+// Joined streaming stores (codegen/JoinedStreamingStores.h): the vector stores of a row that
+// starts anywhere in a cache line stream whole lines, put together from two vectors, across the
+// ends of rows that follow one another in memory. Each case writes an output big enough to
+// stream (at least 16 MiB) into memory it owns, filled with a sentinel, and checks every element
+// against the formula and every byte around and between the rows for the sentinel: a lane
+// stored late, twice, in the wrong line or outside the output shows.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "E2ETestUtil.h"
+
+namespace {
+
+using namespace loom;
+using ::testing::HasSubstr;
+
+constexpr uint8_t kSentinel = 0xA5;
+constexpr int64_t kStreamedBytes = int64_t(16) << 20;
+
+// The schedules, each with its own loop that owns the joined lines.
+enum class Shape {
+    ParallelRows,       // rows in parallel tasks of 16 rows; a shifted last vector per row
+    StripsWithProducer, // blur's: strips in parallel, a producer row computed between rows
+    SerialRows,         // one loop nest in the entry function
+    GuardedTail,        // the row's tail vector guarded instead of shifted
+    PureThenUpdate,     // a pure definition and an update that overwrites it, both streamed
+};
+
+struct Case {
+    int width, min_x, pad, byte_offset;
+    Shape shape;
+};
+
+template <typename T> Expr formula(Expr x, Expr y, int salt) {
+    Expr v = x * 7 + y * 13 + ((x * y) & 15) + salt;
+    return cast<T>(v);
+}
+
+template <typename T> T expected_at(int x, int y, int salt) {
+    const int v = x * 7 + y * 13 + ((x * y) & 15) + salt;
+    if constexpr (std::is_floating_point<T>::value) {
+        return T(v);
+    } else {
+        return T(uint64_t(int64_t(v)));
+    }
+}
+
+template <typename T> std::string run_case(const Case &c) {
+    const int stride = c.width + c.pad;
+    const int height = int(kStreamedBytes / (int64_t(stride) * sizeof(T))) + 3;
+    const size_t bytes = size_t(stride) * height * sizeof(T);
+    std::vector<uint8_t> memory(bytes + 256, kSentinel);
+    uint8_t *aligned = memory.data() + (64 - uintptr_t(memory.data()) % 64) % 64;
+    uint8_t *first = aligned + 64 + c.byte_offset;
+    Buffer<T> out(reinterpret_cast<T *>(first), {c.width, height}, "out");
+    out.raw_buffer()->dim[1].stride = stride;
+    out.set_min(c.min_x, -2);
+
+    const int lanes = 64 / int(sizeof(T));
+    Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+    Func f("f"), g("g");
+    int row_offset = 0; // the output's row y is the formula's row y + row_offset
+    switch (c.shape) {
+    case Shape::ParallelRows:
+        f(x, y) = formula<T>(x, y, 0);
+        f.parallel(y, 16).vectorize(x, lanes);
+        break;
+    case Shape::StripsWithProducer:
+        g(x, y) = formula<T>(x, y, 0);
+        f(x, y) = g(x, y - 1) + g(x, y + 1) - g(x, y - 1);
+        f.split(y, yo, yi, 8).parallel(yo).vectorize(x, lanes);
+        g.compute_at(f, yi).vectorize(x, lanes);
+        row_offset = 1;
+        break;
+    case Shape::SerialRows:
+        f(x, y) = formula<T>(x, y, 0);
+        f.vectorize(x, lanes);
+        break;
+    case Shape::GuardedTail:
+        f(x, y) = formula<T>(x, y, 0);
+        f.split(x, xo, xi, lanes, TailStrategy::GuardWithIf).vectorize(xi).parallel(y, 8);
+        break;
+    case Shape::PureThenUpdate:
+        f(x, y) = formula<T>(x, y, 5);
+        f(x, y) = formula<T>(x, y, 0);
+        f.parallel(y, 16).vectorize(x, lanes);
+        f.update().parallel(y, 16).vectorize(x, lanes);
+        break;
+    }
+    f.realize(RealizationArg(std::vector<Buffer<>>{out}));
+
+    std::ostringstream wrong;
+    int wrongs = 0;
+    for (int yy = 0; yy < height && wrongs < 5; yy++) {
+        for (int xx = 0; xx < c.width && wrongs < 5; xx++) {
+            const int cx = xx + c.min_x, cy = yy - 2;
+            const T expected = expected_at<T>(cx, cy + row_offset, 0);
+            const T got = out(cx, cy);
+            if (std::memcmp(&got, &expected, sizeof(T)) != 0) {
+                wrong << "out(" << cx << ", " << cy << ") = " << loom_test::show(got)
+                      << ", expected " << loom_test::show(expected) << "\n";
+                wrongs++;
+            }
+        }
+    }
+    // Every byte outside the rows keeps the sentinel: before, between (the padding), after.
+    const uint8_t *end = first + bytes;
+    for (const uint8_t *p = memory.data(); p < memory.data() + memory.size() && wrongs < 5; p++) {
+        const bool in_row =
+            p >= first && p < end &&
+            size_t(p - first) % (size_t(stride) * sizeof(T)) < size_t(c.width) * sizeof(T);
+        if (!in_row && *p != kSentinel) {
+            wrong << "byte " << (p - first) << " from the first element (outside the rows) is "
+                  << int(*p) << "\n";
+            wrongs++;
+        }
+    }
+    return wrong.str();
+}
+
+std::string describe(const Case &c, const char *type) {
+    std::ostringstream s;
+    s << type << ", width " << c.width << ", min " << c.min_x << ", padding " << c.pad
+      << " elements, first element at byte " << c.byte_offset << " of a line, shape "
+      << int(c.shape);
+    return s.str();
+}
+
+// Rows of every width class: below one vector, a vector and a bit, thousands; row starts at
+// every offset into a line (adjacent rows, rows apart), a first element off its lane size.
+template <typename T> void check_many(const char *type, int cases, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const int lanes = 64 / int(sizeof(T));
+    for (int i = 0; i < cases; i++) {
+        Case c;
+        const int widths[] = {lanes, lanes + 1, 2 * lanes - 1, 3 * lanes + 5, 1000, 4094};
+        c.width = i < 6 ? widths[i] : lanes + int(rng() % 5000);
+        c.min_x = int(rng() % 7) - 3;
+        c.pad = rng() % 3 == 0 ? int(rng() % 40) : 0;
+        c.shape = Shape(i % 5);
+        // Mostly on an element boundary; now and then off it (every store the plain way).
+        c.byte_offset = int(rng() % (64 / sizeof(T))) * int(sizeof(T));
+        if (sizeof(T) > 1 && i % 7 == 6) c.byte_offset += 1;
+        std::string wrong = run_case<T>(c);
+        EXPECT_EQ(wrong, "") << describe(c, type);
+    }
+}
+
+TEST(JoinedStreamingStores, BytesEveryShape) { check_many<uint8_t>("uint8", 10, 11); }
+TEST(JoinedStreamingStores, WordsEveryShape) { check_many<uint16_t>("uint16", 14, 12); }
+TEST(JoinedStreamingStores, FloatsEveryShape) { check_many<float>("float", 12, 13); }
+TEST(JoinedStreamingStores, DoublesEveryShape) { check_many<double>("double", 10, 14); }
+
+// blur's shape: 16-bit rows in strips of a parallel loop, a producer row between output rows.
+// The strip's row loop owns the state (a slot of the task); the outlined row loop of 32-lane
+// stores joins lines with a two-source word permute and streams them.
+TEST(JoinedStreamingStores, StripRowLoopOwnsTheStateAndRowsStreamJoinedLines) {
+    const Target sapphire_rapids("x86-64-linux-avx512-avx512_skylake-avx512_sapphirerapids");
+    ImageParam in(UInt(16), 2, "in");
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = in(x, y) + in(x + 1, y);
+    f(x, y) = g(x, y) + g(x, y + 1);
+    f.split(y, yo, yi, 32).parallel(yo).vectorize(x, 32);
+    g.compute_at(f, yi).vectorize(x, 32);
+    std::string ir = Pipeline(f).llvm_ir(sapphire_rapids);
+    EXPECT_THAT(ir, HasSubstr("%f.joined = alloca"));
+    EXPECT_THAT(ir, HasSubstr("call <32 x i16> @llvm.x86.avx512.vpermi2var.hi.512"));
+    EXPECT_THAT(ir, HasSubstr("!nontemporal"));
+    // What waits after the strip's last row is stored, masked to its lanes.
+    EXPECT_THAT(ir, HasSubstr("f.flush:"));
+    EXPECT_THAT(ir, HasSubstr("@llvm.masked.store.v32i16"));
+}
+
+} // namespace
