@@ -138,6 +138,7 @@ public:
           has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
           has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
           has_avx512bw(tm.getMCSubtargetInfo()->checkFeatures("+avx512bw")),
+          has_fma(tm.getMCSubtargetInfo()->checkFeatures("+fma")),
           has_avx512vbmi(tm.getMCSubtargetInfo()->checkFeatures("+avx512vbmi")),
           is_x86(tm.getTargetTriple().isX86()), verify(verify), outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
@@ -241,6 +242,7 @@ private:
     const bool has_avx512f;  // 512-bit vectors and two-source permutes
     const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
     const bool has_avx512bw; // word permutes (vpermi2w)
+    const bool has_fma;      // fused multiply-add in hardware (else llvm.fma is a call)
     const bool has_avx512vbmi; // byte permutes (vpermi2b): small byte tables
     const bool is_x86;         // no high half of 32-bit lane products: see FloatDivision.h
     const bool verify; // run LLVM's verifier on the module
@@ -438,6 +440,20 @@ private:
         const int64_t *d = as_const_int(op->b);
         const uint64_t *ud = as_const_uint(op->b);
         const int64_t divisor = d ? *d : ud && *ud <= (uint64_t)INT32_MAX ? (int64_t)*ud : 0;
+        if (has_fma) {
+            if (std::optional<BiasedReciprocal> r = biased_reciprocal_for(op->a, divisor)) {
+                llvm::Type *lanes_of_float = llvm_type(Float(32, t.lanes()));
+                llvm::Value *two_23 = const_of(t, 0x4B000000);
+                llvm::Value *x = builder.CreateBitCast(builder.CreateAdd(codegen(op->a), two_23),
+                                                       lanes_of_float);
+                llvm::Value *q =
+                    builder.CreateIntrinsic(llvm::Intrinsic::fma, {lanes_of_float},
+                                            {x, llvm::ConstantFP::get(lanes_of_float, r->c),
+                                             llvm::ConstantFP::get(lanes_of_float, r->k)});
+                return builder.CreateSub(builder.CreateBitCast(q, llvm_type(t)),
+                                         const_of(t, 0x4B000000 + kBiasedQuotientOffset));
+            }
+        }
         std::optional<float> reciprocal = float_reciprocal_for(op->a, divisor);
         if (!reciprocal) return nullptr;
         llvm::Type *lanes_of_float = llvm_type(Float(32, t.lanes()));

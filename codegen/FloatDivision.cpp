@@ -31,5 +31,45 @@ std::optional<float> float_reciprocal_for(const Expr &numerator, int64_t divisor
     return c;
 }
 
+std::optional<BiasedReciprocal> biased_reciprocal_for(const Expr &numerator, int64_t divisor) {
+    const Type t = numerator.type();
+    if (!t.is_int_or_uint() || t.bits() != 32 || divisor < 3 || (divisor & (divisor - 1)) == 0 ||
+        divisor >= (int64_t(1) << 23)) {
+        return std::nullopt;
+    }
+    const ConstantRange x = constant_range(numerator);
+    if (x.min < 0 || x.max >= (int64_t(1) << 23)) return std::nullopt;
+    const double exact = 1.0 / (double)divisor, bias = std::ldexp(1.0, 23);
+    const double result_bias = bias + (double)kBiasedQuotientOffset;
+    const double largest_remainder = (double)std::min<int64_t>(divisor - 1, x.max);
+    // The margin covers the rounding of `exact` and of the products below in double.
+    const double margin = 1e-9;
+    // Whether (c, k) gives every quotient (see the header).
+    auto proven = [&](float c, float k) {
+        const double drift = (double)x.max * ((double)c - exact);
+        // Exact: bias * c and k have 24 significant bits within 2^-47 .. 2^23.
+        const double offset = bias * (double)c + (double)k - result_bias;
+        return offset + std::min(0.0, drift) > -0.5 + margin &&
+               offset + largest_remainder * exact + std::max(0.0, drift) < 0.5 - margin;
+    };
+    // The floats nearest 1 / d first, above and below in turn: the further c is from 1 / d,
+    // the more x (c - 1 / d) drifts. For each, the k nearest the middle of the allowed offsets
+    // and its neighbours (floats near 2^22 .. 2^23 are half-integers apart).
+    float above = (float)exact, below = std::nextafter(above, 0.0f);
+    for (int step = 0; step < 64; step++) {
+        for (const float c : {above, below}) {
+            const double wanted =
+                result_bias - bias * (double)c - largest_remainder / (2.0 * (double)divisor);
+            float k = std::nextafter(std::nextafter((float)wanted, -INFINITY), -INFINITY);
+            for (int n = 0; n < 5; n++, k = std::nextafter(k, INFINITY)) {
+                if (proven(c, k)) return BiasedReciprocal{c, k};
+            }
+        }
+        above = std::nextafter(above, INFINITY);
+        below = std::nextafter(below, 0.0f);
+    }
+    return std::nullopt;
+}
+
 } // namespace Internal
 } // namespace loom

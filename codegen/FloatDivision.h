@@ -23,5 +23,25 @@ namespace Internal {
  * truncating convert, without the permute. */
 std::optional<float> float_reciprocal_for(const Expr &numerator, int64_t divisor);
 
+/** The biased form, one fused multiply-add: floats c and k for which fma(2^23 + x, c, k),
+ * rounded once to nearest, is the float 2^23 + 2^16 + x / divisor for every value x the
+ * numerator can take: its bits less 0x4B010000 are the quotient. 2^23 + x is x's bits plus
+ * 0x4B000000 read as a float, exact where x lies in [0, 2^23); every result lies in
+ * [2^23 + 2^16, 2^24), where floats are the integers (2^16 keeps the results clear of the
+ * half-integers below 2^23 and off the low 16 bits: a use of only those, blur's narrowing,
+ * needs no subtract). Found by trying the floats c nearest 1 / divisor and the k nearest
+ * 2^23 + 2^16 - 2^23 c, where a bound proves every quotient: with e = 2^23 c + k - 2^23 - 2^16
+ * (exact in double) and x = q d + r, the result is 2^23 + 2^16 + q + e + r / d + x (c - 1 / d),
+ * which rounds to 2^23 + 2^16 + q where the offset lies in (-1/2, 1/2) for every r and x. The
+ * offsets allowed span 1 / d, on a grid of k's half-integers and 2^23 c's steps: small divisors
+ * (3, 5, 7, ...) have a form, most large ones none.
+ *
+ * Against the convert form: an add, the multiply-add and a subtract, no converts. */
+constexpr int64_t kBiasedQuotientOffset = int64_t(1) << 16;
+struct BiasedReciprocal {
+    float c, k;
+};
+std::optional<BiasedReciprocal> biased_reciprocal_for(const Expr &numerator, int64_t divisor);
+
 } // namespace Internal
 } // namespace loom

@@ -1,10 +1,13 @@
 // Pointwise pipelines over every scalar type, run through the JIT and checked against plain C++
 // with Halide's semantics: wrap-around, Euclidean division, casts, comparisons and select,
 // min/max/clamp, bitwise operators and shifts.
+#include <cstdio>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "E2ETestUtil.h"
+#include "codegen/FloatDivision.h"
 
 namespace {
 
@@ -170,12 +173,15 @@ TEST(Division, UnsignedByZeroIsZero) {
 
 // Vector lanes of 32-bit integers that the expression bounds to [0, 2^24), divided by a
 // constant: x86 code divides them with a float multiply where that is exact for every value the
-// lanes can take (codegen/FloatDivision), as blur's sums of three 16-bit values by 3. Every
-// numerator up to the bound is checked, for bounds up to the last below 2^24 and divisors small
-// and large, unsigned and signed; a bound of 2^24 keeps the integer path.
+// lanes can take (codegen/FloatDivision), as blur's sums of three 16-bit values by 3: below
+// 2^23 with one multiply-add on the value biased by 2^23, up to 2^24 with converts. Every
+// numerator up to the bound is checked, for bounds on both sides of 2^23 up to the last below
+// 2^24 and divisors small and large, unsigned and signed; a bound of 2^24 keeps the integer
+// path.
 TEST(Division, VectorLanesBoundedBelow2To24AreExactForEveryNumerator) {
     const Target avx512("x86-64-linux-avx512-avx512_skylake");
-    for (const int64_t limit : {int64_t(196605), int64_t(1) << 20, (int64_t(1) << 24) - 1}) {
+    for (const int64_t limit : {int64_t(196605), int64_t(1) << 20, (int64_t(1) << 23) - 1,
+                                int64_t(1) << 23, (int64_t(1) << 24) - 1}) {
         for (const int divisor : {3, 7, 10, 255, 641, 65535, 1000003}) {
             for (const bool is_signed : {false, true}) {
                 Var x("x");
@@ -194,14 +200,19 @@ TEST(Division, VectorLanesBoundedBelow2To24AreExactForEveryNumerator) {
             }
         }
     }
-    // The code: a multiply by a float where exact, the integer division past 2^24.
-    for (const int64_t limit : {int64_t(196605), int64_t(1) << 24}) {
+    // The code: a multiply-add below 2^23, a multiply between converts below 2^24, the integer
+    // division past.
+    for (const int64_t limit : {int64_t(196605), int64_t(1) << 23, int64_t(1) << 24}) {
         Var x("x");
         Func f("f");
         f(x) = clamp(cast<int32_t>(x), 0, (int)limit) / 3;
         f.vectorize(x, 16);
         std::string ir = Pipeline(f).llvm_ir(avx512);
-        if (limit < (int64_t(1) << 24)) {
+        if (limit < (int64_t(1) << 23)) {
+            EXPECT_THAT(ir, HasSubstr("@llvm.fma.v16f32")) << ir;
+            EXPECT_THAT(ir, Not(HasSubstr("fptosi"))) << ir;
+            EXPECT_THAT(ir, Not(HasSubstr("div <16 x i32>"))) << ir;
+        } else if (limit < (int64_t(1) << 24)) {
             EXPECT_THAT(ir, HasSubstr("fptosi <16 x float>")) << ir;
             EXPECT_THAT(ir, Not(HasSubstr("div <16 x i32>"))) << ir;
         } else {
@@ -209,6 +220,50 @@ TEST(Division, VectorLanesBoundedBelow2To24AreExactForEveryNumerator) {
             EXPECT_THAT(ir, Not(HasSubstr("fptosi"))) << ir;
         }
     }
+}
+
+// The multiply-add form's constants, checked apart from codegen: wherever biased_reciprocal_for
+// gives (c, k), the float fma(2^23 + x, c, k) holds 2^23 + 2^16 + x / d for every x of the range
+// (std::fma rounds once, to nearest even, as the instruction does). Small divisors get a form at
+// 18 bits (blur's sums); 3 does at every width below 2^23.
+TEST(Division, BiasedReciprocalGivesEveryQuotientOfItsRange) {
+    auto quotients_hold = [](int64_t limit, int64_t divisor, const Internal::BiasedReciprocal &r) {
+        for (int64_t x = 0; x <= limit; x++) {
+            const float biased = std::ldexp(1.0f, 23) + (float)x;
+            const float q = std::fma(biased, r.c, r.k);
+            uint32_t bits;
+            std::memcpy(&bits, &q, 4);
+            const int64_t quotient = (int64_t)bits - 0x4B000000 - Internal::kBiasedQuotientOffset;
+            if (quotient != x / divisor) {
+                ADD_FAILURE() << "x = " << x << ", divisor " << divisor << ": " << quotient;
+                return false;
+            }
+        }
+        return true;
+    };
+    Expr x = Internal::Variable::make(Int(32), "x");
+    int found = 0, tried = 0;
+    for (int64_t divisor = 3; divisor <= 300; divisor++) {
+        if ((divisor & (divisor - 1)) == 0) continue;
+        tried++;
+        auto r = Internal::biased_reciprocal_for(clamp(x, 0, 196605), divisor);
+        if (!r) continue;
+        found++;
+        if (!quotients_hold(196605, divisor, *r)) return;
+    }
+    EXPECT_GE(found, 5) << found << " of " << tried << " divisors";
+    std::printf("biased reciprocals for %d of %d divisors 3 .. 300 at 18 bits\n", found, tried);
+    for (const int64_t divisor : {3, 5, 7, 255, 641, 65535}) {
+        const int64_t limit = (int64_t(1) << 23) - 1;
+        auto r = Internal::biased_reciprocal_for(clamp(x, 0, (int)limit), divisor);
+        if (divisor == 3) {
+            ASSERT_TRUE(r.has_value());
+        }
+        if (r && !quotients_hold(limit, divisor, *r)) return;
+    }
+    // Outside [0, 2^23) there is none.
+    EXPECT_FALSE(Internal::biased_reciprocal_for(clamp(x, 0, 1 << 23), 3));
+    EXPECT_FALSE(Internal::biased_reciprocal_for(clamp(x, -1, 100), 3));
 }
 
 TEST(Division, FloatModIsAMinusBTimesFloorOfAOverB) {

@@ -87,10 +87,13 @@ TEST(Prefetch, TheRegionIsTheLaterIterationsAtTheLoopNamed) {
     p.f.prefetch(p.in, p.x, p.y, 2);
     std::string stmt = Pipeline(p.f).lowered_stmt(avx512);
     // At f's vector loop over x: rows y + 1 .. y + 3 (y - 1 .. y + 1 two rows on), the loop's
-    // 16 floats, one 64-byte line (its loop of one iteration simplified away); guarded to stay
-    // inside the image.
-    EXPECT_THAT(stmt, HasSubstr("for (in.prefetch.1, (f.s0.y + 1), 3) {\n          prefetch(in["))
-        << stmt;
+    // 16 floats, one 64-byte line (its loop of one iteration simplified away), the three rows
+    // one prefetch each (a loop of three is unrolled); guarded to stay inside the image.
+    for (const char *row : {"+ 1) * in.stride.1)", "+ 2) * in.stride.1)", "+ 3) * in.stride.1)"}) {
+        EXPECT_THAT(stmt,
+                    HasSubstr("prefetch(in[(((f.min.0 + (((f.s0.y - in.min.1) " + std::string(row)))
+            << stmt;
+    }
     EXPECT_THAT(stmt, Not(HasSubstr("in.prefetch.line"))) << stmt;
     EXPECT_THAT(stmt, HasSubstr("<= ((in.extent.1 + in.min.1) - 1)")) << stmt;
     std::string ir = Pipeline(p.f).llvm_ir(avx512);
@@ -103,9 +106,38 @@ TEST(Prefetch, NonFaultingHasNoGuardAndClampKeepsTheBoxInside) {
     b.f.prefetch(b.in, b.x, b.y, 2, PrefetchBoundStrategy::Clamp);
     std::string non_faulting = Pipeline(a.f).lowered_stmt(avx512);
     std::string clamped = Pipeline(b.f).lowered_stmt(avx512);
-    EXPECT_THAT(non_faulting, HasSubstr("for (in.prefetch.1, (f.s0.y + 1), 3)")) << non_faulting;
-    EXPECT_THAT(clamped, Not(HasSubstr("for (in.prefetch.1, (f.s0.y + 1), 3)"))) << clamped;
-    EXPECT_THAT(clamped, HasSubstr("in.prefetch.1")) << clamped;
+    // Three rows, unguarded, one prefetch each; clamped, a loop over the rows inside.
+    EXPECT_THAT(non_faulting, HasSubstr("(f.s0.y - in.min.1) + 3) * in.stride.1)")) << non_faulting;
+    EXPECT_THAT(non_faulting, Not(HasSubstr("if ("))) << non_faulting;
+    EXPECT_THAT(clamped, HasSubstr("for (in.prefetch.1, max((f.s0.y + 1), in.min.1)")) << clamped;
+}
+
+TEST(Prefetch, ABoxOfAFewLinesIsPrefetchedWithoutALoop) {
+    // The taps x - 1 .. x + 1 of a 16-float vector: 18 floats, two lines a vector, prefetched by
+    // two statements (a loop of two steps per vector was a branch more, twice).
+    ImageParam in(Float(32), 2, "in");
+    Func f("f");
+    Var x("x"), y("y");
+    f(x, y) = in(x - 1, y) + in(x + 1, y);
+    f.vectorize(x, 16).prefetch(in, x, y, 1, PrefetchBoundStrategy::NonFaulting);
+    std::string stmt = Pipeline(f).lowered_stmt(avx512);
+    EXPECT_THAT(stmt, Not(HasSubstr("in.prefetch.line"))) << stmt;
+    size_t prefetches = 0;
+    for (size_t at = stmt.find("prefetch(in["); at != std::string::npos;
+         at = stmt.find("prefetch(in[", at + 1))
+        prefetches++;
+    EXPECT_EQ(prefetches, 2u) << stmt;
+    Buffer<float> input = image(70, 5);
+    in.set(input);
+    Buffer<float> out({68, 5}, "out");
+    out.set_min({1, 0});
+    Pipeline(f).realize(RealizationArg(std::vector<Buffer<>>{out}));
+    for (int yy = 0; yy < 5; yy++) {
+        for (int xx = 1; xx < 69; xx++) {
+            ASSERT_EQ(out(xx, yy), value_at(xx - 1, yy) + value_at(xx + 1, yy))
+                << "at (" << xx << ", " << yy << ")";
+        }
+    }
 }
 
 TEST(Prefetch, ANearbyRowOfALongRowIsManyLines) {
@@ -165,9 +197,13 @@ TEST(Prefetch, AFuncsBufferIsFetchedInItsCoordinatesAndNoValueChanges) {
     EXPECT_THAT(clamped_stmt, HasSubstr("for (g.prefetch.1, max((f.s0.y + 1), (f.min.1 - 1))"))
         << clamped_stmt;
     std::string non_faulting_stmt = Pipeline(non_faulting.f).lowered_stmt(avx512);
-    EXPECT_THAT(non_faulting_stmt,
-                HasSubstr("for (g.prefetch.1, (f.s0.y + 1), 3) {\n          prefetch(g["))
-        << non_faulting_stmt;
+    // Rows y + 1 .. y + 3 of g's buffer (which starts at row f.min.1 - 1), one prefetch each.
+    for (const char *row : {"+ 2) * g.extent.0)", "+ 3) * g.extent.0)", "+ 4) * g.extent.0)"}) {
+        EXPECT_THAT(non_faulting_stmt,
+                    HasSubstr("prefetch(g[(((f.min.0 + (((f.s0.y - f.min.1) " + std::string(row)))
+            << non_faulting_stmt;
+    }
+    EXPECT_THAT(non_faulting_stmt, Not(HasSubstr("g.prefetch.1"))) << non_faulting_stmt;
     EXPECT_THAT(Pipeline(clamped.f).schedule_source(),
                 HasSubstr(".prefetch(g, x, y, 2, PrefetchBoundStrategy::Clamp);"));
 }
