@@ -16,7 +16,8 @@
 //  - otherwise (a row that does not start where the last ended, the first store) the waiting
 //    elements are stored the plain way (masked to exactly them), and so are this vector's
 //    elements up to its first line boundary: they share their lines with elements stored
-//    elsewhere;
+//    elsewhere. These two cases, once or twice a row, are a call to a function of the module's
+//    own per vector type: inline, they cost blur 25% more compile time;
 //  - the owner of the state (the outermost serial loop whose body holds this one store to the
 //    buffer and no other) stores what still waits, plain, after its loop.
 // The state delays the elements of one store until the next store of the same site, or the end
