@@ -7,14 +7,28 @@
 namespace loom {
 namespace Internal {
 
-std::optional<float> float_reciprocal_for(const Expr &numerator, int64_t divisor) {
+namespace {
+
+// The constant range of a 32-bit integer numerator where it lies in [0, 2^bits) and the divisor
+// is at least 3, below 2^bits and not a power of two (those are shifts).
+std::optional<ConstantRange> numerator_range(const Expr &numerator, int64_t divisor, int bits) {
     const Type t = numerator.type();
+    const int64_t bound = int64_t(1) << bits;
     if (!t.is_int_or_uint() || t.bits() != 32 || divisor < 3 || (divisor & (divisor - 1)) == 0 ||
-        divisor >= (int64_t(1) << 24)) {
+        divisor >= bound) {
         return std::nullopt;
     }
     const ConstantRange x = constant_range(numerator);
-    if (x.min < 0 || x.max >= (int64_t(1) << 24)) return std::nullopt;
+    if (x.min < 0 || x.max >= bound) return std::nullopt;
+    return x;
+}
+
+} // namespace
+
+std::optional<float> float_reciprocal_for(const Expr &numerator, int64_t divisor) {
+    const std::optional<ConstantRange> range = numerator_range(numerator, divisor, 24);
+    if (!range) return std::nullopt;
+    const ConstantRange x = *range;
 
     // x = q * d + r with 0 <= r < d. With c = 1/d + e (e >= 0), x * c = q + r/d + x * e lies in
     // [q, q + 1 - 1/d + x * e]; rounding keeps it at least q (a float: q < 2^24) and below
@@ -32,13 +46,9 @@ std::optional<float> float_reciprocal_for(const Expr &numerator, int64_t divisor
 }
 
 std::optional<BiasedReciprocal> biased_reciprocal_for(const Expr &numerator, int64_t divisor) {
-    const Type t = numerator.type();
-    if (!t.is_int_or_uint() || t.bits() != 32 || divisor < 3 || (divisor & (divisor - 1)) == 0 ||
-        divisor >= (int64_t(1) << 23)) {
-        return std::nullopt;
-    }
-    const ConstantRange x = constant_range(numerator);
-    if (x.min < 0 || x.max >= (int64_t(1) << 23)) return std::nullopt;
+    const std::optional<ConstantRange> range = numerator_range(numerator, divisor, 23);
+    if (!range) return std::nullopt;
+    const ConstantRange x = *range;
     const double exact = 1.0 / (double)divisor, bias = std::ldexp(1.0, 23);
     const double result_bias = bias + (double)kBiasedQuotientOffset;
     const double largest_remainder = (double)std::min<int64_t>(divisor - 1, x.max);

@@ -100,6 +100,11 @@ struct JoinedStore {
         llvm::Value *n = b.CreateLShr(bytes, (uint64_t)lane_shift);
         return b.CreateVectorSplat(lanes, b.CreateTrunc(n, index_type->getElementType()));
     }
+    // The lanes of the last vector that wait in the line it left open: its last k, for
+    // `waiting_bytes` (the address past it within its line) of them.
+    llvm::Value *waiting_lanes(llvm::Value *waiting_bytes) {
+        return b.CreateICmpUGE(iota(), b.CreateSub(splat(lanes), lanes_of(waiting_bytes)));
+    }
     llvm::Value *splat(unsigned n) {
         return llvm::ConstantVector::getSplat(
             llvm::ElementCount::getFixed(lanes),
@@ -212,11 +217,9 @@ llvm::Function *apart_stores(llvm::Module &module, llvm::FixedVectorType *vector
     b.CreateCondBr(b.CreateICmpNE(waiting_bytes, b.getInt64(0)), flush, head);
     b.SetInsertPoint(flush);
     {
-        llvm::Value *k = js.lanes_of(waiting_bytes);
-        llvm::Value *mask = b.CreateICmpUGE(js.iota(), b.CreateSub(js.splat(js.lanes), k));
         llvm::Value *last_addr =
             js.at_offset(addr, b.CreateSub(b.CreateSub(last_end, b.getInt64(64)), at));
-        js.store_lanes(last, last_addr, mask);
+        js.store_lanes(last, last_addr, js.waiting_lanes(waiting_bytes));
         b.CreateBr(head);
     }
     b.SetInsertPoint(head);
@@ -309,10 +312,8 @@ llvm::Instruction *flush_joined_lines(llvm::IRBuilderBase &b, llvm::StructType *
     b.CreateCondBr(b.CreateICmpNE(waiting_bytes, b.getInt64(0)), flush, done);
     b.SetInsertPoint(flush);
     llvm::Value *last = b.CreateLoad(vector_type, b.CreateStructGEP(state_type, state, 0));
-    llvm::Value *k = js.lanes_of(waiting_bytes);
-    llvm::Value *mask = b.CreateICmpUGE(js.iota(), b.CreateSub(js.splat(js.lanes), k));
     llvm::Value *last_addr = b.CreateIntToPtr(b.CreateSub(last_end, b.getInt64(64)), b.getPtrTy());
-    js.store_lanes(last, last_addr, mask);
+    js.store_lanes(last, last_addr, js.waiting_lanes(waiting_bytes));
     b.CreateBr(done);
     b.SetInsertPoint(done);
     return js.stores.back();
