@@ -62,8 +62,8 @@ store_streaming_joined(llvm::IRBuilderBase &b, llvm::Value *v, llvm::Value *addr
                        llvm::Align plain_align, llvm::Value *allowed, llvm::StructType *state_type,
                        llvm::Value *state, const std::string &name);
 
-/** Stores, plain, the elements still waiting in the state (after the owner's loop). Returns the
- * store, for an alias tag. */
+/** Stores, plain, the elements still waiting in the state (after the owner's loop), through a
+ * call to a function of the module's own per vector type. Returns the call, for an alias tag. */
 llvm::Instruction *flush_joined_lines(llvm::IRBuilderBase &b, llvm::StructType *state_type,
                                       llvm::Value *state, llvm::Align plain_align,
                                       const std::string &name);
