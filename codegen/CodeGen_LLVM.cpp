@@ -188,7 +188,8 @@ public:
             if (a.kind == Argument::OutputBuffer) {
                 output_buffers.push_back(a.name);
                 symbols.push(streams_flag(a.name),
-                             spans_enough_to_stream(builder, extents, strides, a.type.bytes()));
+                             spans_enough_to_stream(builder, extents, strides, a.type.bytes(),
+                                                    p.streaming_min_bytes));
             }
         }
         entry_function = function;

@@ -42,8 +42,10 @@ bool stores_few_without_loops(const Stmt &loop_body) {
     return count.stores >= 1 && count.stores <= kMaxStreamedStoresPerLoop && count.loops == 0;
 }
 
-llvm::Value *spans_enough_to_stream(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &extents,
-                                    const std::vector<llvm::Value *> &strides, int elem_bytes) {
+llvm::Value *spans_enough_to_stream(llvm::IRBuilderBase &b,
+                                    const std::vector<llvm::Value *> &extents,
+                                    const std::vector<llvm::Value *> &strides, int elem_bytes,
+                                    int64_t min_bytes) {
     // In 64 bits: the element offset of the last element is the sum over dimensions of
     // (extent - 1) * |stride|.
     llvm::Type *i64 = b.getInt64Ty();
@@ -55,7 +57,7 @@ llvm::Value *spans_enough_to_stream(llvm::IRBuilderBase &b, const std::vector<ll
         last = b.CreateAdd(last, b.CreateMul(steps, stride));
     }
     llvm::Value *span = b.CreateMul(b.CreateAdd(last, b.getInt64(1)), b.getInt64(elem_bytes));
-    return b.CreateICmpSGE(span, b.getInt64(kStreamingStoreMinBytes));
+    return b.CreateICmpSGE(span, b.getInt64(min_bytes));
 }
 
 StreamedStore store_streaming_where_aligned(llvm::IRBuilderBase &b, llvm::Value *v,

@@ -13,10 +13,10 @@
 //    planes, 5% faster streamed): each streamed store carries an alignment test and a branch,
 //    which in a loop storing a tile (matmul's, conv_relu's 16 stores) cost 8-20% more compile
 //    time and 2% run time;
-//  - the output spans at least kStreamingStoreMinBytes (tested once per call): a smaller one
-//    may still be in the last-level cache when it is read (conv_relu's 8 MiB output ran 1.8%
-//    slower streamed). 16 MiB, half of this machine's 32 MiB L3: blur's 4094 x 4094 16-bit
-//    output (31.97 MiB) was just under the 32 MiB of before;
+//  - the output spans at least CompileOptions::streaming_min_bytes (tested once per call): a
+//    smaller one may still be in the last-level cache when it is read (conv_relu's 8 MiB
+//    output ran 1.8% slower streamed). 16 MiB by default, half of this machine's 32 MiB L3:
+//    blur's 4094 x 4094 16-bit output (31.97 MiB) was just under the 32 MiB of before;
 //  - at run time, its address is 64-byte aligned (the instruction requires it), or, where the
 //    store is the only one to the output in a loop nest, the line it completes is put together
 //    with the store before it (JoinedStreamingStores.h): rows that start anywhere in a line,
@@ -40,8 +40,6 @@
 namespace loom {
 namespace Internal {
 
-constexpr int64_t kStreamingStoreMinBytes = int64_t(16) << 20;
-
 /** The buffers `s` loads from. */
 std::set<std::string> buffers_loaded(const Stmt &s);
 
@@ -52,9 +50,11 @@ constexpr int kMaxStreamedStoresPerLoop = 4;
 bool stores_few_without_loops(const Stmt &loop_body);
 
 /** Whether a buffer of the given (32-bit) extents and strides, in elements of elem_bytes,
- * spans at least kStreamingStoreMinBytes from its first element to its last, as an i1. */
-llvm::Value *spans_enough_to_stream(llvm::IRBuilderBase &b, const std::vector<llvm::Value *> &extents,
-                                    const std::vector<llvm::Value *> &strides, int elem_bytes);
+ * spans at least min_bytes from its first element to its last, as an i1. */
+llvm::Value *spans_enough_to_stream(llvm::IRBuilderBase &b,
+                                    const std::vector<llvm::Value *> &extents,
+                                    const std::vector<llvm::Value *> &strides, int elem_bytes,
+                                    int64_t min_bytes);
 
 /** The two stores of v at addr: the streaming one (taken where `allowed`, an i1, holds and addr
  * is 64-byte aligned) and the plain one, with alignment plain_align. The builder is left after

@@ -173,6 +173,9 @@ void Pipeline::set_options(const CompileOptions &options) {
     user_assert(options.compile_threads >= 0)
         << "CompileOptions::compile_threads is " << options.compile_threads
         << ": give a number of threads, or 0 for one per core.";
+    user_assert(options.streaming_min_bytes >= 0)
+        << "CompileOptions::streaming_min_bytes is " << options.streaming_min_bytes
+        << ": give a size in bytes, or 0 to stream every output that can be.";
     contents->options = options;
     contents->compiled_for.clear();
     contents->fingerprint.clear();

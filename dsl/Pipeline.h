@@ -3,6 +3,7 @@
 // algorithm, a schedule or the target changes.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -28,6 +29,11 @@ struct CompileOptions {
     /** Threads the JIT compiles the pipeline's functions on (its entry and the bodies of its
      * parallel loops compile at the same time); 0 means one per core. */
     int compile_threads = 0;
+    /** On x86 with AVX-512, an output the pipeline never reads back that spans at least this
+     * many bytes is written with streaming stores, past the cache (codegen/StreamingStores.h):
+     * a smaller one may still be in the cache when the caller reads it. 0 streams every output
+     * that can be (tests use it to run those stores on small buffers). */
+    int64_t streaming_min_bytes = int64_t(16) << 20;
 };
 
 class Pipeline {

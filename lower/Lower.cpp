@@ -70,6 +70,7 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     LoweredPipeline result;
     result.name = name;
     result.args = infer_arguments(outputs, env, requested_args);
+    result.streaming_min_bytes = options.streaming_min_bytes;
 
     Stmt s;
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env); });

@@ -17,6 +17,8 @@ struct LoweredPipeline {
     std::string name;
     Stmt body;
     std::vector<LoweredArgument> args;
+    /** CompileOptions::streaming_min_bytes, for codegen. */
+    int64_t streaming_min_bytes = CompileOptions().streaming_min_bytes;
 };
 
 /** Runs the lowering passes in order. `log` receives the per-pass log when

@@ -1,9 +1,10 @@
 // Joined streaming stores (codegen/JoinedStreamingStores.h): the vector stores of a row that
 // starts anywhere in a cache line stream whole lines, put together from two vectors, across the
-// ends of rows that follow one another in memory. Each case writes an output big enough to
-// stream (at least 16 MiB) into memory it owns, filled with a sentinel, and checks every element
-// against the formula and every byte around and between the rows for the sentinel: a lane
-// stored late, twice, in the wrong line or outside the output shows.
+// ends of rows that follow one another in memory. Each case writes an output into memory it
+// owns, filled with a sentinel, and checks every element against the formula and every byte
+// around and between the rows for the sentinel: a lane stored late, twice, in the wrong line or
+// outside the output shows. Most cases compile with CompileOptions::streaming_min_bytes = 0 (a
+// few dozen rows stream); some are big enough to stream at the default (16 MiB).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -18,7 +19,6 @@ using namespace loom;
 using ::testing::HasSubstr;
 
 constexpr uint8_t kSentinel = 0xA5;
-constexpr int64_t kStreamedBytes = int64_t(16) << 20;
 
 // The schedules, each with its own loop that owns the joined lines.
 enum class Shape {
@@ -32,6 +32,7 @@ enum class Shape {
 struct Case {
     int width, min_x, pad, byte_offset;
     Shape shape;
+    bool default_threshold; // rows enough for 16 MiB, compiled with the default options
 };
 
 template <typename T> Expr formula(Expr x, Expr y, int salt) {
@@ -50,7 +51,9 @@ template <typename T> T expected_at(int x, int y, int salt) {
 
 template <typename T> std::string run_case(const Case &c) {
     const int stride = c.width + c.pad;
-    const int height = int(kStreamedBytes / (int64_t(stride) * sizeof(T))) + 3;
+    const int64_t streamed_bytes = CompileOptions().streaming_min_bytes;
+    const int height =
+        c.default_threshold ? int(streamed_bytes / (int64_t(stride) * sizeof(T))) + 3 : 37;
     const size_t bytes = size_t(stride) * height * sizeof(T);
     std::vector<uint8_t> memory(bytes + 256, kSentinel);
     uint8_t *aligned = memory.data() + (64 - uintptr_t(memory.data()) % 64) % 64;
@@ -90,7 +93,13 @@ template <typename T> std::string run_case(const Case &c) {
         f.update().parallel(y, 16).vectorize(x, lanes);
         break;
     }
-    f.realize(RealizationArg(std::vector<Buffer<>>{out}));
+    Pipeline pipeline(f);
+    if (!c.default_threshold) {
+        CompileOptions options;
+        options.streaming_min_bytes = 0;
+        pipeline.set_options(options);
+    }
+    pipeline.realize(RealizationArg(std::vector<Buffer<>>{out}));
 
     std::ostringstream wrong;
     int wrongs = 0;
@@ -125,7 +134,7 @@ std::string describe(const Case &c, const char *type) {
     std::ostringstream s;
     s << type << ", width " << c.width << ", min " << c.min_x << ", padding " << c.pad
       << " elements, first element at byte " << c.byte_offset << " of a line, shape "
-      << int(c.shape);
+      << int(c.shape) << (c.default_threshold ? ", 16 MiB" : ", streamed from 0 bytes");
     return s.str();
 }
 
@@ -144,15 +153,31 @@ template <typename T> void check_many(const char *type, int cases, uint32_t seed
         // Mostly on an element boundary; now and then off it (every store the plain way).
         c.byte_offset = int(rng() % (64 / sizeof(T))) * int(sizeof(T));
         if (sizeof(T) > 1 && i % 7 == 6) c.byte_offset += 1;
+        c.default_threshold = i % 8 == 3;
         std::string wrong = run_case<T>(c);
         EXPECT_EQ(wrong, "") << describe(c, type);
     }
 }
 
-TEST(JoinedStreamingStores, BytesEveryShape) { check_many<uint8_t>("uint8", 10, 11); }
-TEST(JoinedStreamingStores, WordsEveryShape) { check_many<uint16_t>("uint16", 14, 12); }
-TEST(JoinedStreamingStores, FloatsEveryShape) { check_many<float>("float", 12, 13); }
-TEST(JoinedStreamingStores, DoublesEveryShape) { check_many<double>("double", 10, 14); }
+TEST(JoinedStreamingStores, BytesEveryShape) { check_many<uint8_t>("uint8", 40, 11); }
+TEST(JoinedStreamingStores, WordsEveryShape) { check_many<uint16_t>("uint16", 48, 12); }
+TEST(JoinedStreamingStores, FloatsEveryShape) { check_many<float>("float", 40, 13); }
+TEST(JoinedStreamingStores, DoublesEveryShape) { check_many<double>("double", 40, 14); }
+
+TEST(JoinedStreamingStores, ANegativeThresholdIsAnError) {
+    CompileOptions options;
+    options.streaming_min_bytes = -1;
+    Func f("f");
+    Var x("x");
+    f(x) = x;
+    Pipeline p(f);
+    try {
+        p.set_options(options);
+        ADD_FAILURE() << "a negative streaming_min_bytes was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(std::string(e.what()), HasSubstr("streaming_min_bytes is -1"));
+    }
+}
 
 // blur's shape: 16-bit rows in strips of a parallel loop, a producer row between output rows.
 // The strip's row loop owns the state (a slot of the task); the outlined row loop of 32-lane

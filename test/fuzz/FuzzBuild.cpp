@@ -306,6 +306,11 @@ std::vector<Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
         }
     }
     Pipeline pipeline(outputs);
+    // Every output that can stream does, small as the fuzz's are: its streaming stores (whole
+    // lines, joined across rows) are checked against the unscheduled pipeline too.
+    CompileOptions options;
+    options.streaming_min_bytes = 0;
+    pipeline.set_options(options);
     auto start = std::chrono::steady_clock::now();
     pipeline.compile_jit();
     auto compiled = std::chrono::steady_clock::now();

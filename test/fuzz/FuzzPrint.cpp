@@ -288,9 +288,15 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
         }
     }
     out << "        try {\n"
-           "            Pipeline(pipeline(inputs, scheduled)).realize(RealizationArg(results[scheduled]));\n"
+           "            Pipeline compiled(pipeline(inputs, scheduled));\n"
+           "            CompileOptions options;  // as the fuzz test compiles: every output "
+           "streams\n"
+           "            options.streaming_min_bytes = 0;\n"
+           "            compiled.set_options(options);\n"
+           "            compiled.realize(RealizationArg(results[scheduled]));\n"
            "        } catch (const std::exception &e) {\n"
-           "            std::printf(\"the %s pipeline threw: %s\\n\", scheduled ? \"scheduled\" : \"unscheduled\", e.what());\n"
+           "            std::printf(\"the %s pipeline threw: %s\\n\", scheduled ? \"scheduled\" : "
+           "\"unscheduled\", e.what());\n"
            "            return 2;\n"
            "        }\n"
            "    }\n";
