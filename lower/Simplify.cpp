@@ -722,11 +722,19 @@ private:
                 return b;
             }
         }
-        // min(min(x, c1), c2) -> min(x, min(c1, c2))
+        // min(min(x, c1), c2) -> min(x, min(c1, c2)); broadcast constants fold by their
+        // values (fold takes scalars: the Max of nothing it gave for two broadcasts threw, fuzz
+        // seed 313, pipeline 317).
         if (const T *inner = a.as<T>()) {
             if (is_const(inner->b) && is_const(b) && type.is_int_or_uint()) {
-                Expr c = fold(is_min ? Arith::Min : Arith::Max, inner->b, b);
-                return T::make(inner->a, c);
+                const Arith which = is_min ? Arith::Min : Arith::Max;
+                Expr c = fold(which, inner->b, b);
+                const Broadcast *c1 = inner->b.template as<Broadcast>(), *c2 = b.as<Broadcast>();
+                if (!c.defined() && c1 && c2) {
+                    if (Expr value = fold(which, c1->value, c2->value); value.defined())
+                        c = Broadcast::make(value, c1->lanes);
+                }
+                if (c.defined()) return T::make(inner->a, c);
             }
         }
         if (is_const(a) && !is_const(b)) std::swap(a, b);

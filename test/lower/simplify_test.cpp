@@ -42,6 +42,19 @@ TEST(Simplify, FoldsNarrowTypesWithWrapAround) {
     check(cast<uint8_t>(Expr(3)) - cast<uint8_t>(Expr(5)), Expr((uint8_t)254));
 }
 
+// min(min(x, c1), c2) and max(max(x, c1), c2) of vectors: the broadcast constants fold by
+// their values (this threw "Max of undefined Expr", fuzz seed 313, pipeline 317).
+TEST(Simplify, NestedMinMaxOfBroadcastConstantsFold) {
+    Expr x = Variable::make(Int(16).with_lanes(4), "x");
+    auto i16x4 = [](int v) { return Broadcast::make(cast<int16_t>(Expr(v)), 4); };
+    check(Min::make(Min::make(x, i16x4(5)), i16x4(3)), Min::make(x, i16x4(3)));
+    check(Max::make(Max::make(x, i16x4(-10)), i16x4(-4)), Max::make(x, i16x4(-4)));
+    check(Max::make(Max::make(x, i16x4(7)), i16x4(-4)), Max::make(x, i16x4(7)));
+    Expr y = Variable::make(UInt(8).with_lanes(8), "y");
+    auto u8x8 = [](int v) { return Broadcast::make(cast<uint8_t>(Expr(v)), 8); };
+    check(Min::make(Min::make(y, u8x8(200)), u8x8(250)), Min::make(y, u8x8(200)));
+}
+
 TEST(Simplify, CancelsLinearIntegerTerms) {
     Expr x = i32("x"), y = i32("y");
     check((x + 5) - (x + 2), 3);
