@@ -441,9 +441,9 @@ private:
         const int64_t *d = as_const_int(op->b);
         const uint64_t *ud = as_const_uint(op->b);
         const int64_t divisor = d ? *d : ud && *ud <= (uint64_t)INT32_MAX ? (int64_t)*ud : 0;
+        llvm::Type *lanes_of_float = llvm_type(Float(32, t.lanes()));
         if (has_fma) {
             if (std::optional<BiasedReciprocal> r = biased_reciprocal_for(op->a, divisor)) {
-                llvm::Type *lanes_of_float = llvm_type(Float(32, t.lanes()));
                 llvm::Value *two_23 = const_of(t, 0x4B000000);
                 llvm::Value *x = builder.CreateBitCast(builder.CreateAdd(codegen(op->a), two_23),
                                                        lanes_of_float);
@@ -457,7 +457,6 @@ private:
         }
         std::optional<float> reciprocal = float_reciprocal_for(op->a, divisor);
         if (!reciprocal) return nullptr;
-        llvm::Type *lanes_of_float = llvm_type(Float(32, t.lanes()));
         // Signed conversions both ways: every lane lies in [0, 2^24) (x86 converts signed
         // 32-bit lanes in one instruction at every vector width, unsigned only with AVX-512).
         llvm::Value *x = builder.CreateSIToFP(codegen(op->a), lanes_of_float);
@@ -1101,18 +1100,18 @@ private:
         const Ramp *ramp = op->index.as<Ramp>();
         if (ramp && is_const_one(ramp->stride)) {
             llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base));
-            if (streams_to(op->name, t) && joined_lines.contains(op->name)) {
-                const JoinedLines &j = joined_lines.get(op->name);
-                for (llvm::Instruction *st : store_streaming_joined(
-                         builder, v, addr, align, *symbols.find(streams_flag(op->name)), j.type,
-                         j.state, op->name))
-                    tagged(st, op->name);
-                pipeline_streams = true;
-            } else if (streams_to(op->name, t)) {
-                StreamedStore st = store_streaming_where_aligned(
-                    builder, v, addr, align, *symbols.find(streams_flag(op->name)), op->name);
-                tagged(st.streaming, op->name);
-                tagged(st.plain, op->name);
+            if (streams_to(op->name, t)) {
+                llvm::Value *allowed = *symbols.find(streams_flag(op->name));
+                if (const JoinedLines *j = joined_lines.find(op->name)) {
+                    for (llvm::Instruction *st : store_streaming_joined(
+                             builder, v, addr, align, allowed, j->type, j->state, op->name))
+                        tagged(st, op->name);
+                } else {
+                    StreamedStore st =
+                        store_streaming_where_aligned(builder, v, addr, align, allowed, op->name);
+                    tagged(st.streaming, op->name);
+                    tagged(st.plain, op->name);
+                }
                 pipeline_streams = true;
             } else {
                 tagged(builder.CreateAlignedStore(v, addr, align), op->name);
@@ -1654,13 +1653,15 @@ private:
     std::vector<std::string> start_joined_lines_owned_by(const For *op) {
         std::vector<std::string> owned;
         if (!has_avx512f) return owned;
-        const bool body_streams = stores_few_without_loops(op->body);
+        // The body is walked for it only where some output is left to own.
+        std::optional<bool> body_streams;
         for (const std::string &name : output_buffers) {
             if (joined_lines.contains(name) || loaded_buffers.count(name) ||
                 !symbols.contains(streams_flag(name)))
                 continue;
-            std::optional<Type> t =
-                joinable_streamed_store(op->body, name, body_streams, has_avx512vbmi, has_avx512bw);
+            if (!body_streams) body_streams = stores_few_without_loops(op->body);
+            std::optional<Type> t = joinable_streamed_store(op->body, name, *body_streams,
+                                                            has_avx512vbmi, has_avx512bw);
             if (!t) continue;
             llvm::StructType *type = joined_lines_state_type(llvm_type(*t));
             llvm::Value *state = create_entry_alloca(type, name + ".joined");

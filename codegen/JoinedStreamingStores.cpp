@@ -179,6 +179,35 @@ std::string helper_name(const std::string &what, llvm::Type *vector_type, llvm::
     return name;
 }
 
+// The last vector's lanes that wait in the line it left open, stored plain (masked to them):
+// after an owner's loop, and by apart_stores before a store that does not continue the last.
+// A function per vector type and alignment (inline, each owner's masked store and its mask cost
+// a small pipeline's compile ~10%). Arguments: the last vector and the address past it.
+llvm::Function *flush_waiting(llvm::Module &module, llvm::FixedVectorType *vector_type,
+                              llvm::Align plain_align) {
+    const std::string name = helper_name("loom.joined_store_flush.", vector_type, plain_align);
+    if (llvm::Function *existing = module.getFunction(name)) return existing;
+    llvm::LLVMContext &ctx = module.getContext();
+    llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
+    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {vector_type, i64}, false);
+    llvm::Function *f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module);
+    mark_rarely_run(*f);
+    llvm::Value *last = f->getArg(0), *last_end = f->getArg(1);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
+    JoinedStore js(b, vector_type, plain_align);
+    llvm::Value *waiting_bytes = b.CreateAnd(last_end, b.getInt64(63));
+    llvm::BasicBlock *flush = llvm::BasicBlock::Create(ctx, "flush", f);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx, "done", f);
+    b.CreateCondBr(b.CreateICmpNE(waiting_bytes, b.getInt64(0)), flush, done);
+    b.SetInsertPoint(flush);
+    llvm::Value *last_addr = b.CreateIntToPtr(b.CreateSub(last_end, b.getInt64(64)), b.getPtrTy());
+    js.store_lanes(last, last_addr, js.waiting_lanes(waiting_bytes));
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRetVoid();
+    return f;
+}
+
 // The stores of a store that does not continue the last (see the header), in a function of
 // its own per vector type and alignment, shared by every store site of the module: it runs once
 // or twice a row, and its permutes and masked stores inline cost each store site's loop ~25%
@@ -201,9 +230,9 @@ llvm::Function *apart_stores(llvm::Module &module, llvm::FixedVectorType *vector
     JoinedStore js(b, vector_type, plain_align);
     llvm::Value *at = b.CreatePtrToInt(addr, i64);
     llvm::Value *into_line = b.CreateAnd(at, b.getInt64(63));
+    llvm::Value *line_at = b.CreateSub(at, into_line);
     llvm::Value *line = js.at_offset(addr, b.CreateNeg(into_line));
     llvm::BasicBlock *overlaps = block("overlaps"), *apart = block("apart"),
-                     *flush = block("flush"), *head = block("head"),
                      *head_partial = block("head_partial"), *head_whole = block("head_whole"),
                      *done = block("done");
 
@@ -211,8 +240,8 @@ llvm::Function *apart_stores(llvm::Module &module, llvm::FixedVectorType *vector
     // last vector's at j + lanes - k (k of its lanes are in this line), the others this one's.
     llvm::Value *waiting_bytes = b.CreateAnd(last_end, b.getInt64(63));
     llvm::Value *last_line = b.CreateSub(last_end, waiting_bytes);
-    llvm::Value *overlapping = b.CreateAnd(b.CreateICmpEQ(last_line, b.CreateSub(at, into_line)),
-                                           b.CreateICmpUGT(last_end, at));
+    llvm::Value *overlapping =
+        b.CreateAnd(b.CreateICmpEQ(last_line, line_at), b.CreateICmpUGT(last_end, at));
     b.CreateCondBr(overlapping, overlaps, apart);
 
     b.SetInsertPoint(overlaps);
@@ -225,18 +254,10 @@ llvm::Function *apart_stores(llvm::Module &module, llvm::FixedVectorType *vector
         b.CreateBr(done);
     }
 
-    // Apart from the last store: its waiting lanes, then this store's lanes before its first
-    // line boundary, the plain way; a store that starts a line streams whole.
+    // Apart from the last store: its waiting lanes (flush_waiting), then this store's lanes
+    // before its first line boundary, the plain way; a store that starts a line streams whole.
     b.SetInsertPoint(apart);
-    b.CreateCondBr(b.CreateICmpNE(waiting_bytes, b.getInt64(0)), flush, head);
-    b.SetInsertPoint(flush);
-    {
-        llvm::Value *last_addr =
-            js.at_offset(addr, b.CreateSub(b.CreateSub(last_end, b.getInt64(64)), at));
-        js.store_lanes(last, last_addr, js.waiting_lanes(waiting_bytes));
-        b.CreateBr(head);
-    }
-    b.SetInsertPoint(head);
+    b.CreateCall(flush_waiting(module, vector_type, plain_align), {last, last_end});
     b.CreateCondBr(b.CreateICmpEQ(into_line, b.getInt64(0)), head_whole, head_partial);
     b.SetInsertPoint(head_whole);
     js.stream(v, addr);
@@ -311,38 +332,6 @@ store_streaming_joined(llvm::IRBuilderBase &b, llvm::Value *v, llvm::Value *addr
     b.SetInsertPoint(done);
     return js.stores;
 }
-
-namespace {
-
-// What waits after an owner's loop, stored plain: a function per vector type and alignment, like
-// apart_stores (inline, each owner's masked store and its mask cost a small pipeline's compile
-// ~10%). Arguments: the last vector and the address past it.
-llvm::Function *flush_waiting(llvm::Module &module, llvm::FixedVectorType *vector_type,
-                              llvm::Align plain_align) {
-    const std::string name = helper_name("loom.joined_store_flush.", vector_type, plain_align);
-    if (llvm::Function *existing = module.getFunction(name)) return existing;
-    llvm::LLVMContext &ctx = module.getContext();
-    llvm::Type *i64 = llvm::Type::getInt64Ty(ctx);
-    auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {vector_type, i64}, false);
-    llvm::Function *f = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module);
-    mark_rarely_run(*f);
-    llvm::Value *last = f->getArg(0), *last_end = f->getArg(1);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", f));
-    JoinedStore js(b, vector_type, plain_align);
-    llvm::Value *waiting_bytes = b.CreateAnd(last_end, b.getInt64(63));
-    llvm::BasicBlock *flush = llvm::BasicBlock::Create(ctx, "flush", f);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx, "done", f);
-    b.CreateCondBr(b.CreateICmpNE(waiting_bytes, b.getInt64(0)), flush, done);
-    b.SetInsertPoint(flush);
-    llvm::Value *last_addr = b.CreateIntToPtr(b.CreateSub(last_end, b.getInt64(64)), b.getPtrTy());
-    js.store_lanes(last, last_addr, js.waiting_lanes(waiting_bytes));
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
-    b.CreateRetVoid();
-    return f;
-}
-
-} // namespace
 
 llvm::Instruction *flush_joined_lines(llvm::IRBuilderBase &b, llvm::StructType *state_type,
                                       llvm::Value *state, llvm::Align plain_align,
