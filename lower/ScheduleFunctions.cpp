@@ -73,20 +73,23 @@ TailStrategy effective_tail(TailStrategy t) {
 }
 
 // A GuardWithIf split's guard, `likely(var <= highest)`, and what it says of the split's old
-// variable: var lies in [lowest, highest] (no promise where var is empty).
+// variable: var is at most highest (no promise where var is empty).
 struct SplitGuard {
     Expr guard;
     std::string var;
-    Expr lowest, highest;
+    Expr highest;
 };
 
 // Replaces `if (guard) s` by s, for the iterations of a partitioned loop where it holds. What
 // the guard said stays with the split's old variable: its let becomes
-// promise_clamped(value, lowest, highest). Bounds inference and the image checks bound the
+// promise_clamped(value, value, highest). Bounds inference and the image checks bound the
 // points by it; from the loops alone they would add the largest start of the loop around to the
 // largest count, taken at different iterations of the loops further out (a Func computed per
 // iteration of its consumer: up to a factor past the region, and an input it reads asked for
-// that much more).
+// that much more). Below, the value is its own bound: the split never takes var under its
+// loop's min (outer and inner start at 0), and a clamp from below, max(min + outer * factor,
+// min), would keep a block's region max - min from cancelling (a vectorized producer per block
+// would then be bounded as if shifted inwards a whole vector and read before the input).
 class RemoveGuard : public IRMutator {
 public:
     explicit RemoveGuard(const SplitGuard &split) : split(split) {}
@@ -102,7 +105,7 @@ private:
     Stmt visit(const LetStmt *op) override {
         if (split.var.empty() || op->name != split.var) return IRMutator::visit(op);
         Expr promised = Call::make_intrinsic(op->value.type(), Call::promise_clamped,
-                                             {op->value, split.lowest, split.highest});
+                                             {op->value, op->value, split.highest});
         return LetStmt::make(op->name, promised, mutate(op->body));
     }
 };
@@ -303,7 +306,6 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
         // guarded or part of the region.
         const bool inner_loop = inner_is_a_loop(split, sched.splits);
         const SplitGuard split_guard{guard->second, inner_loop ? prefix + split.old_var : "",
-                                     var(split.old_var + ".loop_min"),
                                      var(split.old_var + ".loop_max")};
         Expr old_extent = var(split.old_var + ".loop_extent");
         Expr steady = old_extent / split.factor;

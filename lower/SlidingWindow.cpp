@@ -17,8 +17,9 @@ namespace {
 
 struct Loop {
     std::string name;
-    Expr min;
-    bool serial;
+    Expr min, extent;
+    ForType for_type;
+    size_t conditions; // IfThenElse branches around the loop's body when it was entered
 };
 
 class SlidingWindow : public IRMutator {
@@ -34,6 +35,7 @@ private:
     // (undefined for a loop variable).
     std::vector<std::pair<std::string, Expr>> defined;
     std::set<std::string> slid;  // the region lets a slide has changed
+    size_t conditions = 0;       // IfThenElse branches around the statement being visited
 
     Stmt visit(const Realize *op) override {
         auto saved = realized_at.find(op->name) == realized_at.end() ? -1 : (long)realized_at[op->name];
@@ -50,7 +52,7 @@ private:
 
     Stmt visit(const For *op) override {
         Expr mn = mutate(op->min), ext = mutate(op->extent);
-        loops.push_back(Loop{op->name, mn, op->for_type == ForType::Serial});
+        loops.push_back(Loop{op->name, mn, ext, op->for_type, conditions});
         size_t mark = defined.size();
         defined.push_back({op->name, Expr()});
         Stmt body = mutate(op->body);
@@ -58,6 +60,13 @@ private:
         loops.pop_back();
         if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return op;
         return For::make(op->name, mn, ext, op->for_type, op->device_api, body);
+    }
+
+    Stmt visit(const IfThenElse *op) override {
+        conditions++;
+        Stmt result = IRMutator::visit(op);
+        conditions--;
+        return result;
     }
 
     // The lets bounds inference put around a production: <f>.s0.<arg>.min / .max for each arg.
@@ -103,58 +112,42 @@ private:
                 if (l.first == prefix + f->args[d] + ".max") maxs[d] = l.second;
             }
         }
-        // The region as a function of the innermost loop's variable: the lets are written in
-        // the names of the regions of the other Funcs computed in the same iteration, which
-        // are expanded with their values before any slide (a slid min is not what this
-        // Func's consumers read of it in the first iteration).
-        std::vector<Expr> emins(dims), emaxs(dims);
-        std::vector<bool> max_uses_slid(dims, false);
-        for (size_t d = 0; d < dims; d++) {
-            bool ignored = false;
-            bool uses_slid = false;
-            if (mins[d].defined()) emins[d] = expand_in_iteration(mins[d], ignored);
-            if (maxs[d].defined()) emaxs[d] = expand_in_iteration(maxs[d], uses_slid);
-            max_uses_slid[d] = uses_slid;
-        }
+        // One production's window in a folded dimension must fit in the fold.
         std::vector<Stmt> checks;
         for (const StorageFold &fold : f->schedule.folds) {
             for (size_t d = 0; d < dims; d++) {
                 if (f->args[d] != fold.var || !mins[d].defined()) continue;
-                Expr window = simplify(emaxs[d] - emins[d] + 1);
+                Expr window = simplify(expand_in_innermost_iteration(maxs[d], nullptr) -
+                                       expand_in_innermost_iteration(mins[d], nullptr) + 1);
                 checks.push_back(AssertStmt::make(
                     simplify(window <= fold.extent),
                     Call::make(Int(32), "loom_error_fold_too_small",
                                {Expr(f->name), Expr(fold.var), fold.extent, window}, Call::Extern)));
             }
         }
+        // The loop to slide over: the innermost one between the storage and the production
+        // along which some dimension's region moves forward while the others stay put. Where
+        // it is not the innermost, the region may also move with the loops inside it (blur_x
+        // computed per vector of blur_y's row, slid down the rows): each of their iterations
+        // then finds the rows of earlier iterations of the slid loop where its own iteration
+        // of them left them.
         int slide_dim = -1;
-        const Loop *loop = innermost_serial_loop(f);
-        if (loop && !f->has_updates()) {
-            Expr v = int_var(loop->name);
-            for (size_t d = 0; d < dims && slide_dim < 0; d++) {
-                if (!mins[d].defined() || !maxs[d].defined()) break;
-                if (!expr_uses_var(emins[d], loop->name) && !expr_uses_var(emaxs[d], loop->name)) continue;
-                if (!only_outer_names(emins[d], *loop) || !only_outer_names(emaxs[d], *loop)) break;
-                if (!never_decreases(emins[d], loop->name) ||
-                    !never_decreases(emaxs[d], loop->name))
-                    break;
-                if (loops_over_transformed(*f, f->args[d])) break;
-                // The max stays as written, so it must not depend on a slid min (whose value
-                // differs from the one expanded into emaxs).
-                if (max_uses_slid[d]) break;
-                bool others_fixed = true;
-                for (size_t e = 0; e < dims; e++) {
-                    if (e == d) continue;
-                    others_fixed &= mins[e].defined() && maxs[e].defined() &&
-                                    !expr_uses_var(emins[e], loop->name) && !expr_uses_var(emaxs[e], loop->name);
-                }
-                if (!others_fixed) break;
-                slide_dim = (int)d;
+        if (!f->has_updates()) {
+            auto realized = realized_at.find(f->name);
+            size_t outermost = realized == realized_at.end() ? loops.size() : realized->second;
+            for (size_t at = loops.size(); at-- > outermost && slide_dim < 0;) {
+                const Loop &loop = loops[at];
+                if (loop.for_type != ForType::Serial) continue;
+                if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
+                slide_dim = slidable_dimension(*f, loop, mins, maxs);
+                if (slide_dim < 0) continue;
+                Expr v = int_var(loop.name);
+                Expr emax = expand_in_iteration(maxs[slide_dim], loop.name, nullptr);
                 // In the first iteration every slid min in mins[d] has its value before the
                 // slide (all slide over this loop), so mins[d] may stay as written there.
-                Expr previous_max = substitute(loop->name, v - 1, emaxs[d]);
-                mins[d] = simplify(select(v > loop->min, previous_max + 1, mins[d]));
-                slid.insert(prefix + f->args[d] + ".min");
+                Expr previous_max = substitute(loop.name, v - 1, emax);
+                mins[slide_dim] = simplify(select(v > loop.min, previous_max + 1, mins[slide_dim]));
+                slid.insert(prefix + f->args[slide_dim] + ".min");
             }
         }
         // The producers computed in the same iteration expand these lets as they were.
@@ -172,12 +165,57 @@ private:
         return result;
     }
 
-    // The innermost loop between the Func's storage and this production, if it is serial.
-    const Loop *innermost_serial_loop(const FunctionPtr &f) {
-        auto realized = realized_at.find(f->name);
-        if (realized == realized_at.end() || loops.size() <= realized->second) return nullptr;
-        const Loop &l = loops.back();
-        return l.serial ? &l : nullptr;
+    // The dimension of f's region (given by its lets' mins and maxs) that can slide over
+    // `loop`, or -1: the only one whose bounds move with the loop, forward, in names bound
+    // outside it, over a loop of f's own that is plain (see loops_over_transformed), and whose
+    // max does not read a min slid before (its value differs from the one expanded). The
+    // lets are written in the names of the regions of the other Funcs computed in the same
+    // iteration, which are expanded with their values before any slide (a slid min is not
+    // what this Func's consumers read of it in the first iteration).
+    int slidable_dimension(const FunctionContents &f, const Loop &loop,
+                           const std::vector<Expr> &mins, const std::vector<Expr> &maxs) {
+        size_t dims = f.args.size();
+        std::vector<Expr> emins(dims), emaxs(dims);
+        std::vector<bool> max_uses_slid(dims, false);
+        for (size_t d = 0; d < dims; d++) {
+            if (!mins[d].defined() || !maxs[d].defined()) return -1;
+            bool ignored = false, uses_slid = false;
+            emins[d] = expand_in_iteration(mins[d], loop.name, &ignored);
+            emaxs[d] = expand_in_iteration(maxs[d], loop.name, &uses_slid);
+            max_uses_slid[d] = uses_slid;
+        }
+        int found = -1;
+        for (size_t d = 0; d < dims; d++) {
+            if (!expr_uses_var(emins[d], loop.name) && !expr_uses_var(emaxs[d], loop.name))
+                continue;
+            if (found >= 0) return -1; // a second dimension moves with the loop
+            if (!only_outer_names(emins[d], loop) || !only_outer_names(emaxs[d], loop)) return -1;
+            if (!never_decreases(emins[d], loop.name) || !never_decreases(emaxs[d], loop.name))
+                return -1;
+            if (loops_over_transformed(f, f.args[d]) || max_uses_slid[d]) return -1;
+            found = (int)d;
+        }
+        return found;
+    }
+
+    // Whether the loops inside loops[at] (around the production) run the same iterations in
+    // every iteration of it, unconditionally: their bounds are in names bound outside it and do
+    // not move with it, no branch lies between, and each runs all its iterations (serial,
+    // unrolled or parallel).
+    bool inner_iterations_fixed(size_t at) {
+        const Loop &outer = loops[at];
+        if (conditions != outer.conditions) return false;
+        for (size_t k = at + 1; k < loops.size(); k++) {
+            const Loop &inner = loops[k];
+            if (inner.for_type != ForType::Serial && inner.for_type != ForType::Unrolled &&
+                inner.for_type != ForType::Parallel)
+                return false;
+            for (const Expr &bound : {inner.min, inner.extent}) {
+                Expr e = expand_in_iteration(bound, outer.name, nullptr);
+                if (expr_uses_var(e, outer.name) || !only_outer_names(e, outer)) return false;
+            }
+        }
+        return true;
     }
 
     // Whether e uses, besides the loop variable, only names bound outside the loop.
@@ -190,19 +228,24 @@ private:
         return !inside;
     }
 
-    // e with the lets bound inside the innermost loop substituted by their values before any
-    // slide, as long as it uses one (a chain of lets); uses_slid tells whether a slid let was.
-    Expr expand_in_iteration(const Expr &e, bool &uses_slid) {
-        if (loops.empty()) return e;
+    Expr expand_in_innermost_iteration(const Expr &e, bool *uses_slid) {
+        return loops.empty() ? e : expand_in_iteration(e, loops.back().name, uses_slid);
+    }
+
+    // e with the lets bound inside the loop named `loop`
+    // substituted by their values before any slide, as long as it uses one (a chain of lets);
+    // *uses_slid (where given) tells whether a slid let was.
+    Expr expand_in_iteration(const Expr &e, const std::string &loop, bool *uses_slid) {
         std::map<std::string, Expr> values;
         for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
-            if (it->first == loops.back().name) break;
+            if (it->first == loop) break;
             if (it->second.defined() && !values.count(it->first)) values[it->first] = it->second;
         }
         Expr result = e;
         for (int depth = 0; depth < 64; depth++) {
             for (const auto &v : values) {
-                if (slid.count(v.first) && expr_uses_var(result, v.first)) uses_slid = true;
+                if (uses_slid && slid.count(v.first) && expr_uses_var(result, v.first))
+                    *uses_slid = true;
             }
             Expr next = substitute(values, result);
             if (next.same_as(result)) break;

@@ -113,6 +113,55 @@ TEST(SlidingWindow, LeavesADimensionTheProducerSplits) {
     }
 }
 
+// bx computed per block of by's columns, stored for the whole image: the column loop's region
+// cannot slide (bx is vectorized), but the row loop around it can. Each block computes only its
+// new row, the rows above it being there from the same block of the rows before, in a fold of
+// exactly the window's three rows (a block that recomputed or skipped a row would read a row
+// the fold had overwritten). Both tails that leave the 20 columns' last block short of 8.
+TEST(SlidingWindow, SlidesOverTheRowLoopAroundAColumnLoop) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    for (TailStrategy tail : {TailStrategy::ShiftInwards, TailStrategy::GuardWithIf}) {
+        Stencil s(in);
+        Var xo("xo"), xi("xi");
+        s.by.split(s.x, xo, xi, 8, tail);
+        s.bx.store_root().compute_at(s.by, xo).vectorize(s.x, 4).fold_storage(s.y, 3);
+        std::string stmt = Pipeline(s.by).lowered_stmt();
+        EXPECT_THAT(
+            stmt,
+            HasSubstr("let bx.s0.y.min = select((by.s0.y > by.min.1), (by.s0.y + 2), by.s0.y)"))
+            << stmt;
+        expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+    }
+}
+
+// Here the columns bx must give also move with the row (a skewed read): a block's rows from
+// earlier rows are other columns, so nothing slides over the row loop.
+TEST(SlidingWindow, DoesNotSlideWhereTheColumnsMoveWithTheRowToo) {
+    Buffer<int> in = ramp_input(60, 24);
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    auto skewed = [&](Func bx) {
+        Func out("out");
+        out(x, y) = bx(x + y, y) - bx(x + y, y + 1) * 2;
+        return out;
+    };
+    Stencil plain(in);
+    Buffer<int> expected = skewed(plain.bx).realize({20, 22});
+    for (int col = 0; col < 20; col++) {
+        for (int row = 0; row < 22; row++) {
+            auto bx = [&](int cx, int ry) { return in(cx, ry) + in(cx + 1, ry) * 2; };
+            ASSERT_EQ(expected(col, row), bx(col + row, row) - bx(col + row, row + 1) * 2);
+        }
+    }
+    Stencil s(in);
+    Func out = skewed(s.bx);
+    out.split(x, xo, xi, 8);
+    s.bx.store_root().compute_at(out, xo).vectorize(s.x, 4);
+    std::string stmt = Pipeline(out).lowered_stmt();
+    EXPECT_THAT(stmt, Not(HasSubstr("select((out.s0.y > out.min.1)"))) << stmt;
+    expect_equal(expected, Buffer<int>(out.realize({20, 22})));
+}
+
 TEST(StorageFolding, KeepsOnlyTheFoldAndChecksItFits) {
     Buffer<int> in = ramp_input(21, 24);
     Buffer<int> expected = Stencil(in).by.realize({20, 22});
@@ -327,6 +376,23 @@ TEST(LoopPartitioning, GuardWithIfProducerPerInnerIterationReadsOnlyItsPoints) {
             expected += in(i + k + 1) * 3;
         EXPECT_EQ(out(i), expected) << i;
     }
+}
+
+// A vectorized producer computed per block of a GuardWithIf split of its consumer, on an input
+// that covers exactly what is read. In the steady loop a block's region is [min + 8 xo,
+// min(min + 8 xo + 7, last)]; a promise that also clamped it from below, max(min + 8 xo, min),
+// kept max - min from cancelling, and the vector's shift inwards was bounded at -4 of 4: the
+// input was asked for from x = -4 and the realization failed (Halide 14 runs it).
+TEST(LoopPartitioning, GuardWithIfBlocksOfAVectorizedProducerReadOnlyTheInputNeeded) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    Var xo("xo"), xi("xi");
+    s.by.split(s.x, xo, xi, 8, TailStrategy::GuardWithIf);
+    s.bx.compute_at(s.by, xo).vectorize(s.x, 4);
+    Buffer<int> out(20, 22);
+    ASSERT_NO_THROW(s.by.realize(out)) << Pipeline(s.by).lowered_stmt();
+    expect_equal(expected, out);
 }
 
 // The tail of a GuardWithIf split whose inner variable is fused with another: no promise there

@@ -633,6 +633,20 @@ TEST(StoreAt, VerticalStencilSlidingInsideAParallelStrip) {
         return f;), kOddRegions);
 }
 
+// blur's schedule with its producer computed per vector of the consumer's row instead of per
+// row: both compilers slide the producer down each strip's rows around the column loop.
+TEST(StoreAt, VerticalStencilComputedPerColumnBlockSlidingDownTheStrip) {
+    expect_same_output<int32_t>(SAME_PIPELINE(
+        Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 90}, 9, -1000, 1000, {-8, -8});
+        Var x("x"), y("y"), yo("yo"), yi("yi"), xo("xo"), xi("xi");
+        Func g("g"), f("f");
+        g(x, y) = cast<int32_t>(in(x - 1, y)) + in(x, y) * 2 + in(x + 1, y);
+        f(x, y) = g(x, y - 1) + g(x, y) * 3 + g(x, y + 1);
+        f.split(y, yo, yi, 8).parallel(yo).split(x, xo, xi, 8).vectorize(xi);
+        g.store_at(f, yo).compute_at(f, xo).vectorize(x, 8);
+        return f;), kOddRegions);
+}
+
 TEST(StoreAt, ProducerWithAnUpdateStoredAtRootComputedPerRow) {
     expect_same_output<int32_t>(SAME_PIPELINE(
         Buffer<int16_t> in = random_buffer<Buffer<int16_t>>({80, 90}, 30, -1000, 1000, {-8, -8});
