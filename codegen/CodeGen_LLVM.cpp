@@ -1,6 +1,7 @@
 #include "codegen/CodeGen_LLVM.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/MDBuilder.h>
@@ -34,6 +36,7 @@
 #include "codegen/LaneIndexShape.h"
 #include "codegen/LaneOffsets.h"
 #include "codegen/LoopOutlining.h"
+#include "codegen/PTX.h"
 #include "codegen/ShiftedOffsets.h"
 #include "codegen/StreamingStores.h"
 #include "dsl/Error.h"
@@ -130,17 +133,95 @@ private:
     }
 };
 
+// The buffers whose loom_buffer_t the code refers to (`<name>.buffer` variables: the
+// device-copy calls of lower/InjectDeviceCopies).
+class BufferStructUses : public IRVisitor {
+public:
+    std::set<std::string> names;
+
+private:
+    void visit(const Variable *op) override {
+        static const std::string suffix = ".buffer";
+        const std::string &n = op->name;
+        if (op->type.is_handle() && n.size() > suffix.size() &&
+            n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            names.insert(n.substr(0, n.size() - suffix.size()));
+        }
+    }
+};
+
+std::set<std::string> buffers_with_device_copies(const Stmt &s) {
+    BufferStructUses u;
+    s.accept(&u);
+    return u.names;
+}
+
+// Byte offsets of loom_buffer_t's fields and loom_dimension_t's size (runtime/loom_runtime.h).
+constexpr int kBufferTypeOffset = 8;
+constexpr int kBufferDimensionsOffset = 12;
+constexpr int kBufferDeviceOffset = 24;
+constexpr int kBufferFlagsOffset = 32;
+constexpr int kBufferStructSize = 40;
+
+// The GPU loops of a kernel, outermost first, as code generation maps them.
+struct KernelLoops {
+    std::vector<const For *> blocks, threads;
+};
+
+KernelLoops kernel_loops(const For *kernel) {
+    KernelLoops loops;
+    Stmt s = kernel;
+    while (true) {
+        if (const LetStmt *l = s.as<LetStmt>()) {
+            s = l->body;
+        } else if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUBlock) {
+            loops.blocks.push_back(f);
+            s = f->body;
+        } else if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUThread) {
+            loops.threads.push_back(f);
+            s = f->body;
+        } else {
+            return loops;
+        }
+    }
+}
+
+// The PTX special register a GPU loop's index comes from: the innermost block (thread) loop
+// is x, the next y, then z, so that consecutive threads of a warp take consecutive x.
+llvm::Intrinsic::ID gpu_index_register(bool block, int dim) {
+    static const llvm::Intrinsic::ID blocks[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                                 llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+    static const llvm::Intrinsic::ID threads[] = {llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                                  llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                                  llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    return block ? blocks[dim] : threads[dim];
+}
+
+std::string kernel_symbol(const std::string &loop, int index) {
+    std::string name = "loom_kernel_" + std::to_string(index) + "_";
+    for (char c : loop) name += std::isalnum((unsigned char)c) ? c : '_';
+    return name;
+}
+
+// Whether tm is an x86 machine with `feature` (another target's backend would warn that it
+// does not know the feature's name).
+bool has_x86_feature(const llvm::TargetMachine &tm, const char *feature) {
+    return tm.getTargetTriple().isX86() && tm.getMCSubtargetInfo()->checkFeatures(feature);
+}
+
 class CodeGen : public IRVisitor {
 public:
     CodeGen(llvm::LLVMContext &ctx, llvm::TargetMachine &tm, const std::string &name,
             unsigned outline_threads, bool verify)
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
-          has_avx512f(tm.getMCSubtargetInfo()->checkFeatures("+avx512f")),
-          has_avx512vl(tm.getMCSubtargetInfo()->checkFeatures("+avx512vl")),
-          has_avx512bw(tm.getMCSubtargetInfo()->checkFeatures("+avx512bw")),
-          has_fma(tm.getMCSubtargetInfo()->checkFeatures("+fma")),
-          has_avx512vbmi(tm.getMCSubtargetInfo()->checkFeatures("+avx512vbmi")),
-          is_x86(tm.getTargetTriple().isX86()), verify(verify), outline_threads(outline_threads) {
+          has_avx512f(has_x86_feature(tm, "+avx512f")),
+          has_avx512vl(has_x86_feature(tm, "+avx512vl")),
+          has_avx512bw(has_x86_feature(tm, "+avx512bw")),
+          has_fma(has_x86_feature(tm, "+fma")),
+          has_avx512vbmi(has_x86_feature(tm, "+avx512vbmi")),
+          is_x86(tm.getTargetTriple().isX86()), is_nvptx(tm.getTargetTriple().isNVPTX()),
+          verify(verify), outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -167,6 +248,8 @@ public:
                 a.name + ".host");
             buffers.push(a.name, host);
             external_buffers.insert(a.name);
+            // The loom_buffer_t itself, for the device-copy calls of lower/InjectDeviceCopies.
+            symbols.push(a.name + ".buffer", arg_ptr);
             llvm::Value *dims = builder.CreateLoad(
                 ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferDimOffset),
                 a.name + ".dim");
@@ -195,6 +278,7 @@ public:
         entry_function = function;
         if (outline_threads > 0) outlined_loops = loops_to_outline(p.body, outline_threads);
         loaded_buffers = buffers_loaded(p.body);
+        allocations_with_device_copies = buffers_with_device_copies(p.body);
         codegen(p.body);
         if (pipeline_streams) fence_streaming_stores(builder);
         builder.CreateRet(builder.getInt32(0));
@@ -223,6 +307,59 @@ public:
         return std::move(module);
     }
 
+    /** A module holding one kernel, `name`, that runs the loop nest `kernel` (its block and
+     * thread loops on the GPU's), with parameters `params`: buffers (device pointers) and
+     * scalars, in order, each a name the kernel's body uses. Needs an NVPTX TargetMachine. */
+    struct KernelParam {
+        std::string name;
+        bool is_buffer;
+        llvm::Type *type;
+    };
+    std::unique_ptr<llvm::Module> compile_kernel(const std::string &name, const For *kernel,
+                                                 const std::vector<KernelParam> &params) {
+        internal_assert(is_nvptx) << "compile_kernel needs an NVPTX target";
+        std::vector<llvm::Type *> types;
+        for (const KernelParam &p : params) types.push_back(p.type);
+        auto *fn_type = llvm::FunctionType::get(builder.getVoidTy(), types, false);
+        function = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, name, module.get());
+        function->addFnAttr(llvm::Attribute::NoUnwind);
+        entry_function = function;
+        user_context = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
+        builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", function));
+        for (size_t i = 0; i < params.size(); i++) {
+            llvm::Argument *arg = function->getArg(i);
+            arg->setName(params[i].name);
+            if (params[i].is_buffer) {
+                buffers.push(params[i].name, arg);
+                // Any two may be views of the same memory, as a pipeline's inputs and outputs.
+                external_buffers.insert(params[i].name);
+            } else {
+                symbols.push(params[i].name, arg);
+            }
+        }
+        KernelLoops loops = kernel_loops(kernel);
+        int threads_per_block = 1;
+        for (size_t i = 0; i < loops.blocks.size(); i++) {
+            gpu_loop_registers[loops.blocks[i]->name] =
+                gpu_index_register(true, loops.blocks.size() - 1 - i);
+        }
+        for (size_t i = 0; i < loops.threads.size(); i++) {
+            gpu_loop_registers[loops.threads[i]->name] =
+                gpu_index_register(false, loops.threads.size() - 1 - i);
+            threads_per_block *= *as_const_int(loops.threads[i]->extent);
+        }
+        codegen(Stmt(kernel));
+        builder.CreateRetVoid();
+        mark_kernel(*function, threads_per_block);
+        if (verify) {
+            std::string errors;
+            llvm::raw_string_ostream es(errors);
+            internal_assert(!llvm::verifyModule(*module, &es))
+                << "LLVM rejected the generated kernel " << name << ": " << es.str();
+        }
+        return std::move(module);
+    }
+
 private:
     llvm::LLVMContext &ctx;
     std::unique_ptr<llvm::Module> module;
@@ -234,6 +371,103 @@ private:
     // Whether the function being generated has an innermost loop of its own (a serial loop
     // around no other loop, outlined or parallel): see marks_as_glue.
     bool function_has_innermost_loop = false;
+    // A block or thread loop inside a kernel: one iteration per block (thread), its index
+    // from the special register compile_kernel assigned it.
+    void gpu_loop(const For *op) {
+        auto it = gpu_loop_registers.find(op->name);
+        internal_assert(it != gpu_loop_registers.end())
+            << "GPU loop " << op->name << " is not in its kernel's nest of block and thread loops";
+        llvm::Value *index = builder.CreateIntrinsic(it->second, {}, {});
+        symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
+        codegen(op->body);
+        symbols.pop(op->name);
+    }
+
+    // A kernel (the loop nest from an outermost block loop in), on the host: compiles it to PTX
+    // in a module of its own, and launches it over a grid of the block loops' extents with
+    // blocks of the thread loops' (lower/ValidateGPULoops checked the nest's shape). Its
+    // parameters are the buffers it uses (their device copies, which lower/InjectDeviceCopies
+    // made current) and the scalars its body reads.
+    void launch_kernel(const For *op) {
+        internal_assert(op->for_type == ForType::GPUBlock)
+            << "Thread loop " << op->name << " outside a kernel reached code generation";
+        KernelLoops loops = kernel_loops(op);
+        FreeNames free;
+        op->accept(&free);
+        std::vector<KernelParam> params;
+        std::vector<llvm::Value *> values;
+        llvm::PointerType *ptr = llvm::PointerType::get(ctx, 0);
+        for (const std::string &b : free.buffers) {
+            internal_assert(symbols.contains(b + ".buffer"))
+                << "Kernel " << op->name << " uses buffer " << b << ", which has no loom_buffer_t";
+            llvm::Value *device = builder.CreateLoad(
+                builder.getInt64Ty(),
+                builder.CreateConstGEP1_64(builder.getInt8Ty(), symbols.get(b + ".buffer"),
+                                           kBufferDeviceOffset),
+                b + ".device");
+            params.push_back({b, true, ptr});
+            values.push_back(builder.CreateIntToPtr(device, ptr));
+        }
+        for (const std::string &v : free.vars) {
+            internal_assert(symbols.contains(v)) << "Kernel " << op->name << " reads " << v
+                                                 << ", which is not defined where it runs";
+            llvm::Value *host_value = symbols.get(v);
+            params.push_back({v, false, host_value->getType()});
+            values.push_back(host_value);
+        }
+        const std::string name = kernel_symbol(op->name, kernels_emitted++);
+        if (!ptx_target) ptx_target = make_ptx_target_machine();
+        std::unique_ptr<llvm::Module> kernel_module =
+            CodeGen(ctx, *ptx_target, name, 0, verify).compile_kernel(name, op, params);
+        const std::string ptx = compile_to_ptx(*kernel_module, *ptx_target);
+
+        // The grid: block loops' extents, innermost first (x). Block loop extents are
+        // evaluated here, on the host, so they may use only what is defined outside the kernel.
+        std::vector<llvm::Value *> grid(3, builder.getInt32(1)), block(3, builder.getInt32(1));
+        llvm::Value *any_empty = builder.getFalse();
+        for (size_t i = 0; i < loops.blocks.size(); i++) {
+            const For *b = loops.blocks[loops.blocks.size() - 1 - i];
+            FreeNames extent_names;
+            b->extent.accept(&extent_names);
+            for (const std::string &v : extent_names.vars) {
+                user_assert(symbols.contains(v))
+                    << "The gpu_blocks loop " << b->name << " has extent " << b->extent
+                    << ", which depends on " << v << ", defined inside kernel " << op->name
+                    << ". The grid's size must be known before the kernel starts: reorder the "
+                       "block loops so that this one does not depend on an outer one.";
+            }
+            grid[i] = codegen(b->extent);
+            any_empty = builder.CreateOr(any_empty, builder.CreateICmpSLE(grid[i], builder.getInt32(0)));
+        }
+        for (size_t i = 0; i < loops.threads.size(); i++) {
+            block[i] = builder.getInt32(*as_const_int(loops.threads[loops.threads.size() - 1 - i]->extent));
+        }
+        llvm::BasicBlock *launch = llvm::BasicBlock::Create(ctx, name + ".launch", function);
+        llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
+        builder.CreateCondBr(any_empty, after, launch);
+        builder.SetInsertPoint(launch);
+        llvm::Value *args = create_entry_alloca(llvm::ArrayType::get(ptr, values.size() + 1), name + ".args");
+        for (size_t i = 0; i < values.size(); i++) {
+            llvm::Value *slot = create_entry_alloca(values[i]->getType(), params[i].name + ".param");
+            builder.CreateStore(values[i], slot);
+            builder.CreateStore(slot, builder.CreateConstGEP2_64(
+                                          llvm::ArrayType::get(ptr, values.size() + 1), args, 0, i));
+        }
+        // The loaded module, kept by the runtime per kernel.
+        auto *cache = new llvm::GlobalVariable(*module, ptr, false, llvm::GlobalValue::InternalLinkage,
+                                               llvm::ConstantPointerNull::get(ptr), name + ".module");
+        llvm::Type *i32 = builder.getInt32Ty();
+        llvm::Value *result = builder.CreateCall(
+            runtime_function("loom_cuda_launch", i32,
+                             {ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32, ptr}),
+            {user_context, cache, builder.CreateGlobalStringPtr(ptx, name + ".ptx"),
+             builder.CreateGlobalStringPtr(name, name + ".name"), grid[0], grid[1], grid[2],
+             block[0], block[1], block[2], args});
+        return_if_failed(result, name);
+        builder.CreateBr(after);
+        builder.SetInsertPoint(after);
+    }
+
     // Loops (serial or parallel) codegen has entered so far: a loop whose body raised the
     // count is around other loops.
     int loops_emitted = 0;
@@ -246,6 +480,8 @@ private:
     const bool has_fma;      // fused multiply-add in hardware (else llvm.fma is a call)
     const bool has_avx512vbmi; // byte permutes (vpermi2b): small byte tables
     const bool is_x86;         // no high half of 32-bit lane products: see FloatDivision.h
+    // Generating a module of GPU kernels (compile_kernel), not the host's code.
+    const bool is_nvptx;
     const bool verify; // run LLVM's verifier on the module
     // The compile threads loops are outlined for (0: no loop is outlined), and the serial
     // loops of the function being emitted that go in functions of their own.
@@ -253,6 +489,13 @@ private:
     std::set<const For *> outlined_loops;
     llvm::Value *user_context = nullptr;
     llvm::Value *value = nullptr;
+    // Host: the allocations some kernel uses (each gets a loom_buffer_t, `<name>.buffer`),
+    // the kernels emitted so far, and the TargetMachine they are compiled with.
+    std::set<std::string> allocations_with_device_copies;
+    int kernels_emitted = 0;
+    std::unique_ptr<llvm::TargetMachine> ptx_target;
+    // Kernel: the special register each GPU loop's index comes from.
+    std::map<std::string, llvm::Intrinsic::ID> gpu_loop_registers;
     Scope<llvm::Value *> symbols;
     Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
     // Allocations in scope that live on the stack (their Free releases nothing), with their
@@ -1194,12 +1437,17 @@ private:
             }
             auto it = libm_names().find(op->name);
             internal_assert(it != libm_names().end()) << "Unknown math function " << op->name;
+            user_assert(!is_nvptx)
+                << "A GPU kernel calls " << op->name << ", which Loom computes with the C "
+                << "library's function on the CPU; its CUDA backend has no version of it yet. "
+                   "Compute the Func that calls it on the CPU (schedule it without gpu_blocks).";
             llvm::Type *scalar = llvm_type(t.element_of());
             std::vector<llvm::Type *> params(args.size(), scalar);
             value = call_per_lane(runtime_function(it->second, scalar, params), t, args);
             return;
         }
         if (op->call_type == Call::Extern) {
+            internal_assert(!is_nvptx) << "Runtime call " << op->name << " inside a GPU kernel";
             // Runtime error reporters: (user_context, args...) -> error code.
             std::vector<llvm::Value *> args{user_context};
             std::vector<llvm::Type *> params{llvm::PointerType::get(ctx, 0)};
@@ -1217,6 +1465,10 @@ private:
         Type t = op->type;
         switch (op->op) {
         case Call::prefetch: {
+            if (is_nvptx) {  // a CPU cache hint: a GPU kernel has no use for it
+                value = builder.getInt32(0);
+                return;
+            }
             // The element's address, not its value: a read hint (rw 0), kept in every cache
             // level (locality 3), for data (cache type 1). Never faults.
             const Load *element = op->args[0].as<Load>();
@@ -1317,6 +1569,7 @@ private:
     }
 
     void visit(const AssertStmt *op) override {
+        internal_assert(!is_nvptx) << "A check inside a GPU kernel: " << op->condition;
         llvm::Value *cond = codegen(op->condition);
         llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "assert_failed", function);
         llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "assert_ok", function);
@@ -1635,6 +1888,14 @@ private:
             parallel_for(op);
             return;
         }
+        if (op->for_type == ForType::GPUBlock || op->for_type == ForType::GPUThread) {
+            if (is_nvptx) {
+                gpu_loop(op);
+            } else {
+                launch_kernel(op);
+            }
+            return;
+        }
         internal_assert(op->for_type == ForType::Serial)
             << "Loop " << op->name << " of kind " << for_type_name(op->for_type)
             << " reached the serial codegen";
@@ -1764,12 +2025,16 @@ private:
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.push(op->name, constant->getZExtValue());
                 buffers.push(op->name, first_element(slot));
-                codegen(op->body);
+                with_buffer_struct(op, count, [&] { codegen(op->body); });
                 buffers.pop(op->name);
                 stack_allocations.pop(op->name);
                 return;
             }
         }
+        user_assert(!is_nvptx)
+            << "Buffer " << op->name << " is allocated inside a GPU kernel with "
+            << kMaxStackAllocationBytes << " bytes or more; a GPU thread holds at most that "
+            << "much. Compute it at a loop outside the kernel (compute_root), or in smaller parts.";
         llvm::FunctionCallee malloc_fn = runtime_function("loom_malloc", ptr, {ptr, builder.getInt64Ty()});
         // Fresh memory: no other pointer the pipeline holds points into it.
         if (auto *f = llvm::dyn_cast<llvm::Function>(malloc_fn.getCallee())) {
@@ -1787,8 +2052,37 @@ private:
         builder.CreateRet(code);
         builder.SetInsertPoint(ok);
         buffers.push(op->name, first_element(mem));
-        codegen(op->body);
+        with_buffer_struct(op, count, [&] { codegen(op->body); });
         buffers.pop(op->name);
+    }
+
+    // Runs `body` with `<name>.buffer` defined, where a kernel uses the allocation: a
+    // loom_buffer_t (on the stack) over its host memory as one dimension of `count` elements,
+    // with no device copy yet (lower/InjectDeviceCopies makes one where a kernel needs it;
+    // visit(Free) releases it).
+    template<typename Body>
+    void with_buffer_struct(const Allocate *op, llvm::Value *count, Body body) {
+        if (!allocations_with_device_copies.count(op->name)) return body();
+        llvm::Type *i8 = builder.getInt8Ty(), *i32 = builder.getInt32Ty();
+        llvm::Value *raw = create_entry_alloca(llvm::ArrayType::get(i8, kBufferStructSize), op->name + ".buffer");
+        llvm::Value *dim = create_entry_alloca(llvm::ArrayType::get(i32, 4), op->name + ".dim");
+        auto field = [&](llvm::Value *base, int offset) {
+            return builder.CreateConstGEP1_64(i8, base, offset);
+        };
+        builder.CreateMemSet(raw, builder.getInt8(0), kBufferStructSize, llvm::Align(8));
+        builder.CreateStore(buffers.get(op->name), field(raw, kBufferHostOffset));
+        builder.CreateStore(builder.getInt8(uint8_t(op->type.code)), field(raw, kBufferTypeOffset));
+        builder.CreateStore(builder.getInt8(uint8_t(op->type.bits())), field(raw, kBufferTypeOffset + 1));
+        builder.CreateStore(builder.getInt16(uint16_t(op->type.lanes())), field(raw, kBufferTypeOffset + 2));
+        builder.CreateStore(builder.getInt32(1), field(raw, kBufferDimensionsOffset));
+        builder.CreateStore(dim, field(raw, kBufferDimOffset));
+        builder.CreateStore(builder.getInt32(0), field(dim, 0));
+        builder.CreateStore(builder.CreateTrunc(count, i32), field(dim, 4));
+        builder.CreateStore(builder.getInt32(1), field(dim, 8));
+        builder.CreateStore(builder.getInt32(0), field(dim, 12));
+        symbols.push(op->name + ".buffer", raw);
+        body();
+        symbols.pop(op->name + ".buffer");
     }
 
     // An allocation's elements start after its leading padding.
@@ -1798,6 +2092,11 @@ private:
     }
 
     void visit(const Free *op) override {
+        if (symbols.contains(op->name + ".buffer") && allocations_with_device_copies.count(op->name)) {
+            llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+            builder.CreateCall(runtime_function("loom_cuda_device_free", builder.getInt32Ty(), {ptr, ptr}),
+                               {user_context, symbols.get(op->name + ".buffer")});
+        }
         if (stack_allocations.contains(op->name)) return; // released when the function returns
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
         llvm::Value *memory = allocation_start(op->name);

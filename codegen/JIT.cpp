@@ -80,6 +80,12 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_error_fold_too_small", &loom_error_fold_too_small);
     add("loom_error_bad_buffer", &loom_error_bad_buffer);
     add("loom_cpu_has_features", &loom_cpu_has_features);
+    add("loom_cuda_copy_to_device", &loom_cuda_copy_to_device);
+    add("loom_cuda_copy_to_host", &loom_cuda_copy_to_host);
+    add("loom_cuda_mark_device_dirty", &loom_cuda_mark_device_dirty);
+    add("loom_cuda_mark_host_dirty", &loom_cuda_mark_host_dirty);
+    add("loom_cuda_device_free", &loom_cuda_device_free);
+    add("loom_cuda_launch", &loom_cuda_launch);
     // llvm.fma on a CPU without FMA instructions (Loom's exp uses it): given here so that a
     // statically linked binary, whose libm symbols the process search may not see, runs it.
     add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));

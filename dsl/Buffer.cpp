@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
 
 namespace loom {
@@ -32,6 +33,20 @@ std::vector<loom_dimension_t> dense_dims(const std::vector<int> &sizes, const st
 }
 
 }  // namespace
+
+BufferContents::~BufferContents() {
+    if (raw.device) loom_cuda_device_free(nullptr, &raw);
+}
+
+void BufferContents::copy_to_host() {
+    if (!(raw.flags & loom_buffer_device_dirty)) return;
+    // Pipelines' error handler (dsl/Pipeline.cpp) appends the message to the user context.
+    std::string error;
+    sync_raw();
+    if (loom_cuda_copy_to_host(&error, &raw, name.c_str()) != 0) {
+        throw RuntimeError(error.empty() ? "Copying buffer " + name + " from the GPU failed" : error);
+    }
+}
 
 std::shared_ptr<BufferContents> BufferContents::allocate(Type type, const std::vector<int> &sizes,
                                                          const std::string &name) {

@@ -38,6 +38,13 @@ struct BufferContents {
         raw.dimensions = (int32_t)dims.size();
         raw.dim = dims.data();
     }
+    BufferContents() = default;
+    BufferContents(const BufferContents &) = delete;
+    BufferContents &operator=(const BufferContents &) = delete;
+    /** Frees the device copy, if a GPU pipeline made one. */
+    ~BufferContents();
+    /** Brings a newer device copy back to host memory; throws if the copy fails. */
+    void copy_to_host();
 };
 
 /** Makes the Call that reads a buffer at the given coordinates inside a definition. */
@@ -193,6 +200,21 @@ public:
     }
 
     loom_buffer_t *raw_buffer() const { return &get()->raw; }
+
+    // The device side (Target::CUDA), as Halide's Buffer has it. A GPU pipeline gives a buffer
+    // it uses a device copy; Pipeline::realize brings its outputs back to the host. After
+    // writing the host memory of a buffer that has a device copy, call set_host_dirty() so
+    // that the next pipeline run copies it over.
+    bool has_device_allocation() const { return get()->raw.device != 0; }
+    bool host_dirty() const { return get()->raw.flags & loom_buffer_host_dirty; }
+    bool device_dirty() const { return get()->raw.flags & loom_buffer_device_dirty; }
+    void set_host_dirty(bool dirty = true) {
+        loom_buffer_t &r = get()->raw;
+        r.flags = dirty ? (r.flags & ~uint32_t(loom_buffer_device_dirty)) | loom_buffer_host_dirty
+                        : r.flags & ~uint32_t(loom_buffer_host_dirty);
+    }
+    /** Copies a newer device copy to the host (nothing if the host's is current). */
+    void copy_to_host() const { get()->copy_to_host(); }
     /** A handle sharing existing contents (checked against T). */
     static Buffer from_contents(std::shared_ptr<Internal::BufferContents> c) {
         Buffer b;

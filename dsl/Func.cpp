@@ -363,6 +363,27 @@ Func &Func::prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRV
 Func &Func::prefetch(const Func &f, const VarOrRVar &at, const VarOrRVar &from, const Expr &offset,
                      PrefetchBoundStrategy strategy)
     LOOM_FORWARD_TO_STAGE(prefetch(f, at, from, offset, strategy))
+Func &Func::gpu_blocks(const VarOrRVar &x, DeviceAPI api) LOOM_FORWARD_TO_STAGE(gpu_blocks(x, api))
+Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_blocks(x, y, api))
+Func &Func::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_blocks(x, y, z, api))
+Func &Func::gpu_threads(const VarOrRVar &x, DeviceAPI api) LOOM_FORWARD_TO_STAGE(gpu_threads(x, api))
+Func &Func::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_threads(x, y, api))
+Func &Func::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_threads(x, y, z, api))
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                     const Expr &x_size, TailStrategy tail, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_tile(x, bx, tx, x_size, tail, api))
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                     const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                     const Expr &x_size, const Expr &y_size, TailStrategy tail, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_tile(x, y, bx, by, tx, ty, x_size, y_size, tail, api))
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                     const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                     TailStrategy tail, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_tile(x, y, tx, ty, x_size, y_size, tail, api))
 #undef LOOM_FORWARD_TO_STAGE
 
 Func &Func::compute_at(const Func &consumer, const VarOrRVar &var) {

@@ -108,6 +108,28 @@ public:
     Func &vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     Func &unroll(const VarOrRVar &var);
     Func &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** Stage::gpu_blocks, gpu_threads and gpu_tile on the pure definition. */
+    Func &gpu_blocks(const VarOrRVar &x, DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y,
+                     DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                     DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_threads(const VarOrRVar &x, DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
+                      DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                      DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                   const Expr &x_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                   const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                   const Expr &x_size, const Expr &y_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                   const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                   TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI device_api = DeviceAPI::Default_GPU);
     /** Stage::prefetch on the pure definition. */
     Func &prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
                    const Expr &offset = 1,

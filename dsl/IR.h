@@ -252,8 +252,10 @@ struct ProducerConsumer : StmtNode<ProducerConsumer> {
 enum class ForType : uint8_t { Serial, Parallel, Vectorized, Unrolled, GPUBlock, GPUThread };
 const char *for_type_name(ForType t);
 
-/** Where a loop's body runs. */
-enum class DeviceAPI : uint8_t { Host, CUDA };
+/** Where a loop's body runs. Default_GPU is what a schedule asks for when it names no GPU API
+ * (Halide's name): the directives resolve it to the one GPU API Loom has, CUDA, so a lowered
+ * loop is never Default_GPU. */
+enum class DeviceAPI : uint8_t { Host, CUDA, Default_GPU };
 
 /** for (name = min; name < min + extent; name++) body. min and extent are evaluated once,
  * before the first iteration; an extent <= 0 runs no iteration. */

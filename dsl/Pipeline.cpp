@@ -306,6 +306,10 @@ void Pipeline::realize(RealizationArg outputs, const Target &target) {
         throw RuntimeError(error.empty() ? "Pipeline failed with error code " + std::to_string(code)
                                          : error);
     }
+    // Outputs a kernel wrote come back to the host, where the caller reads them.
+    if (contents->options.copy_outputs_to_host) {
+        for (const Buffer<> &b : out) b.copy_to_host();
+    }
 }
 
 Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) {

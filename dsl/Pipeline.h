@@ -34,6 +34,12 @@ struct CompileOptions {
      * a smaller one may still be in the cache when the caller reads it. 0 streams every output
      * that can be (tests use it to run those stores on small buffers). */
     int64_t streaming_min_bytes = int64_t(16) << 20;
+    /** After a run of a pipeline with GPU kernels (Target::CUDA), realize() copies each output
+     * a kernel wrote back to host memory. false leaves them on the device, marked
+     * device-dirty, as Halide's realize into a Buffer does: for a caller that feeds them to
+     * another GPU pipeline, or times the kernels. Call Buffer::copy_to_host() before reading
+     * such an output on the host. It changes no compiled code. */
+    bool copy_outputs_to_host = true;
 };
 
 class Pipeline {

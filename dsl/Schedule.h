@@ -13,6 +13,9 @@ namespace loom {
 class Func;
 class VarOrRVar;
 
+/** Where a loop runs: the schedule's GPU directives take one (Halide's DeviceAPI). */
+using DeviceAPI = Internal::DeviceAPI;
+
 /** What a split does with the iterations past a multiple of the factor. */
 enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
 

@@ -73,6 +73,8 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
         const char *directive = dim.for_type == ForType::Parallel     ? "parallel"
                                 : dim.for_type == ForType::Vectorized ? "vectorize"
                                 : dim.for_type == ForType::Unrolled   ? "unroll"
+                                : dim.for_type == ForType::GPUBlock   ? "gpu_blocks"
+                                : dim.for_type == ForType::GPUThread  ? "gpu_threads"
                                                                       : nullptr;
         if (directive) out << stage << "." << directive << "(" << short_name(dim.var) << ");\n";
     }

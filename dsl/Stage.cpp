@@ -161,6 +161,7 @@ Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarO
     inner_dim.var = inner_name;
     outer_dim.var = outer_name;
     inner_dim.for_type = outer_dim.for_type = ForType::Serial;
+    inner_dim.device_api = outer_dim.device_api = DeviceAPI::Host;
     dims[i] = inner_dim;
     dims.insert(dims.begin() + i + 1, outer_dim);
     return *this;
@@ -254,10 +255,11 @@ Stage &Stage::rename(const VarOrRVar &old, const VarOrRVar &new_name) {
 void Stage::set_loop_type(const VarOrRVar &var, ForType t, const char *directive) {
     size_t i = find_dim(var.name(), directive);
     Dim &dim = schedule().dims[i];
-    if (dim.is_rvar && (t == ForType::Parallel || t == ForType::Vectorized)) {
+    if (dim.is_rvar && t != ForType::Serial && t != ForType::Unrolled) {
         check_no_race(dim.var, directive);
     }
     dim.for_type = t;
+    dim.device_api = DeviceAPI::Host;  // set_gpu_loop_type names the GPU's
 }
 
 // Iterations of an RVar loop may run at once only if each writes its own element and reads
@@ -318,6 +320,74 @@ Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy t
     std::string name = schedule().dims[find_dim(var.name(), "vectorize")].var;
     split_for(var, var, std::string("vec"), factor, tail, "vectorize", false);
     return vectorize(name + ".vec");
+}
+
+void Stage::set_gpu_loop_type(const std::vector<VarOrRVar> &vars, ForType t, DeviceAPI device_api,
+                              const char *directive) {
+    user_assert(device_api != DeviceAPI::Host)
+        << "In " << directive << " of " << stage_name()
+        << ": DeviceAPI::Host names no GPU. Pass DeviceAPI::CUDA or leave the API out.";
+    const DeviceAPI api = device_api == DeviceAPI::Default_GPU ? DeviceAPI::CUDA : device_api;
+    for (const VarOrRVar &v : vars) {
+        set_loop_type(v, t, directive);
+        schedule().dims[find_dim(v.name(), directive)].device_api = api;
+    }
+}
+
+Stage &Stage::gpu_blocks(const VarOrRVar &x, DeviceAPI api) {
+    set_gpu_loop_type({x}, ForType::GPUBlock, api, "gpu_blocks");
+    return *this;
+}
+
+Stage &Stage::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
+    set_gpu_loop_type({x, y}, ForType::GPUBlock, api, "gpu_blocks");
+    return *this;
+}
+
+Stage &Stage::gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api) {
+    set_gpu_loop_type({x, y, z}, ForType::GPUBlock, api, "gpu_blocks");
+    return *this;
+}
+
+Stage &Stage::gpu_threads(const VarOrRVar &x, DeviceAPI api) {
+    set_gpu_loop_type({x}, ForType::GPUThread, api, "gpu_threads");
+    return *this;
+}
+
+Stage &Stage::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, DeviceAPI api) {
+    set_gpu_loop_type({x, y}, ForType::GPUThread, api, "gpu_threads");
+    return *this;
+}
+
+Stage &Stage::gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, DeviceAPI api) {
+    set_gpu_loop_type({x, y, z}, ForType::GPUThread, api, "gpu_threads");
+    return *this;
+}
+
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                       const Expr &x_size, TailStrategy tail, DeviceAPI api) {
+    split_for(x, bx, tx, x_size, tail, "gpu_tile", true);
+    set_gpu_loop_type({tx}, ForType::GPUThread, api, "gpu_tile");
+    set_gpu_loop_type({bx}, ForType::GPUBlock, api, "gpu_tile");
+    return *this;
+}
+
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                       const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                       const Expr &x_size, const Expr &y_size, TailStrategy tail, DeviceAPI api) {
+    tile(x, y, bx, by, tx, ty, x_size, y_size, tail);
+    set_gpu_loop_type({tx, ty}, ForType::GPUThread, api, "gpu_tile");
+    set_gpu_loop_type({bx, by}, ForType::GPUBlock, api, "gpu_tile");
+    return *this;
+}
+
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                       const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                       TailStrategy tail, DeviceAPI api) {
+    tile(x, y, tx, ty, x_size, y_size, tail);
+    set_gpu_loop_type({tx, ty}, ForType::GPUThread, api, "gpu_tile");
+    set_gpu_loop_type({x, y}, ForType::GPUBlock, api, "gpu_tile");
+    return *this;
 }
 
 Stage &Stage::prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,

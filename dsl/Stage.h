@@ -70,6 +70,32 @@ public:
     /** The loop is replicated; its extent must be a constant after splitting. */
     Stage &unroll(const VarOrRVar &var);
     Stage &unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail = TailStrategy::Auto);
+    /** GPU mapping (Target::CUDA). A kernel is the loop nest from the outermost block loop
+     * in: block loops outermost, thread loops inside them, at most three of each; x is the
+     * innermost dimension (blockIdx.x / threadIdx.x). The body of the thread loops runs once
+     * per thread; loops inside them run serially in each thread. */
+    Stage &gpu_blocks(const VarOrRVar &x, DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y,
+                      DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_blocks(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                      DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_threads(const VarOrRVar &x, DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_threads(const VarOrRVar &x, const VarOrRVar &y,
+                       DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_threads(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                       DeviceAPI device_api = DeviceAPI::Default_GPU);
+    /** split(x, bx, tx, x_size) with bx on blocks and tx on threads; the 2-D forms tile. */
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &bx, const VarOrRVar &tx,
+                    const Expr &x_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &bx,
+                    const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+                    const Expr &x_size, const Expr &y_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx,
+                    const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
+                    TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI device_api = DeviceAPI::Default_GPU);
     /** At the top of each iteration of loop `at`, prefetches into the cache the region of
      * `image` that the body of `at` reads `offset` iterations of loop `from` later (`from` is
      * `at` or a loop outside it): one prefetch per 64-byte line of its innermost dimension. The
@@ -104,6 +130,9 @@ private:
     /** The position of var in the dims list; throws naming the legal choices if absent. */
     size_t find_dim(const std::string &var, const char *directive) const;
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
+    /** set_loop_type for a GPU loop kind, on the device API the schedule named. */
+    void set_gpu_loop_type(const std::vector<VarOrRVar> &vars, Internal::ForType t,
+                           DeviceAPI device_api, const char *directive);
     std::string stage_name() const;
     void check_no_race(const std::string &loop, const char *directive) const;
     /** Checks and records p (its image or func set) with the other arguments of prefetch. */

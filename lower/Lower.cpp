@@ -9,6 +9,7 @@
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
 #include "lower/FoldAllocationIndices.h"
+#include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
@@ -16,6 +17,7 @@
 #include "lower/StorageFlattening.h"
 #include "lower/StripPromises.h"
 #include "lower/UnrollLoops.h"
+#include "lower/ValidateGPULoops.h"
 #include "lower/VectorizeLoops.h"
 #include "lower/VerifyIR.h"
 
@@ -64,7 +66,6 @@ private:
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
                       const std::vector<Argument> &requested_args, std::ostream &log) {
-    (void)target;
     LoweringLogger logger(options, log);
     Environment env = find_environment(outputs);
     LoweredPipeline result;
@@ -94,6 +95,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // Last: unrolling and vectorization make the constant indices it looks for.
     s = logger.run("fold allocation indices", s,
                    [&](const Stmt &in) { return fold_allocation_indices(in); });
+    // On the final loop nest: the kernels code generation extracts are these loops.
+    validate_gpu_loops(s, target);
+    s = logger.run("inject device copies", s, [&](const Stmt &in) { return inject_device_copies(in); });
     result.body = s;
     return result;
 }

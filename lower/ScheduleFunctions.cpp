@@ -296,7 +296,10 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
         for (const auto &g : guards) {
             if (g.first->outer == d.var) guard = &g;
         }
-        if (!guard) {
+        // A GPU loop is not partitioned: its iterations are a kernel's blocks or threads, all
+        // launched at once, so each keeps the guard.
+        const bool gpu = d.for_type == ForType::GPUBlock || d.for_type == ForType::GPUThread;
+        if (!guard || gpu) {
             body = For::make(name, mn, extent, d.for_type, d.device_api, body);
             continue;
         }

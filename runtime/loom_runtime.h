@@ -30,12 +30,29 @@ typedef struct loom_dimension_t {
     int32_t min, extent, stride, flags;
 } loom_dimension_t;
 
-/* A view of memory a pipeline reads or writes. The caller owns host and dim. */
+/* Which copy of a buffer is newer, for a buffer that has both a host and a device copy.
+ * host_dirty: the host copy is newer than the device copy. The caller sets it after writing
+ * the host memory of a buffer that already has a device copy (as Halide's set_host_dirty), so
+ * that the next pipeline run copies it over. device_dirty: the device copy is newer (a kernel
+ * wrote it); loom_cuda_copy_to_host brings it back. Never both at once. */
+typedef enum loom_buffer_flags_t {
+    loom_buffer_host_dirty = 1,
+    loom_buffer_device_dirty = 2
+} loom_buffer_flags_t;
+
+/* A view of memory a pipeline reads or writes. The caller owns host and dim; the CUDA
+ * functions below own device. The fields after dim were appended so that the offsets compiled
+ * code uses (host 0, type 8, dimensions 12, dim 16) did not move; on 64-bit targets device is
+ * at 24 and flags at 32. A buffer initialized with only its first four fields has no device
+ * copy. */
 typedef struct loom_buffer_t {
     uint8_t *host;
     loom_type_t type;
     int32_t dimensions;
     loom_dimension_t *dim;
+    uint64_t device; /* CUdeviceptr of the device copy (element at the mins, like host); 0: none */
+    uint32_t flags;  /* loom_buffer_flags_t */
+    uint32_t device_reserved; /* padding, zero */
 } loom_buffer_t;
 
 /* Error codes a compiled pipeline returns. 0 means success. */
@@ -45,7 +62,8 @@ enum loom_error_code_t {
     loom_code_out_of_bounds = -2,
     loom_code_out_of_memory = -3,
     loom_code_bad_buffer = -4,
-    loom_code_buffer_too_small = -5
+    loom_code_buffer_too_small = -5,
+    loom_code_device_error = -6
 };
 
 /* Receives every error message a pipeline reports. The default prints to stderr;
@@ -110,6 +128,51 @@ typedef int32_t (*loom_task_fn)(void *user_context, int32_t i, void *closure);
 int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t extent,
                         void *closure);
 void loom_set_num_threads(int n);
+
+/* CUDA (loom_cuda.c): the CUDA Driver API glue that pipelines compiled for Target::CUDA call.
+ * libcuda.so.1 is loaded with dlopen at first use, so a program that never runs a CUDA
+ * pipeline needs no NVIDIA driver. Every function uses the primary context of device 0 and
+ * makes it current on the calling thread, so any thread may call. Kernels and copies complete
+ * before these functions return. */
+
+/* 1 if a CUDA device can be used (driver loads, cuInit succeeds, at least one device);
+ * otherwise 0, and why (a sentence) is written to why (may be NULL). Never reports through the
+ * error handler. */
+int32_t loom_cuda_available(char *why, size_t why_size);
+
+/* Makes b's device copy current: allocates it when b->device is 0 (size: the span of b's
+ * elements from its dims, ((type.bits + 7) / 8) * type.lanes bytes each; strides must be >= 0,
+ * else report an error naming the buffer) and copies the host memory into it when the
+ * allocation is new and b->host is not NULL, or when b has host_dirty; clears host_dirty.
+ * The device copy keeps the size it was allocated with: free it (loom_cuda_device_free) before
+ * changing b's dims. Returns 0 or an error code (after reporting through loom_error). name is
+ * the buffer's name for messages. */
+int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const char *name);
+
+/* If b has device_dirty, copies the device copy to b->host (reporting an error if host is
+ * NULL) and clears device_dirty. Else does nothing. Returns 0 or an error code. */
+int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char *name);
+
+/* Frees b's device copy if it has one (b->device = 0, device_dirty cleared). Returns 0 or an
+ * error code. Safe to call when the driver was never loaded and b->device is 0. */
+int32_t loom_cuda_device_free(void *user_context, loom_buffer_t *b);
+
+/* After a kernel wrote b (mark_device_dirty) or host code wrote it (mark_host_dirty): the
+ * other copy is now older. Always return 0. */
+int32_t loom_cuda_mark_device_dirty(void *user_context, loom_buffer_t *b);
+int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b);
+
+/* Runs kernel `kernel_name` of the PTX module text `ptx` (NUL-terminated) on a grid of
+ * grid_x*grid_y*grid_z blocks of block_x*block_y*block_z threads, with kernel parameters
+ * `args` (cuLaunchKernel's kernelParams: args[i] points at the i-th parameter's value), then
+ * waits for it (cuCtxSynchronize), so that an error in the kernel is reported here. A grid or
+ * block with a zero dimension has no threads: nothing runs and 0 is returned. *module_cache is
+ * a slot the caller keeps per PTX module (initially NULL): the module is loaded once (under a
+ * lock) and kept there for the life of the process. A load failure's message includes the
+ * driver's JIT error log. Returns 0 or an error code. */
+int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *ptx,
+                         const char *kernel_name, int32_t grid_x, int32_t grid_y, int32_t grid_z,
+                         int32_t block_x, int32_t block_y, int32_t block_z, void **args);
 
 #ifdef __cplusplus
 } /* extern "C" */

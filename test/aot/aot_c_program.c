@@ -36,8 +36,8 @@ int main(void) {
     loom_dimension_t in_dims[2] = {{0, kBlurWidth, 1, 0}, {0, kBlurHeight, kBlurWidth, 0}};
     loom_dimension_t out_dims[2] = {{1, kBlurWidth - 2, 1, 0},
                                     {1, kBlurHeight - 2, kBlurWidth - 2, 0}};
-    loom_buffer_t input = {(uint8_t *)in16, {loom_type_uint, 16, 1}, 2, in_dims};
-    loom_buffer_t output = {(uint8_t *)out16, {loom_type_uint, 16, 1}, 2, out_dims};
+    loom_buffer_t input = {(uint8_t *)in16, {loom_type_uint, 16, 1}, 2, in_dims, 0, 0, 0};
+    loom_buffer_t output = {(uint8_t *)out16, {loom_type_uint, 16, 1}, 2, out_dims, 0, 0, 0};
     expect("blur", blur_aot(&input, &output), 0);
     printf("blur_checksum %016llx\n",
            (unsigned long long)aot_fnv1a(out16, sizeof(uint16_t) * (kBlurWidth - 2) * (kBlurHeight - 2)));
@@ -48,8 +48,8 @@ int main(void) {
     for (int y = 0; y < kGridHeight; y++)
         for (int x = 0; x < kGridWidth; x++) inf[y * kGridWidth + x] = aot_grid_input(x, y);
     loom_dimension_t grid_dims[2] = {{0, kGridWidth, 1, 0}, {0, kGridHeight, kGridWidth, 0}};
-    loom_buffer_t grid_in = {(uint8_t *)inf, {loom_type_float, 32, 1}, 2, grid_dims};
-    loom_buffer_t grid_out = {(uint8_t *)outf, {loom_type_float, 32, 1}, 2, grid_dims};
+    loom_buffer_t grid_in = {(uint8_t *)inf, {loom_type_float, 32, 1}, 2, grid_dims, 0, 0, 0};
+    loom_buffer_t grid_out = {(uint8_t *)outf, {loom_type_float, 32, 1}, 2, grid_dims, 0, 0, 0};
     expect("bilateral_grid", bilateral_grid_aot(&grid_in, &grid_out), 0);
     printf("bilateral_grid_checksum %016llx\n",
            (unsigned long long)aot_fnv1a(outf, sizeof(float) * kGridWidth * kGridHeight));
@@ -64,7 +64,7 @@ int main(void) {
     wrong_dims.dimensions = 3;
     expect("wrong_dimensions", blur_aot(&wrong_dims, &output), loom_code_bad_buffer);
     loom_dimension_t small_dims[2] = {{0, kBlurWidth - 1, 1, 0}, {0, kBlurHeight, kBlurWidth, 0}};
-    loom_buffer_t too_small = {(uint8_t *)in16, {loom_type_uint, 16, 1}, 2, small_dims};
+    loom_buffer_t too_small = {(uint8_t *)in16, {loom_type_uint, 16, 1}, 2, small_dims, 0, 0, 0};
     expect("input_too_small", blur_aot(&too_small, &output), loom_code_out_of_bounds);
     expect("messages", messages, 4);
 

@@ -14,8 +14,8 @@ int main(void) {
     uint8_t in[W * H], out[W * H];
     for (int i = 0; i < W * H; i++) in[i] = (uint8_t)(i * 7);
     loom_dimension_t dims[2] = {{0, W, 1, 0}, {0, H, W, 0}};
-    loom_buffer_t input = {in, {loom_type_uint, 8, 1}, 2, dims};
-    loom_buffer_t output = {out, {loom_type_uint, 8, 1}, 2, dims};
+    loom_buffer_t input = {in, {loom_type_uint, 8, 1}, 2, dims, 0, 0, 0};
+    loom_buffer_t output = {out, {loom_type_uint, 8, 1}, 2, dims, 0, 0, 0};
     if (brighten(&input, 1.5f, &output) != 0) return 1;
     int bad = 0;
     for (int i = 0; i < W * H; i++) {

@@ -1,0 +1,320 @@
+// The CUDA backend. Pipelines with GPU schedules are lowered and compiled to PTX on any
+// machine (those tests always run); running them needs an NVIDIA driver, and the tests that do
+// skip with the reason where none is present. Every output is checked element by element
+// against plain C++ loops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "loom.h"
+
+using namespace loom;
+
+namespace {
+
+Target cuda_target() { return get_host_target().with_feature(Target::CUDA); }
+
+// Skips the calling test where no CUDA device can run kernels, printing why.
+#define REQUIRE_CUDA()                                                                     \
+    do {                                                                                   \
+        char why[512] = {0};                                                               \
+        if (!loom_cuda_available(why, sizeof(why))) GTEST_SKIP() << "no CUDA device: " << why; \
+    } while (0)
+
+template<typename T>
+Buffer<T> pattern_2d(int w, int h, int seed) {
+    Buffer<T> b(w, h);
+    uint32_t s = 2654435761u * uint32_t(seed + 1);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            s = s * 1664525u + 1013904223u;
+            if constexpr (std::is_floating_point<T>::value) {
+                b(x, y) = T(int(s >> 8) % 2001 - 1000) / T(64);
+            } else {
+                b(x, y) = T(s >> 13);
+            }
+        }
+    }
+    return b;
+}
+
+std::string message_of(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    return "";
+}
+
+// ---- lowering and PTX, on any machine -------------------------------------------------------
+
+TEST(GPULowering, TiledFuncBecomesAKernelWithDeviceCopies) {
+    ImageParam in(Float(32), 2, "in");
+    Func f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    f(x, y) = in(x, y) * 2.0f + 1.0f;
+    f.gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+    std::string stmt = Pipeline(f).lowered_stmt(cuda_target());
+    EXPECT_NE(stmt.find("gpu_block"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("gpu_thread"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("loom_cuda_copy_to_device(in.buffer"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("loom_cuda_copy_to_device(f.buffer"), std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("loom_cuda_mark_device_dirty(f.buffer)"), std::string::npos) << stmt;
+    // The input is only read: nothing marks it.
+    EXPECT_EQ(stmt.find("loom_cuda_mark_device_dirty(in.buffer)"), std::string::npos) << stmt;
+}
+
+TEST(GPULowering, PipelineWithoutKernelsHasNoDeviceCalls) {
+    Func f("f");
+    Var x("x");
+    f(x) = x * 2;
+    f.vectorize(x, 8);
+    std::string stmt = Pipeline(f).lowered_stmt(cuda_target());
+    EXPECT_EQ(stmt.find("loom_cuda"), std::string::npos) << stmt;
+}
+
+TEST(GPULowering, HostConsumerOfAKernelCopiesBack) {
+    Func g("g"), h("h");
+    Var x("x"), bx("bx"), tx("tx");
+    g(x) = x * 3;
+    h(x) = g(x) + g(x + 1);
+    g.compute_root().gpu_tile(x, bx, tx, 32);
+    std::string stmt = Pipeline(h).lowered_stmt(cuda_target());
+    EXPECT_NE(stmt.find("loom_cuda_copy_to_host(g.buffer"), std::string::npos) << stmt;
+}
+
+TEST(GPULowering, CompilesToPTXWithoutADriver) {
+    ImageParam in(UInt(8), 2, "in");
+    Param<float> gain("gain");
+    Func f("f");
+    Var x("x"), y("y"), tx("tx"), ty("ty");
+    f(x, y) = cast<uint8_t>(clamp(in(x, y) * gain, 0.0f, 255.0f));
+    f.gpu_tile(x, y, tx, ty, 32, 4);
+    Pipeline p(f);
+    p.compile_jit(cuda_target());
+    std::string ir = p.llvm_ir(cuda_target());
+    EXPECT_NE(ir.find("loom_cuda_launch"), std::string::npos);
+    // The PTX is in the host module, as a string.
+    EXPECT_NE(ir.find(".entry loom_kernel_0_f"), std::string::npos) << ir.substr(0, 4000);
+    EXPECT_NE(ir.find("%ctaid.x"), std::string::npos);
+    EXPECT_NE(ir.find("%tid.y"), std::string::npos);
+}
+
+TEST(GPULowering, ScheduleSourcePrintsGPUDirectives) {
+    Func f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    f(x, y) = x + y;
+    f.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    std::string src = Pipeline(f).schedule_source();
+    EXPECT_NE(src.find("gpu_threads(tx)"), std::string::npos) << src;
+    EXPECT_NE(src.find("gpu_threads(ty)"), std::string::npos) << src;
+    EXPECT_NE(src.find("gpu_blocks(bx)"), std::string::npos) << src;
+    EXPECT_NE(src.find("gpu_blocks(by)"), std::string::npos) << src;
+}
+
+TEST(GPULowering, RunWithoutADriverSaysWhy) {
+    char why[512] = {0};
+    if (loom_cuda_available(why, sizeof(why))) GTEST_SKIP() << "a CUDA device is present";
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = x;
+    f.gpu_tile(x, bx, tx, 64);
+    std::string m = message_of([&] { f.realize({256}, cuda_target()); });
+    EXPECT_NE(m.find("libcuda"), std::string::npos) << m;
+}
+
+// ---- schedule errors ------------------------------------------------------------------------
+
+TEST(GPUErrors, TargetWithoutCUDA) {
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = x;
+    f.gpu_tile(x, bx, tx, 64);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(get_host_target()); });
+    EXPECT_NE(m.find("Target::CUDA"), std::string::npos) << m;
+    EXPECT_NE(m.find("f.s0.x.bx"), std::string::npos) << m;
+}
+
+TEST(GPUErrors, ThreadsWithoutBlocks) {
+    Func f("f");
+    Var x("x"), xo("xo"), xi("xi");
+    f(x) = x;
+    f.split(x, xo, xi, 32).gpu_threads(xi);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("no gpu_blocks loop"), std::string::npos) << m;
+    EXPECT_NE(m.find("xi"), std::string::npos) << m;
+}
+
+TEST(GPUErrors, ThreadLoopOfUnknownExtent) {
+    Func f("f");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    f.gpu_blocks(y).gpu_threads(x);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("not a constant"), std::string::npos) << m;
+}
+
+TEST(GPUErrors, TooManyThreadsPerBlock) {
+    Func f("f");
+    Var x("x"), y("y"), tx("tx"), ty("ty");
+    f(x, y) = x + y;
+    f.gpu_tile(x, y, tx, ty, 64, 32);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("2048 threads"), std::string::npos) << m;
+    EXPECT_NE(m.find("1024"), std::string::npos) << m;
+}
+
+TEST(GPUErrors, ProducerAtABlockLoop) {
+    Func g("g"), f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    g(x, y) = x * y;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    f.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    g.compute_at(f, bx);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("between its gpu_blocks and gpu_threads"), std::string::npos) << m;
+}
+
+TEST(GPUErrors, HostDeviceAPIIsNotAGPU) {
+    Func f("f");
+    Var x("x");
+    f(x) = x;
+    std::string m = message_of([&] { f.gpu_blocks(x, DeviceAPI::Host); });
+    EXPECT_NE(m.find("DeviceAPI::Host"), std::string::npos) << m;
+}
+
+// ---- on the GPU -----------------------------------------------------------------------------
+
+TEST(GPURun, PointwiseFloatWithTail) {
+    REQUIRE_CUDA();
+    const int w = 203, h = 77;  // not multiples of the tile: ShiftInwards tails
+    Buffer<float> in = pattern_2d<float>(w, h, 1);
+    ImageParam input(Float(32), 2, "input");
+    Param<float> scale("scale");
+    Func f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    f(x, y) = input(x, y) * scale - input(x, y) / 3.0f + cast<float>(x - y);
+    f.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    input.set(in);
+    scale.set(1.75f);
+    Buffer<float> out = f.realize({w, h}, cuda_target());
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            float v = in(xx, yy);
+            float expected = v * 1.75f - v / 3.0f + float(xx - yy);
+            ASSERT_EQ(out(xx, yy), expected) << "at " << xx << ", " << yy;
+        }
+    }
+}
+
+TEST(GPURun, BlurInlinedAndStagedMatchesCPU) {
+    REQUIRE_CUDA();
+    const int w = 300, h = 131;
+    Buffer<uint16_t> in = pattern_2d<uint16_t>(w + 2, h + 2, 2);
+    auto reference = [&](int x, int y) {
+        auto bx = [&](int xx, int yy) {
+            return uint16_t((uint32_t(in(xx, yy)) + in(xx + 1, yy) + in(xx + 2, yy)) / 3);
+        };
+        return uint16_t((uint32_t(bx(x, y)) + bx(x, y + 1) + bx(x, y + 2)) / 3);
+    };
+    for (bool staged : {false, true}) {
+        ImageParam input(UInt(16), 2, "input");
+        Func blur_x("blur_x"), blur_y("blur_y");
+        Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+        blur_x(x, y) = cast<uint16_t>((cast<uint32_t>(input(x, y)) + input(x + 1, y) + input(x + 2, y)) / 3);
+        blur_y(x, y) = cast<uint16_t>((cast<uint32_t>(blur_x(x, y)) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3);
+        blur_y.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+        if (staged) blur_x.compute_root().gpu_tile(x, y, bx, by, tx, ty, 32, 4);
+        input.set(in);
+        Buffer<uint16_t> out = blur_y.realize({w, h}, cuda_target());
+        for (int yy = 0; yy < h; yy++) {
+            for (int xx = 0; xx < w; xx++) {
+                ASSERT_EQ(out(xx, yy), reference(xx, yy)) << (staged ? "staged" : "inlined") << " at " << xx << ", " << yy;
+            }
+        }
+    }
+}
+
+TEST(GPURun, HostAndDeviceStagesHandOver) {
+    REQUIRE_CUDA();
+    // A CPU stage feeds a GPU stage, which feeds a CPU stage: each buffer moves where it is
+    // read next.
+    const int n = 1000;
+    Func a("a"), b("b"), c("c");
+    Var x("x"), bx("bx"), tx("tx");
+    a(x) = x * 7 + 3;
+    b(x) = a(x) * a(x + 1) - x;
+    c(x) = b(x) + b(x + 2) * 2;
+    a.compute_root().vectorize(x, 8);
+    b.compute_root().gpu_tile(x, bx, tx, 128);
+    c.vectorize(x, 8);
+    Buffer<int32_t> out = c.realize({n}, cuda_target());
+    auto av = [](int i) { return i * 7 + 3; };
+    auto bv = [&](int i) { return av(i) * av(i + 1) - i; };
+    for (int i = 0; i < n; i++) ASSERT_EQ(out(i), bv(i) + bv(i + 2) * 2) << "at " << i;
+}
+
+TEST(GPURun, ReductionPerThreadAndUpdateStage) {
+    REQUIRE_CUDA();
+    const int w = 97, h = 45;
+    Buffer<float> in = pattern_2d<float>(w + 4, h, 3);
+    ImageParam input(Float(32), 2, "input");
+    Func box("box"), f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    RDom r(0, 5, "r");
+    box(x, y) = sum(input(x + r, y));
+    f(x, y) = box(x, y);
+    f(x, y) = f(x, y) * 0.5f + 1.0f;
+    f.gpu_tile(x, y, bx, by, tx, ty, 16, 4);
+    f.update().gpu_tile(x, y, bx, by, tx, ty, 8, 8);
+    input.set(in);
+    Buffer<float> out = f.realize({w, h}, cuda_target());
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            float s = 0.0f;
+            for (int i = 0; i < 5; i++) s += in(xx + i, yy);
+            ASSERT_EQ(out(xx, yy), s * 0.5f + 1.0f) << "at " << xx << ", " << yy;
+        }
+    }
+}
+
+TEST(GPURun, ChangedInputIsCopiedAgainAfterSetHostDirty) {
+    REQUIRE_CUDA();
+    Buffer<int32_t> in(512);
+    for (int i = 0; i < 512; i++) in(i) = i;
+    ImageParam input(Int(32), 1, "input");
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = input(x) * 2;
+    f.gpu_tile(x, bx, tx, 64);
+    input.set(in);
+    Pipeline p(f);
+    Buffer<int32_t> out1 = p.realize({512}, cuda_target());
+    EXPECT_TRUE(in.has_device_allocation());
+    for (int i = 0; i < 512; i++) in(i) = 1000 - i;
+    in.set_host_dirty();
+    Buffer<int32_t> out2 = p.realize({512}, cuda_target());
+    for (int i = 0; i < 512; i++) {
+        ASSERT_EQ(out1(i), 2 * i) << "at " << i;
+        ASSERT_EQ(out2(i), 2 * (1000 - i)) << "at " << i;
+    }
+}
+
+TEST(GPURun, ThreeDimensionalBlocksAndThreads) {
+    REQUIRE_CUDA();
+    Func f("f");
+    Var x("x"), y("y"), z("z"), xo("xo"), yo("yo"), zo("zo"), xi("xi"), yi("yi"), zi("zi");
+    f(x, y, z) = x + y * 100 + z * 10000;
+    f.split(x, xo, xi, 8).split(y, yo, yi, 4).split(z, zo, zi, 2).reorder(xi, yi, zi, xo, yo, zo);
+    f.gpu_threads(xi, yi, zi).gpu_blocks(xo, yo, zo);
+    Buffer<int32_t> out = f.realize({20, 9, 5}, cuda_target());
+    for (int zz = 0; zz < 5; zz++)
+        for (int yy = 0; yy < 9; yy++)
+            for (int xx = 0; xx < 20; xx++) ASSERT_EQ(out(xx, yy, zz), xx + yy * 100 + zz * 10000);
+}
+
+}  // namespace
