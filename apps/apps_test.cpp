@@ -26,5 +26,31 @@ INSTANTIATE_TEST_SUITE_P(Apps, AppTest, ::testing::ValuesIn(all_app_cases()),
                              return app_case_name(info.param);
                          });
 
+// The apps' GPU schedules: compiled (to PTX) on any machine; run and checked where an NVIDIA
+// driver is, else skipped with the reason.
+class AppGPUTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AppGPUTest, MatchesTheCppReference) {
+    std::unique_ptr<App> app = make_app(GetParam());
+    app->prepare(Size::Test);
+    Runner runner = app->compile_loom(Variant::GPU);
+    char why[512] = {0};
+    if (!loom_cuda_available(why, sizeof(why))) GTEST_SKIP() << "compiled; no CUDA device to run it: " << why;
+    runner.run();
+    runner.sync();
+    EXPECT_EQ(app->check(), "");
+}
+
+std::vector<std::string> apps_with_gpu_schedules() {
+    std::vector<std::string> names;
+    for (const auto &[name, factory] : all_apps()) {
+        if (factory()->has_gpu_schedule()) names.push_back(name);
+    }
+    return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Apps, AppGPUTest, ::testing::ValuesIn(apps_with_gpu_schedules()),
+                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+
 } // namespace
 } // namespace loom_apps

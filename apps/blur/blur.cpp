@@ -38,6 +38,7 @@ public:
     Runner compile_loom(Variant v) override {
         return loom_runner<blur_loom::BlurPipeline>(*this, v);
     }
+    bool has_gpu_schedule() const override { return true; }
 
     std::string check() const override {
         loom::Buffer<uint16_t> in(inputs[0]);

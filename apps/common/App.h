@@ -5,6 +5,7 @@
 // Every app has two schedules: Hand, the one a performance engineer would write (fusion,
 // tiling, vectors, threads), and Unfused, every stage compute_root with the same per-stage
 // vectorization and parallelism: the eager baseline that writes each intermediate to memory.
+// Some also have GPU, a hand schedule for an NVIDIA GPU (Target::CUDA).
 #pragma once
 
 #include <loom.h>
@@ -16,7 +17,7 @@
 
 namespace loom_apps {
 
-enum class Variant { Hand, Unfused };
+enum class Variant { Hand, Unfused, GPU };
 const char *variant_name(Variant v);
 
 /** Test: small inputs so that CI runs every app in seconds. Bench: the size the benchmark uses. */
@@ -30,6 +31,9 @@ struct Runner {
     /** Writes the compiled code as PREFIX.stmt (loop nest), PREFIX.ll (optimized LLVM IR) and
      * PREFIX.s (assembly); empty for peers that cannot. */
     std::function<void(const std::string &prefix)> write_code;
+    /** GPU runners: run() leaves the outputs on the device (as a GPU pipeline that feeds
+     * another would); sync() brings them to host memory. Empty for CPU runners. */
+    std::function<void()> sync;
 };
 
 /** The least work one run can do: every input read once, every output written once. */
@@ -59,6 +63,8 @@ public:
      * once. Halide 14 computes those only by contracting a * b + c, which StrictFloat forbids,
      * so its peer test runs such an app without it. */
     virtual bool fuses_multiply_adds() const { return false; }
+    /** Whether compile_loom takes Variant::GPU. */
+    virtual bool has_gpu_schedule() const { return false; }
 
     /** Inputs and outputs in the order the pipeline's ImageParams and output Funcs have them.
      * The Halide peer wraps this same memory, so both systems read and write the same bytes. */

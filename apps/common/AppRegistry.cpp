@@ -10,7 +10,9 @@
 
 namespace loom_apps {
 
-const char *variant_name(Variant v) { return v == Variant::Hand ? "hand" : "unfused"; }
+const char *variant_name(Variant v) {
+    return v == Variant::Hand ? "hand" : v == Variant::Unfused ? "unfused" : "gpu";
+}
 
 void scribble_outputs(App &app) {
     for (auto &out : app.outputs) {

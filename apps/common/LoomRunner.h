@@ -29,19 +29,35 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
     for (size_t i = 0; i < params.size(); i++)
         params[i].set(app.inputs[i]);
     auto pipeline = std::make_shared<loom::Pipeline>(pipeline_def->outputs());
-    pipeline->compile_jit();
+    const bool gpu = variant == Variant::GPU;
+    user_assert(!gpu || app.has_gpu_schedule()) << app.name() << " has no GPU schedule";
+    const loom::Target target =
+        gpu ? loom::get_host_target().with_feature(loom::Target::CUDA) : loom::Target();
+    if (gpu) {
+        loom::CompileOptions options = pipeline->options();
+        options.copy_outputs_to_host = false;
+        pipeline->set_options(options);
+    }
+    pipeline->compile_jit(target);
     Runner r;
     r.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<loom::Buffer<>> outs = app.outputs;
-    r.run = [pipeline_def, pipeline, outs]() { pipeline->realize(loom::RealizationArg(outs)); };
-    r.write_code = [pipeline](const std::string &prefix) {
+    r.run = [pipeline_def, pipeline, outs, target]() {
+        pipeline->realize(loom::RealizationArg(outs), target);
+    };
+    if (gpu) {
+        r.sync = [outs]() {
+            for (const loom::Buffer<> &b : outs) b.copy_to_host();
+        };
+    }
+    r.write_code = [pipeline, target](const std::string &prefix) {
         auto write = [](const std::string &path, const std::string &text) {
             std::ofstream(path) << text;
         };
-        write(prefix + ".stmt", pipeline->lowered_stmt());
-        write(prefix + ".ll", pipeline->llvm_ir());
-        write(prefix + ".s", pipeline->assembly());
+        write(prefix + ".stmt", pipeline->lowered_stmt(target));
+        write(prefix + ".ll", pipeline->llvm_ir(target));
+        write(prefix + ".s", pipeline->assembly(target));
     };
     return r;
 }

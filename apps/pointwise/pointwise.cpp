@@ -38,6 +38,7 @@ public:
     Runner compile_loom(Variant v) override {
         return loom_runner<pointwise_loom::ChainPipeline>(*this, v);
     }
+    bool has_gpu_schedule() const override { return true; }
 
     std::string check() const override {
         loom::Buffer<float> a(inputs[0]), b(inputs[1]);
@@ -84,6 +85,7 @@ public:
     Runner compile_loom(Variant v) override {
         return loom_runner<pointwise_loom::BiasReluPipeline>(*this, v);
     }
+    bool has_gpu_schedule() const override { return true; }
 
     std::string check() const override {
         loom::Buffer<float> in(inputs[0]), bias(inputs[1]);

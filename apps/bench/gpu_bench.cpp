@@ -1,0 +1,99 @@
+// loom_gpu_bench: the apps that have a GPU schedule (Variant::GPU), run by Loom's CUDA backend
+// and timed on the GPU, for the table against torch.compile that scripts/gpu-bench.sh prints
+// (apps/bench/gpu_peer.py runs the peer in the same call, apps/bench/gpu_table.py joins them).
+//
+//   loom_gpu_bench [--apps=a,b,...] [--benchmark_* flags of Google Benchmark]
+//
+// For each app: the benchmark-size inputs, the GPU schedule compiled (the JIT time is
+// reported), one run checked against the app's C++ reference (outputs copied back), then a
+// Google Benchmark of run(): its kernels, with the inputs already on the device and the outputs
+// left there, as a GPU pipeline feeding another would run. Each run() waits for its kernels to
+// finish (the runtime synchronizes after every launch), so a time includes one launch and one
+// synchronization per kernel. Prints one line per app, "gpu-app NAME MIN_BYTES JIT_MS", which
+// gpu_table.py reads beside Google Benchmark's JSON.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/common/App.h"
+
+using namespace loom_apps;
+
+namespace {
+
+std::vector<std::string> split_list(const std::string &list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
+}
+
+struct Entry {
+    std::unique_ptr<App> app;
+    Runner runner;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    std::vector<std::string> names;
+    std::vector<char *> rest{argv[0]};
+    for (int i = 1; i < argc; i++) {
+        if (std::strncmp(argv[i], "--apps=", 7) == 0) {
+            names = split_list(argv[i] + 7);
+        } else {
+            rest.push_back(argv[i]);
+        }
+    }
+    char why[512] = {0};
+    if (!loom_cuda_available(why, sizeof(why))) {
+        std::fprintf(stderr, "loom_gpu_bench: no CUDA device: %s\n", why);
+        return 1;
+    }
+    if (names.empty()) {
+        for (const auto &[name, factory] : all_apps()) {
+            if (factory()->has_gpu_schedule()) names.push_back(name);
+        }
+    }
+    std::vector<std::unique_ptr<Entry>> entries;
+    for (const std::string &name : names) {
+        auto e = std::make_unique<Entry>();
+        e->app = make_app(name);
+        if (!e->app->has_gpu_schedule()) {
+            std::fprintf(stderr, "loom_gpu_bench: %s has no GPU schedule\n", name.c_str());
+            return 1;
+        }
+        e->app->prepare(Size::Bench);
+        e->runner = e->app->compile_loom(Variant::GPU);
+        e->runner.run();
+        e->runner.sync();
+        std::string mismatch = e->app->check();
+        if (!mismatch.empty()) {
+            std::fprintf(stderr, "loom_gpu_bench: %s on the GPU: %s\n", name.c_str(), mismatch.c_str());
+            return 1;
+        }
+        std::printf("gpu-app %s %.0f %.3f\n", name.c_str(), e->app->work().min_bytes,
+                    e->runner.compile_seconds * 1e3);
+        Entry *raw = e.get();
+        benchmark::RegisterBenchmark(("gpu/" + name).c_str(),
+                                     [raw](benchmark::State &state) {
+                                         for (auto _ : state) raw->runner.run();
+                                     })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        entries.push_back(std::move(e));
+    }
+    std::fflush(stdout);
+    int rest_argc = (int)rest.size();
+    benchmark::Initialize(&rest_argc, rest.data());
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
