@@ -70,6 +70,13 @@ typedef CUresult (*cuMemcpyHtoD_fn)(CUdeviceptr destination, const void *source,
 typedef CUresult (*cuMemcpyDtoH_fn)(void *destination, CUdeviceptr source, size_t bytes);
 typedef CUresult (*cuGetErrorName_fn)(CUresult error, const char **name);
 typedef CUresult (*cuGetErrorString_fn)(CUresult error, const char **description);
+typedef void *CUevent;
+typedef CUresult (*cuEventCreate_fn)(CUevent *event, unsigned int flags);
+typedef CUresult (*cuEventRecord_fn)(CUevent event, void *stream);
+typedef CUresult (*cuEventSynchronize_fn)(CUevent event);
+typedef CUresult (*cuEventElapsedTime_fn)(float *milliseconds, CUevent start, CUevent end);
+typedef CUresult (*cuMemsetD32Async_fn)(CUdeviceptr pointer, unsigned int value, size_t count,
+                                        void *stream);
 
 /* The symbols are stored through a void * (see load_driver), which POSIX guarantees works. */
 _Static_assert(sizeof(void *) == sizeof(cuInit_fn), "function pointers must fit a void *");
@@ -110,6 +117,11 @@ typedef struct cuda_driver_t {
     cuMemcpyDtoH_fn cuMemcpyDtoH;
     cuGetErrorName_fn cuGetErrorName;
     cuGetErrorString_fn cuGetErrorString;
+    cuEventCreate_fn cuEventCreate;
+    cuEventRecord_fn cuEventRecord;
+    cuEventSynchronize_fn cuEventSynchronize;
+    cuEventElapsedTime_fn cuEventElapsedTime;
+    cuMemsetD32Async_fn cuMemsetD32Async;
 } cuda_driver_t;
 
 static cuda_driver_t driver;
@@ -174,6 +186,11 @@ static void load_driver(void) {
         {"cuMemFree_v2", &driver.cuMemFree},
         {"cuMemcpyHtoD_v2", &driver.cuMemcpyHtoD},
         {"cuMemcpyDtoH_v2", &driver.cuMemcpyDtoH},
+        {"cuEventCreate", &driver.cuEventCreate},
+        {"cuEventRecord", &driver.cuEventRecord},
+        {"cuEventSynchronize", &driver.cuEventSynchronize},
+        {"cuEventElapsedTime", &driver.cuEventElapsedTime},
+        {"cuMemsetD32Async", &driver.cuMemsetD32Async},
     };
 
     /* Never closed: modules, allocations and the context live until the process exits. */
@@ -433,9 +450,11 @@ int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char 
         CUresult result = driver.cuMemcpyDtoH(b->host, (CUdeviceptr)b->device, (size_t)bytes);
         if (result != CUDA_SUCCESS) {
             return report_failure(user_context, result,
-                                  "Check that b->host points at memory covering the buffer's "
-                                  "dims, and that they did not grow since the device copy was "
-                                  "allocated.",
+                                  "Kernels run asynchronously, so the error may be an earlier "
+                                  "kernel's (an illegal address: a buffer smaller than its dims "
+                                  "say; compute-sanitizer finds the access). Otherwise check "
+                                  "that b->host covers the buffer's dims, and that they did not "
+                                  "grow since the device copy was allocated.",
                                   "cuMemcpyDtoH of %llu bytes from the device copy of buffer %s "
                                   "to the host",
                                   (unsigned long long)bytes, name);
@@ -582,16 +601,6 @@ int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *pt
                               "cuLaunchKernel of kernel %s (grid %dx%dx%d, blocks %dx%dx%d)",
                               kernel_name, grid_x, grid_y, grid_z, block_x, block_y, block_z);
     }
-    result = driver.cuCtxSynchronize();
-    if (result != CUDA_SUCCESS) {
-        return report_failure(user_context, result,
-                              "An illegal address usually means the pipeline was given a buffer "
-                              "smaller than its dims say, or a device copy freed too early; "
-                              "compute-sanitizer finds the access. Errors of this kind leave "
-                              "the CUDA context unusable until the process exits.",
-                              "Running kernel %s (grid %dx%dx%d, blocks %dx%dx%d)", kernel_name,
-                              grid_x, grid_y, grid_z, block_x, block_y, block_z);
-    }
     return 0;
 }
 
@@ -604,5 +613,69 @@ int32_t loom_cuda_mark_device_dirty(void *user_context, loom_buffer_t *b) {
 int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b) {
     (void)user_context;
     b->flags = (b->flags & ~(uint32_t)loom_buffer_device_dirty) | loom_buffer_host_dirty;
+    return 0;
+}
+
+int32_t loom_cuda_device_sync(void *user_context) {
+    int32_t error = enter_driver(user_context, "waiting for", "the device");
+    if (error) return error;
+    CUresult result = driver.cuCtxSynchronize();
+    if (result != CUDA_SUCCESS) {
+        return report_failure(user_context, result,
+                              "A kernel launched earlier failed. An illegal address usually means "
+                              "a pipeline was given a buffer smaller than its dims say; "
+                              "compute-sanitizer finds the access. Errors of this kind leave the "
+                              "CUDA context unusable until the process exits.",
+                              "%s", "Waiting for the device's kernels");
+    }
+    return 0;
+}
+
+int32_t loom_cuda_event_record(void *user_context, void **event) {
+    int32_t error = enter_driver(user_context, "recording", "an event");
+    if (error) return error;
+    CUresult result = CUDA_SUCCESS;
+    if (!*event) result = driver.cuEventCreate((CUevent *)event, 0);
+    if (result == CUDA_SUCCESS) result = driver.cuEventRecord((CUevent)*event, NULL);
+    if (result != CUDA_SUCCESS) {
+        return report_failure(user_context, result, "The CUDA context may be unusable.", "%s",
+                              "Recording an event on the device");
+    }
+    return 0;
+}
+
+int32_t loom_cuda_event_elapsed_ms(void *user_context, void *start, void *end, float *ms) {
+    int32_t error = enter_driver(user_context, "timing", "events");
+    if (error) return error;
+    CUresult result = driver.cuEventSynchronize((CUevent)end);
+    if (result == CUDA_SUCCESS) result = driver.cuEventElapsedTime(ms, (CUevent)start, (CUevent)end);
+    if (result != CUDA_SUCCESS) {
+        return report_failure(user_context, result,
+                              "A kernel between the two events may have failed.", "%s",
+                              "Timing the device between two events");
+    }
+    return 0;
+}
+
+int32_t loom_cuda_clear_cache(void *user_context, size_t bytes) {
+    /* One scratch buffer for the process, grown to the largest size asked for. */
+    static CUdeviceptr scratch = 0;
+    static size_t scratch_bytes = 0;
+    int32_t error = enter_driver(user_context, "clearing", "the device's cache");
+    if (error) return error;
+    CUresult result = CUDA_SUCCESS;
+    if (scratch_bytes < bytes) {
+        if (scratch) driver.cuMemFree(scratch);
+        scratch = 0;
+        scratch_bytes = 0;
+        result = driver.cuMemAlloc(&scratch, bytes);
+        if (result == CUDA_SUCCESS) scratch_bytes = bytes;
+    }
+    if (result == CUDA_SUCCESS) result = driver.cuMemsetD32Async(scratch, 0, bytes / 4, NULL);
+    if (result != CUDA_SUCCESS) {
+        return report_failure(user_context, result, "Ask for a smaller size.",
+                              "Clearing the device's cache with %llu bytes of zeros",
+                              (unsigned long long)bytes);
+    }
     return 0;
 }

@@ -157,19 +157,35 @@ int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char 
  * error code. Safe to call when the driver was never loaded and b->device is 0. */
 int32_t loom_cuda_device_free(void *user_context, loom_buffer_t *b);
 
+/* Waits until every kernel and copy issued so far has finished. Returns 0 or the error code
+ * of a failure among them (after reporting it). */
+int32_t loom_cuda_device_sync(void *user_context);
+
+/* GPU time, for benchmarks: event_record records an event on the stream kernels run on,
+ * creating it first if *event is NULL (events are kept for the process's life);
+ * event_elapsed_ms waits for `end` and writes the milliseconds between the two. */
+int32_t loom_cuda_event_record(void *user_context, void **event);
+int32_t loom_cuda_event_elapsed_ms(void *user_context, void *start, void *end, float *ms);
+/* Also for benchmarks: queues zeros over `bytes` of a device scratch buffer (kept for the
+ * process), which evicts the L2 cache and keeps the GPU busy while the host issues the next
+ * timed work, as triton.testing.do_bench does before each timed call. */
+int32_t loom_cuda_clear_cache(void *user_context, size_t bytes);
+
 /* After a kernel wrote b (mark_device_dirty) or host code wrote it (mark_host_dirty): the
  * other copy is now older. Always return 0. */
 int32_t loom_cuda_mark_device_dirty(void *user_context, loom_buffer_t *b);
 int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b);
 
-/* Runs kernel `kernel_name` of the PTX module text `ptx` (NUL-terminated) on a grid of
+/* Launches kernel `kernel_name` of the PTX module text `ptx` (NUL-terminated) on a grid of
  * grid_x*grid_y*grid_z blocks of block_x*block_y*block_z threads, with kernel parameters
- * `args` (cuLaunchKernel's kernelParams: args[i] points at the i-th parameter's value), then
- * waits for it (cuCtxSynchronize), so that an error in the kernel is reported here. A grid or
- * block with a zero dimension has no threads: nothing runs and 0 is returned. *module_cache is
- * a slot the caller keeps per PTX module (initially NULL): the module is loaded once (under a
- * lock) and kept there for the life of the process. A load failure's message includes the
- * driver's JIT error log. Returns 0 or an error code. */
+ * `args` (cuLaunchKernel's kernelParams: args[i] points at the i-th parameter's value; they are
+ * copied at the launch). The kernel runs asynchronously on the context's default stream: later
+ * launches, copies and frees wait for it, and a fault inside it is reported by the next call
+ * that waits (a copy to the host, a free, loom_cuda_device_sync). A grid or block with a zero
+ * dimension has no threads: nothing runs and 0 is returned. *module_cache is a slot the caller
+ * keeps per PTX module (initially NULL): the module is loaded once (under a lock) and kept
+ * there for the life of the process. A load failure's message includes the driver's JIT error
+ * log. Returns 0 or an error code. */
 int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *ptx,
                          const char *kernel_name, int32_t grid_x, int32_t grid_y, int32_t grid_z,
                          int32_t block_x, int32_t block_y, int32_t block_z, void **args);

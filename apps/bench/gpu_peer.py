@@ -1,5 +1,6 @@
 """torch.compile peer of loom_gpu_bench: the same algorithms on the same sizes, timed on the
-same GPU in the same call, with the device's copy bandwidth measured beside them.
+same GPU in the same call, timed as loom_gpu_bench times Loom (see timed()), with the device's
+copy bandwidth measured beside them.
 
 Prints one JSON object: {"copy_gbps": ..., "apps": {name: {"ms": median, "max_abs_err": ...}}}.
 Each app's inputs are random (seeded); its output is checked against a float64 (or int64)
@@ -15,6 +16,8 @@ N = 4096  # the apps' benchmark size (apps/pointwise, apps/blur)
 
 
 def timed(fn):
+    """triton.testing.do_bench's median: CUDA events around each call, the L2 cleared (and the
+    GPU kept busy) before each; loom_gpu_bench times Loom the same way."""
     return triton.testing.do_bench(fn, warmup=50, rep=300, return_mode="median")
 
 
