@@ -85,15 +85,6 @@ double seconds(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<std::string> split_commas(const std::string &s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string item; std::getline(ss, item, ',');) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
-}
-
 std::vector<std::vector<uint8_t>> snapshot(const App &app) {
     std::vector<std::vector<uint8_t>> bytes;
     for (const auto &out : app.outputs) {

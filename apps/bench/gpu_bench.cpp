@@ -20,7 +20,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,15 +28,6 @@
 using namespace loom_apps;
 
 namespace {
-
-std::vector<std::string> split_list(const std::string &list) {
-    std::vector<std::string> out;
-    std::stringstream in(list);
-    for (std::string item; std::getline(in, item, ',');) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
-}
 
 constexpr int kBatch = 20;
 constexpr int kBatchesPerRepetition = 10;
@@ -63,7 +53,7 @@ int main(int argc, char **argv) {
     std::vector<char *> rest{argv[0]};
     for (int i = 1; i < argc; i++) {
         if (std::strncmp(argv[i], "--apps=", 7) == 0) {
-            names = split_list(argv[i] + 7);
+            names = split_commas(argv[i] + 7);
         } else {
             rest.push_back(argv[i]);
         }

@@ -77,4 +77,7 @@ using AppFactory = std::function<std::unique_ptr<App>()>;
 const std::vector<std::pair<std::string, AppFactory>> &all_apps();
 std::unique_ptr<App> make_app(const std::string &name);
 
+/** The items of a comma-separated list (a command line's --apps=a,b), empty ones dropped. */
+std::vector<std::string> split_commas(const std::string &list);
+
 } // namespace loom_apps

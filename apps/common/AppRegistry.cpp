@@ -4,6 +4,7 @@
 #include "apps/common/AppCases.h"
 
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
 #include "apps/common/AllApps.h"
@@ -12,6 +13,15 @@ namespace loom_apps {
 
 const char *variant_name(Variant v) {
     return v == Variant::Hand ? "hand" : v == Variant::Unfused ? "unfused" : "gpu";
+}
+
+std::vector<std::string> split_commas(const std::string &list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty()) out.push_back(item);
+    }
+    return out;
 }
 
 void scribble_outputs(App &app) {
