@@ -4,7 +4,9 @@
 // against plain C++ loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -315,6 +317,88 @@ TEST(GPURun, ThreeDimensionalBlocksAndThreads) {
     for (int zz = 0; zz < 5; zz++)
         for (int yy = 0; yy < 9; yy++)
             for (int xx = 0; xx < 20; xx++) ASSERT_EQ(out(xx, yy, zz), xx + yy * 100 + zz * 10000);
+}
+
+TEST(GPURun, VectorLanesInsideAThread) {
+    REQUIRE_CUDA();
+    const int n = 1000;  // not a multiple of 4 * 64: the last block shifts inwards
+    Buffer<float> in(n);
+    for (int i = 0; i < n; i++) in(i) = float(i % 97) * 0.25f - 3.0f;
+    ImageParam input(Float(32), 1, "input");
+    Func f("f");
+    Var x("x"), bx("bx"), xi("xi"), tx("tx"), v("v");
+    f(x) = sqrt(abs(input(x))) + floor(input(x) * 1.5f);
+    f.split(x, bx, xi, 256).split(xi, tx, v, 4).vectorize(v).gpu_threads(tx).gpu_blocks(bx);
+    input.set(in);
+    Buffer<float> out = f.realize({n}, cuda_target());
+    for (int i = 0; i < n; i++) {
+        ASSERT_EQ(out(i), std::sqrt(std::abs(in(i))) + std::floor(in(i) * 1.5f)) << "at " << i;
+    }
+}
+
+TEST(GPURun, TupleOutputAndBoundaryCondition) {
+    REQUIRE_CUDA();
+    const int w = 70, h = 33;
+    Buffer<uint8_t> in = pattern_2d<uint8_t>(w, h, 4);
+    ImageParam input(UInt(8), 2, "input");
+    Func clamped = BoundaryConditions::repeat_edge(input);
+    Func f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    f(x, y) = Tuple(cast<int16_t>(clamped(x - 2, y)) - clamped(x + 2, y + 1),
+                    cast<float>(clamped(x, y - 3)) * 0.5f);
+    f.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
+    input.set(in);
+    Realization r = f.realize({w, h}, cuda_target());
+    Buffer<int16_t> diff = r[0];
+    Buffer<float> half = r[1];
+    auto at = [&](int xx, int yy) {
+        return in(std::clamp(xx, 0, w - 1), std::clamp(yy, 0, h - 1));
+    };
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            ASSERT_EQ(diff(xx, yy), int16_t(at(xx - 2, yy) - at(xx + 2, yy + 1))) << xx << ", " << yy;
+            ASSERT_EQ(half(xx, yy), float(at(xx, yy - 3)) * 0.5f) << xx << ", " << yy;
+        }
+    }
+}
+
+TEST(GPURun, KernelsLaunchedFromParallelCPULoops) {
+    REQUIRE_CUDA();
+    // Each of the 8 planes is its own kernel launch, from the CPU's thread pool.
+    Func f("f");
+    Var x("x"), y("y"), c("c"), tx("tx"), ty("ty");
+    f(x, y, c) = x * 3 + y * 5 + c * 1000;
+    f.gpu_tile(x, y, tx, ty, 32, 8).parallel(c);
+    Buffer<int32_t> out = f.realize({100, 50, 8}, cuda_target());
+    for (int cc = 0; cc < 8; cc++)
+        for (int yy = 0; yy < 50; yy++)
+            for (int xx = 0; xx < 100; xx++) ASSERT_EQ(out(xx, yy, cc), xx * 3 + yy * 5 + cc * 1000);
+}
+
+TEST(GPURun, SpecializedScheduleOnTheGPUAndTheCPU) {
+    REQUIRE_CUDA();
+    Param<int> offset("offset");
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = x * 2 + offset;
+    f.specialize(offset > 0).gpu_tile(x, bx, tx, 64);
+    f.vectorize(x, 8);
+    Pipeline p(f);
+    for (int o : {5, -5}) {
+        offset.set(o);
+        Buffer<int32_t> out = p.realize({300}, cuda_target());
+        for (int i = 0; i < 300; i++) ASSERT_EQ(out(i), i * 2 + o) << "offset " << o << " at " << i;
+    }
+}
+
+TEST(GPUErrors, MathFunctionWithoutAGPUVersion) {
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = sin(cast<float>(x));
+    f.gpu_tile(x, bx, tx, 64);
+    std::string m = message_of([&] { Pipeline(f).compile_jit(cuda_target()); });
+    EXPECT_NE(m.find("sin"), std::string::npos) << m;
+    EXPECT_NE(m.find("without gpu_blocks"), std::string::npos) << m;
 }
 
 }  // namespace
