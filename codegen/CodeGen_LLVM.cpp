@@ -32,6 +32,7 @@
 #include "codegen/HoistStackReads.h"
 #include "codegen/IndexTerms.h"
 #include "codegen/JoinedStreamingStores.h"
+#include "codegen/KernelShape.h"
 #include "codegen/LaneClasses.h"
 #include "codegen/LaneIndexShape.h"
 #include "codegen/LaneOffsets.h"
@@ -162,29 +163,6 @@ constexpr int kBufferDimensionsOffset = 12;
 constexpr int kBufferDeviceOffset = 24;
 constexpr int kBufferFlagsOffset = 32;
 constexpr int kBufferStructSize = 40;
-
-// The GPU loops of a kernel, outermost first, as code generation maps them.
-struct KernelLoops {
-    std::vector<const For *> blocks, threads;
-};
-
-KernelLoops kernel_loops(const For *kernel) {
-    KernelLoops loops;
-    Stmt s = kernel;
-    while (true) {
-        if (const LetStmt *l = s.as<LetStmt>()) {
-            s = l->body;
-        } else if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUBlock) {
-            loops.blocks.push_back(f);
-            s = f->body;
-        } else if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUThread) {
-            loops.threads.push_back(f);
-            s = f->body;
-        } else {
-            return loops;
-        }
-    }
-}
 
 // The PTX special register a GPU loop's index comes from: the innermost block (thread) loop
 // is x, the next y, then z, so that consecutive threads of a warp take consecutive x.
@@ -337,20 +315,14 @@ public:
                 symbols.push(params[i].name, arg);
             }
         }
-        KernelLoops loops = kernel_loops(kernel);
-        int threads_per_block = 1;
-        for (size_t i = 0; i < loops.blocks.size(); i++) {
-            gpu_loop_registers[loops.blocks[i]->name] =
-                gpu_index_register(true, loops.blocks.size() - 1 - i);
-        }
-        for (size_t i = 0; i < loops.threads.size(); i++) {
-            gpu_loop_registers[loops.threads[i]->name] =
-                gpu_index_register(false, loops.threads.size() - 1 - i);
-            threads_per_block *= *as_const_int(loops.threads[i]->extent);
+        shape = kernel_shape(kernel);
+        for (size_t i = 0; i < shape.blocks.size(); i++) {
+            gpu_loop_registers[shape.blocks[i]->name] =
+                gpu_index_register(true, shape.blocks.size() - 1 - i);
         }
         codegen(Stmt(kernel));
         builder.CreateRetVoid();
-        mark_kernel(*function, threads_per_block);
+        mark_kernel(*function, (int)shape.threads_per_block());
         if (verify) {
             std::string errors;
             llvm::raw_string_ostream es(errors);
@@ -372,15 +344,60 @@ private:
     // around no other loop, outlined or parallel): see marks_as_glue.
     bool function_has_innermost_loop = false;
     // A block or thread loop inside a kernel: one iteration per block (thread), its index
-    // from the special register compile_kernel assigned it.
+    // from a special register. A thread loop shorter than the block's threads on its axis runs
+    // on the first of them only; the outermost loop of a nest also leaves out the threads past
+    // the first on the axes its nest does not use. Where a kernel has several nests (a
+    // producer staged in shared storage, then its consumer), every thread waits at a barrier
+    // after each, so that the next reads what the last wrote.
     void gpu_loop(const For *op) {
-        auto it = gpu_loop_registers.find(op->name);
-        internal_assert(it != gpu_loop_registers.end())
-            << "GPU loop " << op->name << " is not in its kernel's nest of block and thread loops";
-        llvm::Value *index = builder.CreateIntrinsic(it->second, {}, {});
+        if (op->for_type == ForType::GPUBlock) {
+            auto it = gpu_loop_registers.find(op->name);
+            internal_assert(it != gpu_loop_registers.end())
+                << "Block loop " << op->name << " is not among its kernel's block loops";
+            llvm::Value *index = builder.CreateIntrinsic(it->second, {}, {});
+            symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
+            codegen(op->body);
+            symbols.pop(op->name);
+            return;
+        }
+        auto it = shape.thread_loops.find(op->name);
+        internal_assert(it != shape.thread_loops.end())
+            << "Thread loop " << op->name << " is not in one of its kernel's nests";
+        const KernelShape::ThreadLoop &loop = it->second;
+        auto thread_index = [&](int axis) {
+            return builder.CreateIntrinsic(gpu_index_register(false, axis), {}, {});
+        };
+        llvm::Value *index = thread_index(loop.axis);
+        llvm::Value *active = builder.getTrue();
+        if (loop.extent < shape.block_extent[loop.axis]) {
+            active = builder.CreateICmpSLT(index, builder.getInt32((int32_t)loop.extent));
+        }
+        auto nest = shape.nests.find(op->name);
+        if (nest != shape.nests.end()) {
+            for (int axis = nest->second; axis < 3; axis++) {
+                if (shape.block_extent[axis] == 1) continue;
+                active = builder.CreateAnd(active, builder.CreateICmpEQ(thread_index(axis), builder.getInt32(0)));
+            }
+        }
+        llvm::BasicBlock *after = nullptr;
+        if (!llvm::isa<llvm::ConstantInt>(active)) {
+            llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx, op->name + ".active", function);
+            after = llvm::BasicBlock::Create(ctx, op->name + ".after", function);
+            builder.CreateCondBr(active, body, after);
+            builder.SetInsertPoint(body);
+        }
         symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
+        thread_loop_depth++;
         codegen(op->body);
+        thread_loop_depth--;
         symbols.pop(op->name);
+        if (after) {
+            builder.CreateBr(after);
+            builder.SetInsertPoint(after);
+        }
+        if (nest != shape.nests.end() && shape.nests.size() > 1) {
+            builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+        }
     }
 
     // A kernel (the loop nest from an outermost block loop in), on the host: compiles it to PTX
@@ -391,7 +408,7 @@ private:
     void launch_kernel(const For *op) {
         internal_assert(op->for_type == ForType::GPUBlock)
             << "Thread loop " << op->name << " outside a kernel reached code generation";
-        KernelLoops loops = kernel_loops(op);
+        const KernelShape shape = kernel_shape(op);
         FreeNames free;
         op->accept(&free);
         std::vector<KernelParam> params;
@@ -425,8 +442,8 @@ private:
         // evaluated here, on the host, so they may use only what is defined outside the kernel.
         std::vector<llvm::Value *> grid(3, builder.getInt32(1)), block(3, builder.getInt32(1));
         llvm::Value *any_empty = builder.getFalse();
-        for (size_t i = 0; i < loops.blocks.size(); i++) {
-            const For *b = loops.blocks[loops.blocks.size() - 1 - i];
+        for (size_t i = 0; i < shape.blocks.size(); i++) {
+            const For *b = shape.blocks[shape.blocks.size() - 1 - i];
             FreeNames extent_names;
             b->extent.accept(&extent_names);
             for (const std::string &v : extent_names.vars) {
@@ -439,9 +456,7 @@ private:
             grid[i] = codegen(b->extent);
             any_empty = builder.CreateOr(any_empty, builder.CreateICmpSLE(grid[i], builder.getInt32(0)));
         }
-        for (size_t i = 0; i < loops.threads.size(); i++) {
-            block[i] = builder.getInt32(*as_const_int(loops.threads[loops.threads.size() - 1 - i]->extent));
-        }
+        for (int i = 0; i < 3; i++) block[i] = builder.getInt32((int32_t)shape.block_extent[i]);
         llvm::BasicBlock *launch = llvm::BasicBlock::Create(ctx, name + ".launch", function);
         llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
         builder.CreateCondBr(any_empty, after, launch);
@@ -494,8 +509,11 @@ private:
     std::set<std::string> allocations_with_device_copies;
     int kernels_emitted = 0;
     std::unique_ptr<llvm::TargetMachine> ptx_target;
-    // Kernel: the special register each GPU loop's index comes from.
+    // Kernel: its block and thread loops, the special register each block loop's index comes
+    // from, and how many thread loops are around the code being emitted.
+    KernelShape shape;
     std::map<std::string, llvm::Intrinsic::ID> gpu_loop_registers;
+    int thread_loop_depth = 0;
     Scope<llvm::Value *> symbols;
     Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
     // Allocations in scope that live on the stack (their Free releases nothing), with their
@@ -2001,6 +2019,7 @@ private:
     }
 
     void visit(const Allocate *op) override {
+        if (is_nvptx && thread_loop_depth == 0) return shared_allocation(op);
         llvm::Value *count = builder.getInt64(1);
         for (const Expr &e : op->extents) {
             llvm::Value *ext = builder.CreateSExt(codegen(e), builder.getInt64Ty());
@@ -2083,6 +2102,24 @@ private:
         symbols.push(op->name + ".buffer", raw);
         body();
         symbols.pop(op->name + ".buffer");
+    }
+
+    // Storage of a kernel outside its thread loops: shared by the threads of a block (CUDA's
+    // shared memory), sized at compile time (lower/ValidateGPULoops checked the extents).
+    void shared_allocation(const Allocate *op) {
+        int64_t bytes = std::max(op->type.bytes(), 1);
+        for (const Expr &e : op->extents) bytes *= std::max<int64_t>(*as_const_int(e), 0);
+        constexpr unsigned kSharedAddressSpace = 3;
+        auto *type = llvm::ArrayType::get(builder.getInt8Ty(), std::max<int64_t>(bytes, 1));
+        auto *storage = new llvm::GlobalVariable(
+            *module, type, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(type),
+            op->name, nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+        storage->setAlignment(llvm::Align(16));
+        stack_allocations.push(op->name, bytes);  // nothing for its Free to release
+        buffers.push(op->name, builder.CreateAddrSpaceCast(storage, llvm::PointerType::get(ctx, 0)));
+        codegen(op->body);
+        buffers.pop(op->name);
+        stack_allocations.pop(op->name);
     }
 
     // An allocation's elements start after its leading padding.

@@ -1,6 +1,8 @@
 #include "lower/ValidateGPULoops.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
@@ -14,12 +16,12 @@ namespace {
 constexpr int kMaxGPUDimensions = 3;
 constexpr int64_t kMaxThreadsPerBlock = 1024;
 
-// The part of a kernel between its block loops and its thread loops: lets, block loops,
-// one nest of thread loops. Anything else there would run once per thread where the user
-// meant once per block.
-void check_block_level(const Stmt &s, const std::string &kernel, int blocks);
-
-void check_thread_nest(const Stmt &s, const std::string &kernel, int threads, int64_t block_size);
+// What a kernel's nests of thread loops ask of its blocks: on each axis (x innermost), the
+// most threads any nest uses there.
+struct BlockThreads {
+    int64_t extent[kMaxGPUDimensions] = {1, 1, 1};
+    bool any_nest = false;
+};
 
 class KernelInterior : public IRVisitor {
 public:
@@ -53,48 +55,76 @@ private:
     }
 };
 
-void check_thread_nest(const Stmt &s, const std::string &kernel, int threads, int64_t block_size) {
-    if (const LetStmt *l = s.as<LetStmt>()) return check_thread_nest(l->body, kernel, threads, block_size);
+// One nest of thread loops, from its outermost (threads: the thread loops outside s).
+void check_thread_nest(const Stmt &s, const std::string &kernel, std::vector<const For *> &nest,
+                       BlockThreads &block) {
+    if (const LetStmt *l = s.as<LetStmt>()) return check_thread_nest(l->body, kernel, nest, block);
     const For *f = s.as<For>();
-    if (!f || f->for_type != ForType::GPUThread) {
-        user_assert(threads > 0)
-            << "Kernel " << kernel << " has gpu_blocks loops but no gpu_threads loop inside "
-            << "them. Mark an inner loop gpu_threads (or schedule with gpu_tile).";
-        KernelInterior interior(kernel);
-        s.accept(&interior);
-        return;
+    if (f && f->for_type == ForType::GPUThread) {
+        user_assert(nest.size() < (size_t)kMaxGPUDimensions)
+            << "Kernel " << kernel << " has more than " << kMaxGPUDimensions
+            << " nested gpu_threads loops (at " << f->name << "). Fuse some of them.";
+        user_assert(is_const(f->extent))
+            << "The gpu_threads loop " << f->name << " of kernel " << kernel << " has extent "
+            << f->extent << ", not a constant. Split it by a constant (gpu_tile with a constant "
+            << "size) so every block has the same number of threads.";
+        nest.push_back(f);
+        return check_thread_nest(f->body, kernel, nest, block);
     }
-    user_assert(threads < kMaxGPUDimensions)
-        << "Kernel " << kernel << " has more than " << kMaxGPUDimensions
-        << " gpu_threads loops (at " << f->name << "). Fuse some of them.";
-    const int64_t *extent = as_const_int(f->extent);
-    user_assert(extent)
-        << "The gpu_threads loop " << f->name << " of kernel " << kernel << " has extent "
-        << f->extent << ", not a constant. Split it by a constant (gpu_tile with a constant "
-        << "size) so every block has the same number of threads.";
-    user_assert(*extent * block_size <= kMaxThreadsPerBlock)
-        << "Kernel " << kernel << " has " << *extent * block_size << " threads a block (at loop "
-        << f->name << "); CUDA allows at most " << kMaxThreadsPerBlock
-        << ". Use smaller gpu_tile sizes.";
-    check_thread_nest(f->body, kernel, threads + 1, block_size * *extent);
+    // The nest's body: its innermost thread loop is axis x.
+    int64_t threads = 1;
+    for (size_t i = 0; i < nest.size(); i++) {
+        const int64_t extent = *as_const_int(nest[nest.size() - 1 - i]->extent);
+        block.extent[i] = std::max(block.extent[i], extent);
+        threads *= extent;
+    }
+    block.any_nest = true;
+    KernelInterior interior(kernel);
+    s.accept(&interior);
 }
 
-void check_block_level(const Stmt &s, const std::string &kernel, int blocks) {
-    if (const LetStmt *l = s.as<LetStmt>()) return check_block_level(l->body, kernel, blocks);
+// The part of a kernel between its block loops and its thread loops: lets, block loops,
+// storage shared by a block's threads (a Func computed at a block loop), and nests of thread
+// loops run one after another. Anything else there would run once per thread where the user
+// meant once per block.
+void check_block_level(const Stmt &s, const std::string &kernel, int blocks, BlockThreads &block) {
+    if (!s.defined()) return;
+    if (const LetStmt *l = s.as<LetStmt>()) return check_block_level(l->body, kernel, blocks, block);
+    if (const ProducerConsumer *pc = s.as<ProducerConsumer>()) {
+        return check_block_level(pc->body, kernel, blocks, block);
+    }
+    if (const Block *b = s.as<Block>()) {
+        check_block_level(b->first, kernel, blocks, block);
+        return check_block_level(b->rest, kernel, blocks, block);
+    }
+    if (s.as<Free>()) return;
+    if (const Allocate *a = s.as<Allocate>()) {
+        for (const Expr &e : a->extents) {
+            user_assert(is_const(e))
+                << "Buffer " << a->name << " is shared by the threads of a block of kernel "
+                << kernel << " but has extent " << e << ", not a constant: shared memory is "
+                << "sized when the kernel is compiled. Tile its consumer by constant sizes.";
+        }
+        return check_block_level(a->body, kernel, blocks, block);
+    }
     if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUBlock) {
+        user_assert(!block.any_nest)
+            << "The gpu_blocks loop " << f->name << " of kernel " << kernel
+            << " comes after thread loops at block level. Block loops must be outermost.";
         user_assert(blocks < kMaxGPUDimensions)
             << "Kernel " << kernel << " has more than " << kMaxGPUDimensions
             << " gpu_blocks loops (at " << f->name << "). Fuse some of them.";
-        return check_block_level(f->body, kernel, blocks + 1);
+        return check_block_level(f->body, kernel, blocks + 1, block);
     }
     if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUThread) {
-        return check_thread_nest(s, kernel, 0, 1);
+        std::vector<const For *> nest;
+        return check_thread_nest(s, kernel, nest, block);
     }
     user_assert(false)
         << "Kernel " << kernel << " has code between its gpu_blocks and gpu_threads loops:\n"
-        << s << "It would run once per thread where it is meant once per block (a producer "
-        << "computed at a block loop needs shared memory, which Loom's CUDA backend does not "
-           "have yet). Compute it at the thread loops, or at a loop outside the kernel.";
+        << s << "It would run once per thread where it is meant once per block. Mark the loops "
+        << "of a Func computed at a block loop gpu_threads (its threads then share its storage), "
+           "or compute it at the thread loops, or at a loop outside the kernel.";
 }
 
 class ValidateGPULoops : public IRVisitor {
@@ -114,7 +144,17 @@ private:
             << "Loop " << op->name << " is mapped to the GPU (gpu_blocks), but the target "
             << target.to_string() << " has no GPU. Compile for "
             << "get_host_target().with_feature(Target::CUDA), or schedule the Func for the CPU.";
-        check_block_level(Stmt(op), op->name, 0);
+        BlockThreads block;
+        check_block_level(Stmt(op), op->name, 0, block);
+        user_assert(block.any_nest)
+            << "Kernel " << op->name << " has gpu_blocks loops but no gpu_threads loop inside "
+            << "them. Mark an inner loop gpu_threads (or schedule with gpu_tile).";
+        const int64_t threads = block.extent[0] * block.extent[1] * block.extent[2];
+        user_assert(threads <= kMaxThreadsPerBlock)
+            << "Kernel " << op->name << " has " << threads << " threads a block ("
+            << block.extent[0] << " x " << block.extent[1] << " x " << block.extent[2]
+            << ", the most its thread loops use on each axis); CUDA allows at most "
+            << kMaxThreadsPerBlock << ". Use smaller gpu_tile sizes.";
     }
 };
 

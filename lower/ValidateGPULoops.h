@@ -11,10 +11,11 @@ namespace Internal {
  * backend can't run: a target without Target::CUDA; thread loops outside every block loop,
  * or block loops inside thread loops; more than three block or thread dimensions; a thread
  * loop whose extent is not a constant, or more than 1024 threads a block; statements in a
- * kernel outside its thread loops other than lets and a single nest of thread loops (code
- * that all of a block would share needs shared memory and barriers); parallel loops, and
- * allocations of a size not known at compile time, inside a kernel. A kernel is the nest from
- * an outermost block loop in. Returns nothing: the IR is unchanged. */
+ * kernel between its block loops and its thread loops other than lets, storage of constant
+ * size (shared by a block's threads) and nests of thread loops (a Func computed at a block
+ * loop with its loops on the threads, then its consumer); parallel loops, and allocations of
+ * a size not known at compile time, inside a kernel. A kernel is the nest from an outermost
+ * block loop in. Returns nothing: the IR is unchanged. */
 void validate_gpu_loops(const Stmt &s, const Target &target);
 
 } // namespace Internal

@@ -129,6 +129,21 @@ TEST(GPULowering, RunWithoutADriverSaysWhy) {
     EXPECT_NE(m.find("libcuda"), std::string::npos) << m;
 }
 
+TEST(GPULowering, ProducerAtABlockLoopUsesSharedMemoryAndABarrier) {
+    ImageParam in(Float(32), 2, "in");
+    Func g("g"), f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    g(x, y) = in(x, y) * 2.0f;
+    f(x, y) = g(x, y) + g(x, y + 2);
+    f.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    g.compute_at(f, bx).gpu_threads(x, y);
+    std::string ir = Pipeline(f).llvm_ir(cuda_target());
+    EXPECT_NE(ir.find(".shared .align 16 .b8 g["), std::string::npos) << ir.substr(0, 6000);
+    EXPECT_NE(ir.find("bar.sync"), std::string::npos);
+    // g's nest uses 32 x 10 threads, f's 32 x 8: blocks of 320.
+    EXPECT_NE(ir.find(".maxntid 320, 1, 1"), std::string::npos);
+}
+
 // ---- schedule errors ------------------------------------------------------------------------
 
 TEST(GPUErrors, TargetWithoutCUDA) {
@@ -388,6 +403,32 @@ TEST(GPURun, SpecializedScheduleOnTheGPUAndTheCPU) {
         offset.set(o);
         Buffer<int32_t> out = p.realize({300}, cuda_target());
         for (int i = 0; i < 300; i++) ASSERT_EQ(out(i), i * 2 + o) << "offset " << o << " at " << i;
+    }
+}
+
+TEST(GPURun, ProducerStagedInSharedMemory) {
+    REQUIRE_CUDA();
+    const int w = 150, h = 61;  // tails on both axes
+    Buffer<uint16_t> in = pattern_2d<uint16_t>(w + 2, h + 2, 5);
+    auto bx_ref = [&](int xx, int yy) {
+        return uint16_t((uint32_t(in(xx, yy)) + in(xx + 1, yy) + in(xx + 2, yy)) / 3);
+    };
+    ImageParam input(UInt(16), 2, "input");
+    Func blur_x("blur_x"), blur_y("blur_y");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    blur_x(x, y) = cast<uint16_t>((cast<uint32_t>(input(x, y)) + input(x + 1, y) + input(x + 2, y)) / 3);
+    blur_y(x, y) = cast<uint16_t>((cast<uint32_t>(blur_x(x, y)) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3);
+    // Each block computes its 32 x 10 rows of blur_x into shared memory, one thread each, then
+    // its 32 x 8 outputs from them.
+    blur_y.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    blur_x.compute_at(blur_y, bx).gpu_threads(x, y);
+    input.set(in);
+    Buffer<uint16_t> out = blur_y.realize({w, h}, cuda_target());
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            uint16_t expected = uint16_t((uint32_t(bx_ref(xx, yy)) + bx_ref(xx, yy + 1) + bx_ref(xx, yy + 2)) / 3);
+            ASSERT_EQ(out(xx, yy), expected) << "at " << xx << ", " << yy;
+        }
     }
 }
 
