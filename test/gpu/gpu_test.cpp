@@ -52,6 +52,26 @@ std::string message_of(const std::function<void()> &f) {
     return "";
 }
 
+// A separable 3x3 mean of 16-bit values, each mean truncated, reading in(x .. x + 2,
+// y .. y + 2) for output (x, y); schedules are the caller's.
+struct Blur {
+    ImageParam input{UInt(16), 2, "input"};
+    Func blur_x{"blur_x"}, blur_y{"blur_y"};
+    Var x{"x"}, y{"y"};
+    Blur() {
+        blur_x(x, y) = cast<uint16_t>((cast<uint32_t>(input(x, y)) + input(x + 1, y) + input(x + 2, y)) / 3);
+        blur_y(x, y) = cast<uint16_t>((cast<uint32_t>(blur_x(x, y)) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3);
+    }
+};
+
+// Blur's output (x, y) computed in plain C++.
+uint16_t blur_reference(const Buffer<uint16_t> &in, int x, int y) {
+    auto bx = [&](int xx, int yy) {
+        return uint32_t((uint32_t(in(xx, yy)) + in(xx + 1, yy) + in(xx + 2, yy)) / 3);
+    };
+    return uint16_t((bx(x, y) + bx(x, y + 1) + bx(x, y + 2)) / 3);
+}
+
 // ---- lowering and PTX, on any machine -------------------------------------------------------
 
 TEST(GPULowering, TiledFuncBecomesAKernelWithDeviceCopies) {
@@ -232,25 +252,17 @@ TEST(GPURun, BlurInlinedAndStagedMatchesCPU) {
     REQUIRE_CUDA();
     const int w = 300, h = 131;
     Buffer<uint16_t> in = pattern_2d<uint16_t>(w + 2, h + 2, 2);
-    auto reference = [&](int x, int y) {
-        auto bx = [&](int xx, int yy) {
-            return uint16_t((uint32_t(in(xx, yy)) + in(xx + 1, yy) + in(xx + 2, yy)) / 3);
-        };
-        return uint16_t((uint32_t(bx(x, y)) + bx(x, y + 1) + bx(x, y + 2)) / 3);
-    };
     for (bool staged : {false, true}) {
-        ImageParam input(UInt(16), 2, "input");
-        Func blur_x("blur_x"), blur_y("blur_y");
-        Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
-        blur_x(x, y) = cast<uint16_t>((cast<uint32_t>(input(x, y)) + input(x + 1, y) + input(x + 2, y)) / 3);
-        blur_y(x, y) = cast<uint16_t>((cast<uint32_t>(blur_x(x, y)) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3);
-        blur_y.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
-        if (staged) blur_x.compute_root().gpu_tile(x, y, bx, by, tx, ty, 32, 4);
-        input.set(in);
-        Buffer<uint16_t> out = blur_y.realize({w, h}, cuda_target());
+        Blur b;
+        Var bx("bx"), by("by"), tx("tx"), ty("ty");
+        b.blur_y.gpu_tile(b.x, b.y, bx, by, tx, ty, 16, 16);
+        if (staged) b.blur_x.compute_root().gpu_tile(b.x, b.y, bx, by, tx, ty, 32, 4);
+        b.input.set(in);
+        Buffer<uint16_t> out = b.blur_y.realize({w, h}, cuda_target());
         for (int yy = 0; yy < h; yy++) {
             for (int xx = 0; xx < w; xx++) {
-                ASSERT_EQ(out(xx, yy), reference(xx, yy)) << (staged ? "staged" : "inlined") << " at " << xx << ", " << yy;
+                ASSERT_EQ(out(xx, yy), blur_reference(in, xx, yy))
+                    << (staged ? "staged" : "inlined") << " at " << xx << ", " << yy;
             }
         }
     }
@@ -410,24 +422,17 @@ TEST(GPURun, ProducerStagedInSharedMemory) {
     REQUIRE_CUDA();
     const int w = 150, h = 61;  // tails on both axes
     Buffer<uint16_t> in = pattern_2d<uint16_t>(w + 2, h + 2, 5);
-    auto bx_ref = [&](int xx, int yy) {
-        return uint16_t((uint32_t(in(xx, yy)) + in(xx + 1, yy) + in(xx + 2, yy)) / 3);
-    };
-    ImageParam input(UInt(16), 2, "input");
-    Func blur_x("blur_x"), blur_y("blur_y");
-    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
-    blur_x(x, y) = cast<uint16_t>((cast<uint32_t>(input(x, y)) + input(x + 1, y) + input(x + 2, y)) / 3);
-    blur_y(x, y) = cast<uint16_t>((cast<uint32_t>(blur_x(x, y)) + blur_x(x, y + 1) + blur_x(x, y + 2)) / 3);
+    Blur b;
+    Var bx("bx"), by("by"), tx("tx"), ty("ty");
     // Each block computes its 32 x 10 rows of blur_x into shared memory, one thread each, then
     // its 32 x 8 outputs from them.
-    blur_y.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
-    blur_x.compute_at(blur_y, bx).gpu_threads(x, y);
-    input.set(in);
-    Buffer<uint16_t> out = blur_y.realize({w, h}, cuda_target());
+    b.blur_y.gpu_tile(b.x, b.y, bx, by, tx, ty, 32, 8);
+    b.blur_x.compute_at(b.blur_y, bx).gpu_threads(b.x, b.y);
+    b.input.set(in);
+    Buffer<uint16_t> out = b.blur_y.realize({w, h}, cuda_target());
     for (int yy = 0; yy < h; yy++) {
         for (int xx = 0; xx < w; xx++) {
-            uint16_t expected = uint16_t((uint32_t(bx_ref(xx, yy)) + bx_ref(xx, yy + 1) + bx_ref(xx, yy + 2)) / 3);
-            ASSERT_EQ(out(xx, yy), expected) << "at " << xx << ", " << yy;
+            ASSERT_EQ(out(xx, yy), blur_reference(in, xx, yy)) << "at " << xx << ", " << yy;
         }
     }
 }
