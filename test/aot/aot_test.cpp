@@ -18,6 +18,7 @@
 #include "bilateral_grid_aot.h"
 #include "blur_aot.h"
 #include "blur_baseline_aot.h"
+#include "blur_gpu_aot.h"
 #include "blur_multi_aot.h"
 #include "blur_unfused_aot.h"
 
@@ -103,6 +104,23 @@ TEST(AheadOfTime, EveryBlurLibraryGivesTheJITsBytes) {
         EXPECT_EQ(fn(in.raw_buffer(), out.raw_buffer()), 0) << name;
         EXPECT_TRUE(same_bytes(out, expected)) << name;
     }
+}
+
+// A library compiled for host-cuda: its kernels' PTX is inside, and the runtime it carries
+// loads the driver. Where there is none, the call fails with the device error code.
+TEST(AheadOfTime, BlurGPULibraryGivesTheJITsBytes) {
+    Buffer<uint16_t> in = blur_input();
+    Buffer<uint16_t> out = blur_output();
+    char why[512] = {0};
+    if (!loom_cuda_available(why, sizeof(why))) {
+        EXPECT_EQ(blur_gpu_aot(in.raw_buffer(), out.raw_buffer()), loom_code_device_error);
+        GTEST_SKIP() << "no CUDA device to run blur_gpu_aot: " << why;
+    }
+    Buffer<uint16_t> expected = blur_with_jit(in);
+    ASSERT_EQ(blur_gpu_aot(in.raw_buffer(), out.raw_buffer()), 0);
+    EXPECT_TRUE(out.device_dirty());
+    out.copy_to_host();
+    EXPECT_TRUE(same_bytes(out, expected));
 }
 
 TEST(AheadOfTime, BilateralGridLibraryGivesTheJITsBytes) {

@@ -23,11 +23,14 @@ using loom_apps::Variant;
 class BlurGenerator : public Generator<BlurGenerator> {
 public:
     GeneratorParam<bool> fused{"fused", true};
+    // The GPU schedule (compile for a target with cuda).
+    GeneratorParam<bool> gpu{"gpu", false};
     Input<Buffer<uint16_t>> input{"input", 2};
     Output<Buffer<uint16_t>> output{"output", 2};
 
     void generate() {
-        loom_apps::blur_gen::BlurPipeline p(fused ? Variant::Hand : Variant::Unfused, input);
+        const Variant variant = gpu ? Variant::GPU : fused ? Variant::Hand : Variant::Unfused;
+        loom_apps::blur_gen::BlurPipeline p(variant, input);
         output = p.outputs()[0];
     }
 };
