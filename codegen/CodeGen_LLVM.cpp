@@ -27,6 +27,7 @@
 
 #include "codegen/ByteTableLookup.h"
 #include "codegen/ClampedRamp.h"
+#include "codegen/DeviceGlue.h"
 #include "codegen/ExpF32.h"
 #include "codegen/FloatDivision.h"
 #include "codegen/HoistStackReads.h"
@@ -52,8 +53,6 @@ namespace Internal {
 namespace {
 
 // Byte offsets of loom_buffer_t and loom_dimension_t fields (see runtime/loom_runtime.h).
-constexpr int kBufferHostOffset = 0;
-constexpr int kBufferDimOffset = 16;
 constexpr int kDimensionSize = 16;
 constexpr int kDimMinOffset = 0, kDimExtentOffset = 4, kDimStrideOffset = 8;
 
@@ -156,13 +155,6 @@ std::set<std::string> buffers_with_device_copies(const Stmt &s) {
     s.accept(&u);
     return u.names;
 }
-
-// Byte offsets of loom_buffer_t's fields and loom_dimension_t's size (runtime/loom_runtime.h).
-constexpr int kBufferTypeOffset = 8;
-constexpr int kBufferDimensionsOffset = 12;
-constexpr int kBufferDeviceOffset = 24;
-constexpr int kBufferFlagsOffset = 32;
-constexpr int kBufferStructSize = 40;
 
 // The PTX special register a GPU loop's index comes from: the innermost block (thread) loop
 // is x, the next y, then z, so that consecutive threads of a warp take consecutive x.
@@ -417,13 +409,8 @@ private:
         for (const std::string &b : free.buffers) {
             internal_assert(symbols.contains(b + ".buffer"))
                 << "Kernel " << op->name << " uses buffer " << b << ", which has no loom_buffer_t";
-            llvm::Value *device = builder.CreateLoad(
-                builder.getInt64Ty(),
-                builder.CreateConstGEP1_64(builder.getInt8Ty(), symbols.get(b + ".buffer"),
-                                           kBufferDeviceOffset),
-                b + ".device");
             params.push_back({b, true, ptr});
-            values.push_back(builder.CreateIntToPtr(device, ptr));
+            values.push_back(emit_device_pointer(builder, symbols.get(b + ".buffer"), b));
         }
         for (const std::string &v : free.vars) {
             internal_assert(symbols.contains(v)) << "Kernel " << op->name << " reads " << v
@@ -440,7 +427,8 @@ private:
 
         // The grid: block loops' extents, innermost first (x). Block loop extents are
         // evaluated here, on the host, so they may use only what is defined outside the kernel.
-        std::vector<llvm::Value *> grid(3, builder.getInt32(1)), block(3, builder.getInt32(1));
+        std::array<llvm::Value *, 3> grid, block;
+        grid.fill(builder.getInt32(1));
         llvm::Value *any_empty = builder.getFalse();
         for (size_t i = 0; i < shape.blocks.size(); i++) {
             const For *b = shape.blocks[shape.blocks.size() - 1 - i];
@@ -461,23 +449,8 @@ private:
         llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
         builder.CreateCondBr(any_empty, after, launch);
         builder.SetInsertPoint(launch);
-        llvm::Value *args = create_entry_alloca(llvm::ArrayType::get(ptr, values.size() + 1), name + ".args");
-        for (size_t i = 0; i < values.size(); i++) {
-            llvm::Value *slot = create_entry_alloca(values[i]->getType(), params[i].name + ".param");
-            builder.CreateStore(values[i], slot);
-            builder.CreateStore(slot, builder.CreateConstGEP2_64(
-                                          llvm::ArrayType::get(ptr, values.size() + 1), args, 0, i));
-        }
-        // The loaded module, kept by the runtime per kernel.
-        auto *cache = new llvm::GlobalVariable(*module, ptr, false, llvm::GlobalValue::InternalLinkage,
-                                               llvm::ConstantPointerNull::get(ptr), name + ".module");
-        llvm::Type *i32 = builder.getInt32Ty();
-        llvm::Value *result = builder.CreateCall(
-            runtime_function("loom_cuda_launch", i32,
-                             {ptr, ptr, ptr, ptr, i32, i32, i32, i32, i32, i32, ptr}),
-            {user_context, cache, builder.CreateGlobalStringPtr(ptx, name + ".ptx"),
-             builder.CreateGlobalStringPtr(name, name + ".name"), grid[0], grid[1], grid[2],
-             block[0], block[1], block[2], args});
+        llvm::Value *result =
+            emit_kernel_launch(builder, user_context, name, ptx, grid, block, values);
         return_if_failed(result, name);
         builder.CreateBr(after);
         builder.SetInsertPoint(after);
@@ -2082,23 +2055,7 @@ private:
     template<typename Body>
     void with_buffer_struct(const Allocate *op, llvm::Value *count, Body body) {
         if (!allocations_with_device_copies.count(op->name)) return body();
-        llvm::Type *i8 = builder.getInt8Ty(), *i32 = builder.getInt32Ty();
-        llvm::Value *raw = create_entry_alloca(llvm::ArrayType::get(i8, kBufferStructSize), op->name + ".buffer");
-        llvm::Value *dim = create_entry_alloca(llvm::ArrayType::get(i32, 4), op->name + ".dim");
-        auto field = [&](llvm::Value *base, int offset) {
-            return builder.CreateConstGEP1_64(i8, base, offset);
-        };
-        builder.CreateMemSet(raw, builder.getInt8(0), kBufferStructSize, llvm::Align(8));
-        builder.CreateStore(buffers.get(op->name), field(raw, kBufferHostOffset));
-        builder.CreateStore(builder.getInt8(uint8_t(op->type.code)), field(raw, kBufferTypeOffset));
-        builder.CreateStore(builder.getInt8(uint8_t(op->type.bits())), field(raw, kBufferTypeOffset + 1));
-        builder.CreateStore(builder.getInt16(uint16_t(op->type.lanes())), field(raw, kBufferTypeOffset + 2));
-        builder.CreateStore(builder.getInt32(1), field(raw, kBufferDimensionsOffset));
-        builder.CreateStore(dim, field(raw, kBufferDimOffset));
-        builder.CreateStore(builder.getInt32(0), field(dim, 0));
-        builder.CreateStore(builder.CreateTrunc(count, i32), field(dim, 4));
-        builder.CreateStore(builder.getInt32(1), field(dim, 8));
-        builder.CreateStore(builder.getInt32(0), field(dim, 12));
+        llvm::Value *raw = emit_buffer_struct(builder, buffers.get(op->name), op->type, count, op->name);
         symbols.push(op->name + ".buffer", raw);
         body();
         symbols.pop(op->name + ".buffer");
