@@ -3,6 +3,8 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
+#include "runtime/loom_runtime.h"
+
 namespace loom {
 namespace Internal {
 namespace {
@@ -10,6 +12,7 @@ namespace {
 constexpr int kBufferTypeOffset = 8;
 constexpr int kBufferDimensionsOffset = 12;
 constexpr int kBufferDeviceOffset = 24;
+constexpr int kBufferFlagsOffset = 32;
 constexpr int kBufferStructSize = 40;
 constexpr int kDimensionSize = 16;
 
@@ -35,6 +38,8 @@ llvm::Value *emit_buffer_struct(llvm::IRBuilderBase &b, llvm::Value *host, Type 
     b.CreateStore(b.getInt16(uint16_t(type.lanes())), field(raw, kBufferTypeOffset + 2));
     b.CreateStore(b.getInt32(1), field(raw, kBufferDimensionsOffset));
     b.CreateStore(dim, field(raw, kBufferDimOffset));
+    // A fresh allocation: its first device copy needs none of its (undefined) host bytes.
+    b.CreateStore(b.getInt32(loom_buffer_host_unwritten), field(raw, kBufferFlagsOffset));
     // min 0, extent count, stride 1, flags 0
     b.CreateStore(b.getInt32(0), field(dim, 0));
     b.CreateStore(b.CreateTrunc(count, b.getInt32Ty()), field(dim, 4));

@@ -19,7 +19,7 @@ constexpr int kBufferDimOffset = 16;
 
 /** A loom_buffer_t (in the entry block of the function being emitted), filled in at the
  * builder's insertion point: `count` elements of `type` at `host` as one dense dimension, with
- * no device copy yet. */
+ * no device copy yet and host_unwritten (a fresh allocation holds nothing to copy). */
 llvm::Value *emit_buffer_struct(llvm::IRBuilderBase &b, llvm::Value *host, Type type,
                                 llvm::Value *count, const std::string &name);
 

@@ -402,7 +402,9 @@ int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const cha
         b->device = pointer;
         allocated_now = 1;
     }
-    if ((allocated_now && b->host) || (b->flags & loom_buffer_host_dirty)) {
+    /* A pipeline's own allocation that nothing wrote yet has nothing to copy. */
+    const int host_has_data = b->host && !(b->flags & loom_buffer_host_unwritten);
+    if ((allocated_now && host_has_data) || (b->flags & loom_buffer_host_dirty)) {
         CUresult result = driver.cuMemcpyHtoD((CUdeviceptr)b->device, b->host, (size_t)bytes);
         if (result != CUDA_SUCCESS) {
             /* A fresh copy that never received its data must not pass for a current one;
@@ -460,7 +462,8 @@ int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char 
                                   (unsigned long long)bytes, name);
         }
     }
-    b->flags &= ~(uint32_t)loom_buffer_device_dirty;
+    /* The host now holds the device's data. */
+    b->flags &= ~(uint32_t)(loom_buffer_device_dirty | loom_buffer_host_unwritten);
     return 0;
 }
 
@@ -612,7 +615,8 @@ int32_t loom_cuda_mark_device_dirty(void *user_context, loom_buffer_t *b) {
 
 int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b) {
     (void)user_context;
-    b->flags = (b->flags & ~(uint32_t)loom_buffer_device_dirty) | loom_buffer_host_dirty;
+    const uint32_t cleared = loom_buffer_device_dirty | loom_buffer_host_unwritten;
+    b->flags = (b->flags & ~cleared) | loom_buffer_host_dirty;
     return 0;
 }
 

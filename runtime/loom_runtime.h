@@ -34,10 +34,13 @@ typedef struct loom_dimension_t {
  * host_dirty: the host copy is newer than the device copy. The caller sets it after writing
  * the host memory of a buffer that already has a device copy (as Halide's set_host_dirty), so
  * that the next pipeline run copies it over. device_dirty: the device copy is newer (a kernel
- * wrote it); loom_cuda_copy_to_host brings it back. Never both at once. */
+ * wrote it); loom_cuda_copy_to_host brings it back. Never both at once. host_unwritten: the
+ * host memory holds nothing yet (a pipeline's own allocation before any code wrote it), so a
+ * new device copy needs no data from it; writing the host (mark_host_dirty) clears it. */
 typedef enum loom_buffer_flags_t {
     loom_buffer_host_dirty = 1,
-    loom_buffer_device_dirty = 2
+    loom_buffer_device_dirty = 2,
+    loom_buffer_host_unwritten = 4
 } loom_buffer_flags_t;
 
 /* A view of memory a pipeline reads or writes. The caller owns host and dim; the CUDA
@@ -143,7 +146,8 @@ int32_t loom_cuda_available(char *why, size_t why_size);
 /* Makes b's device copy current: allocates it when b->device is 0 (size: the span of b's
  * elements from its dims, ((type.bits + 7) / 8) * type.lanes bytes each; strides must be >= 0,
  * else report an error naming the buffer) and copies the host memory into it when the
- * allocation is new and b->host is not NULL, or when b has host_dirty; clears host_dirty.
+ * allocation is new and b->host is not NULL (unless b has host_unwritten), or when b has
+ * host_dirty; clears host_dirty.
  * The device copy keeps the size it was allocated with: free it (loom_cuda_device_free) before
  * changing b's dims. Returns 0 or an error code (after reporting through loom_error). name is
  * the buffer's name for messages. */
