@@ -47,6 +47,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
+#include "lower/InjectDeviceCopies.h"
 
 namespace loom {
 namespace Internal {
@@ -141,7 +142,7 @@ public:
 
 private:
     void visit(const Variable *op) override {
-        static const std::string suffix = ".buffer";
+        static const std::string suffix = buffer_struct_name("");
         const std::string &n = op->name;
         if (op->type.is_handle() && n.size() > suffix.size() &&
             n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -219,7 +220,7 @@ public:
             buffers.push(a.name, host);
             external_buffers.insert(a.name);
             // The loom_buffer_t itself, for the device-copy calls of lower/InjectDeviceCopies.
-            symbols.push(a.name + ".buffer", arg_ptr);
+            symbols.push(buffer_struct_name(a.name), arg_ptr);
             llvm::Value *dims = builder.CreateLoad(
                 ptr, builder.CreateConstGEP1_64(builder.getInt8Ty(), arg_ptr, kBufferDimOffset),
                 a.name + ".dim");
@@ -308,10 +309,6 @@ public:
             }
         }
         shape = kernel_shape(kernel);
-        for (size_t i = 0; i < shape.blocks.size(); i++) {
-            gpu_loop_registers[shape.blocks[i]->name] =
-                gpu_index_register(true, shape.blocks.size() - 1 - i);
-        }
         codegen(Stmt(kernel));
         builder.CreateRetVoid();
         mark_kernel(*function, (int)shape.threads_per_block());
@@ -335,127 +332,6 @@ private:
     // Whether the function being generated has an innermost loop of its own (a serial loop
     // around no other loop, outlined or parallel): see marks_as_glue.
     bool function_has_innermost_loop = false;
-    // A block or thread loop inside a kernel: one iteration per block (thread), its index
-    // from a special register. A thread loop shorter than the block's threads on its axis runs
-    // on the first of them only; the outermost loop of a nest also leaves out the threads past
-    // the first on the axes its nest does not use. Where a kernel has several nests (a
-    // producer staged in shared storage, then its consumer), every thread waits at a barrier
-    // after each, so that the next reads what the last wrote.
-    void gpu_loop(const For *op) {
-        if (op->for_type == ForType::GPUBlock) {
-            auto it = gpu_loop_registers.find(op->name);
-            internal_assert(it != gpu_loop_registers.end())
-                << "Block loop " << op->name << " is not among its kernel's block loops";
-            llvm::Value *index = builder.CreateIntrinsic(it->second, {}, {});
-            symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
-            codegen(op->body);
-            symbols.pop(op->name);
-            return;
-        }
-        auto it = shape.thread_loops.find(op->name);
-        internal_assert(it != shape.thread_loops.end())
-            << "Thread loop " << op->name << " is not in one of its kernel's nests";
-        const KernelShape::ThreadLoop &loop = it->second;
-        auto thread_index = [&](int axis) {
-            return builder.CreateIntrinsic(gpu_index_register(false, axis), {}, {});
-        };
-        llvm::Value *index = thread_index(loop.axis);
-        llvm::Value *active = builder.getTrue();
-        if (loop.extent < shape.block_extent[loop.axis]) {
-            active = builder.CreateICmpSLT(index, builder.getInt32((int32_t)loop.extent));
-        }
-        auto nest = shape.nests.find(op->name);
-        if (nest != shape.nests.end()) {
-            for (int axis = nest->second; axis < 3; axis++) {
-                if (shape.block_extent[axis] == 1) continue;
-                active = builder.CreateAnd(active, builder.CreateICmpEQ(thread_index(axis), builder.getInt32(0)));
-            }
-        }
-        llvm::BasicBlock *after = nullptr;
-        if (!llvm::isa<llvm::ConstantInt>(active)) {
-            llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx, op->name + ".active", function);
-            after = llvm::BasicBlock::Create(ctx, op->name + ".after", function);
-            builder.CreateCondBr(active, body, after);
-            builder.SetInsertPoint(body);
-        }
-        symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
-        thread_loop_depth++;
-        codegen(op->body);
-        thread_loop_depth--;
-        symbols.pop(op->name);
-        if (after) {
-            builder.CreateBr(after);
-            builder.SetInsertPoint(after);
-        }
-        if (nest != shape.nests.end() && shape.nests.size() > 1) {
-            builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
-        }
-    }
-
-    // A kernel (the loop nest from an outermost block loop in), on the host: compiles it to PTX
-    // in a module of its own, and launches it over a grid of the block loops' extents with
-    // blocks of the thread loops' (lower/ValidateGPULoops checked the nest's shape). Its
-    // parameters are the buffers it uses (their device copies, which lower/InjectDeviceCopies
-    // made current) and the scalars its body reads.
-    void launch_kernel(const For *op) {
-        internal_assert(op->for_type == ForType::GPUBlock)
-            << "Thread loop " << op->name << " outside a kernel reached code generation";
-        const KernelShape shape = kernel_shape(op);
-        FreeNames free;
-        op->accept(&free);
-        std::vector<KernelParam> params;
-        std::vector<llvm::Value *> values;
-        llvm::PointerType *ptr = llvm::PointerType::get(ctx, 0);
-        for (const std::string &b : free.buffers) {
-            internal_assert(symbols.contains(b + ".buffer"))
-                << "Kernel " << op->name << " uses buffer " << b << ", which has no loom_buffer_t";
-            params.push_back({b, true, ptr});
-            values.push_back(emit_device_pointer(builder, symbols.get(b + ".buffer"), b));
-        }
-        for (const std::string &v : free.vars) {
-            internal_assert(symbols.contains(v)) << "Kernel " << op->name << " reads " << v
-                                                 << ", which is not defined where it runs";
-            llvm::Value *host_value = symbols.get(v);
-            params.push_back({v, false, host_value->getType()});
-            values.push_back(host_value);
-        }
-        const std::string name = kernel_symbol(op->name, kernels_emitted++);
-        if (!ptx_target) ptx_target = make_ptx_target_machine();
-        std::unique_ptr<llvm::Module> kernel_module =
-            CodeGen(ctx, *ptx_target, name, 0, verify).compile_kernel(name, op, params);
-        const std::string ptx = compile_to_ptx(*kernel_module, *ptx_target);
-
-        // The grid: block loops' extents, innermost first (x). Block loop extents are
-        // evaluated here, on the host, so they may use only what is defined outside the kernel.
-        std::array<llvm::Value *, 3> grid, block;
-        grid.fill(builder.getInt32(1));
-        llvm::Value *any_empty = builder.getFalse();
-        for (size_t i = 0; i < shape.blocks.size(); i++) {
-            const For *b = shape.blocks[shape.blocks.size() - 1 - i];
-            FreeNames extent_names;
-            b->extent.accept(&extent_names);
-            for (const std::string &v : extent_names.vars) {
-                user_assert(symbols.contains(v))
-                    << "The gpu_blocks loop " << b->name << " has extent " << b->extent
-                    << ", which depends on " << v << ", defined inside kernel " << op->name
-                    << ". The grid's size must be known before the kernel starts: reorder the "
-                       "block loops so that this one does not depend on an outer one.";
-            }
-            grid[i] = codegen(b->extent);
-            any_empty = builder.CreateOr(any_empty, builder.CreateICmpSLE(grid[i], builder.getInt32(0)));
-        }
-        for (int i = 0; i < 3; i++) block[i] = builder.getInt32((int32_t)shape.block_extent[i]);
-        llvm::BasicBlock *launch = llvm::BasicBlock::Create(ctx, name + ".launch", function);
-        llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
-        builder.CreateCondBr(any_empty, after, launch);
-        builder.SetInsertPoint(launch);
-        llvm::Value *result =
-            emit_kernel_launch(builder, user_context, name, ptx, grid, block, values);
-        return_if_failed(result, name);
-        builder.CreateBr(after);
-        builder.SetInsertPoint(after);
-    }
-
     // Loops (serial or parallel) codegen has entered so far: a loop whose body raised the
     // count is around other loops.
     int loops_emitted = 0;
@@ -482,10 +358,9 @@ private:
     std::set<std::string> allocations_with_device_copies;
     int kernels_emitted = 0;
     std::unique_ptr<llvm::TargetMachine> ptx_target;
-    // Kernel: its block and thread loops, the special register each block loop's index comes
-    // from, and how many thread loops are around the code being emitted.
+    // Kernel: its block and thread loops, and how many thread loops are around the code being
+    // emitted.
     KernelShape shape;
-    std::map<std::string, llvm::Intrinsic::ID> gpu_loop_registers;
     int thread_loop_depth = 0;
     Scope<llvm::Value *> symbols;
     Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
@@ -1899,6 +1774,127 @@ private:
         }
     }
 
+    // A block or thread loop inside a kernel: one iteration per block (thread), its index
+    // from a special register. A thread loop shorter than the block's threads on its axis runs
+    // on the first of them only; the outermost loop of a nest also leaves out the threads past
+    // the first on the axes its nest does not use. Where a kernel has several nests (a
+    // producer staged in shared storage, then its consumer), every thread waits at a barrier
+    // after each, so that the next reads what the last wrote.
+    void gpu_loop(const For *op) {
+        if (op->for_type == ForType::GPUBlock) {
+            auto it = shape.block_axis.find(op->name);
+            internal_assert(it != shape.block_axis.end())
+                << "Block loop " << op->name << " is not among its kernel's block loops";
+            llvm::Value *index = builder.CreateIntrinsic(gpu_index_register(true, it->second), {}, {});
+            symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
+            codegen(op->body);
+            symbols.pop(op->name);
+            return;
+        }
+        auto it = shape.thread_loops.find(op->name);
+        internal_assert(it != shape.thread_loops.end())
+            << "Thread loop " << op->name << " is not in one of its kernel's nests";
+        const KernelShape::ThreadLoop &loop = it->second;
+        auto thread_index = [&](int axis) {
+            return builder.CreateIntrinsic(gpu_index_register(false, axis), {}, {});
+        };
+        llvm::Value *index = thread_index(loop.axis);
+        llvm::Value *active = builder.getTrue();
+        if (loop.extent < shape.block_extent[loop.axis]) {
+            active = builder.CreateICmpSLT(index, builder.getInt32((int32_t)loop.extent));
+        }
+        auto nest = shape.nests.find(op->name);
+        if (nest != shape.nests.end()) {
+            for (int axis = nest->second; axis < 3; axis++) {
+                if (shape.block_extent[axis] == 1) continue;
+                active = builder.CreateAnd(active, builder.CreateICmpEQ(thread_index(axis), builder.getInt32(0)));
+            }
+        }
+        llvm::BasicBlock *after = nullptr;
+        if (!llvm::isa<llvm::ConstantInt>(active)) {
+            llvm::BasicBlock *body = llvm::BasicBlock::Create(ctx, op->name + ".active", function);
+            after = llvm::BasicBlock::Create(ctx, op->name + ".after", function);
+            builder.CreateCondBr(active, body, after);
+            builder.SetInsertPoint(body);
+        }
+        symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
+        thread_loop_depth++;
+        codegen(op->body);
+        thread_loop_depth--;
+        symbols.pop(op->name);
+        if (after) {
+            builder.CreateBr(after);
+            builder.SetInsertPoint(after);
+        }
+        if (nest != shape.nests.end() && shape.nests.size() > 1) {
+            builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+        }
+    }
+
+    // A kernel (the loop nest from an outermost block loop in), on the host: compiles it to PTX
+    // in a module of its own, and launches it over a grid of the block loops' extents with
+    // blocks of the thread loops' (lower/ValidateGPULoops checked the nest's shape). Its
+    // parameters are the buffers it uses (their device copies, which lower/InjectDeviceCopies
+    // made current) and the scalars its body reads.
+    void launch_kernel(const For *op) {
+        internal_assert(op->for_type == ForType::GPUBlock)
+            << "Thread loop " << op->name << " outside a kernel reached code generation";
+        const KernelShape shape = kernel_shape(op);
+        FreeNames free;
+        op->accept(&free);
+        std::vector<KernelParam> params;
+        std::vector<llvm::Value *> values;
+        llvm::PointerType *ptr = llvm::PointerType::get(ctx, 0);
+        for (const std::string &b : free.buffers) {
+            internal_assert(symbols.contains(buffer_struct_name(b)))
+                << "Kernel " << op->name << " uses buffer " << b << ", which has no loom_buffer_t";
+            params.push_back({b, true, ptr});
+            values.push_back(emit_device_pointer(builder, symbols.get(buffer_struct_name(b)), b));
+        }
+        for (const std::string &v : free.vars) {
+            internal_assert(symbols.contains(v)) << "Kernel " << op->name << " reads " << v
+                                                 << ", which is not defined where it runs";
+            llvm::Value *host_value = symbols.get(v);
+            params.push_back({v, false, host_value->getType()});
+            values.push_back(host_value);
+        }
+        const std::string name = kernel_symbol(op->name, kernels_emitted++);
+        if (!ptx_target) ptx_target = make_ptx_target_machine();
+        std::unique_ptr<llvm::Module> kernel_module =
+            CodeGen(ctx, *ptx_target, name, 0, verify).compile_kernel(name, op, params);
+        const std::string ptx = compile_to_ptx(*kernel_module, *ptx_target);
+
+        // The grid: block loops' extents, innermost first (x). Block loop extents are
+        // evaluated here, on the host, so they may use only what is defined outside the kernel.
+        std::array<llvm::Value *, 3> grid, block;
+        grid.fill(builder.getInt32(1));
+        llvm::Value *any_empty = builder.getFalse();
+        for (size_t i = 0; i < shape.blocks.size(); i++) {
+            const For *b = shape.blocks[shape.blocks.size() - 1 - i];
+            FreeNames extent_names;
+            b->extent.accept(&extent_names);
+            for (const std::string &v : extent_names.vars) {
+                user_assert(symbols.contains(v))
+                    << "The gpu_blocks loop " << b->name << " has extent " << b->extent
+                    << ", which depends on " << v << ", defined inside kernel " << op->name
+                    << ". The grid's size must be known before the kernel starts: reorder the "
+                       "block loops so that this one does not depend on an outer one.";
+            }
+            grid[i] = codegen(b->extent);
+            any_empty = builder.CreateOr(any_empty, builder.CreateICmpSLE(grid[i], builder.getInt32(0)));
+        }
+        for (int i = 0; i < 3; i++) block[i] = builder.getInt32((int32_t)shape.block_extent[i]);
+        llvm::BasicBlock *launch = llvm::BasicBlock::Create(ctx, name + ".launch", function);
+        llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
+        builder.CreateCondBr(any_empty, after, launch);
+        builder.SetInsertPoint(launch);
+        llvm::Value *result =
+            emit_kernel_launch(builder, user_context, name, ptx, grid, block, values);
+        return_if_failed(result, name);
+        builder.CreateBr(after);
+        builder.SetInsertPoint(after);
+    }
+
     // The outputs whose one streamed store site is in this loop and not yet in a loop that
     // owns its joined lines (see JoinedStreamingStores.h): this loop owns them. Their states
     // are emptied before it.
@@ -2056,9 +2052,9 @@ private:
     void with_buffer_struct(const Allocate *op, llvm::Value *count, Body body) {
         if (!allocations_with_device_copies.count(op->name)) return body();
         llvm::Value *raw = emit_buffer_struct(builder, buffers.get(op->name), op->type, count, op->name);
-        symbols.push(op->name + ".buffer", raw);
+        symbols.push(buffer_struct_name(op->name), raw);
         body();
-        symbols.pop(op->name + ".buffer");
+        symbols.pop(buffer_struct_name(op->name));
     }
 
     // Storage of a kernel outside its thread loops: shared by the threads of a block (CUDA's
@@ -2086,10 +2082,10 @@ private:
     }
 
     void visit(const Free *op) override {
-        if (symbols.contains(op->name + ".buffer") && allocations_with_device_copies.count(op->name)) {
+        if (symbols.contains(buffer_struct_name(op->name)) && allocations_with_device_copies.count(op->name)) {
             llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
             builder.CreateCall(runtime_function("loom_cuda_device_free", builder.getInt32Ty(), {ptr, ptr}),
-                               {user_context, symbols.get(op->name + ".buffer")});
+                               {user_context, symbols.get(buffer_struct_name(op->name))});
         }
         if (stack_allocations.contains(op->name)) return; // released when the function returns
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);

@@ -65,6 +65,9 @@ KernelShape kernel_shape(const For *kernel) {
             break;
         }
     }
+    for (size_t i = 0; i < shape.blocks.size(); i++) {
+        shape.block_axis[shape.blocks[i]->name] = int(shape.blocks.size() - 1 - i);
+    }
     find_nests(s, shape);
     return shape;
 }

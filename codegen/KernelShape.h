@@ -21,7 +21,9 @@ struct KernelShape {
         int axis;
         int64_t extent;
     };
+    /** Outermost first; the innermost is on axis x. */
     std::vector<const For *> blocks;
+    std::map<std::string, int> block_axis;
     int64_t block_extent[3] = {1, 1, 1};
     std::map<std::string, ThreadLoop> thread_loops;
     /** The outermost thread loop of each nest, with the number of axes its nest uses. */

@@ -62,7 +62,7 @@ BufferUses buffer_uses(const Stmt &s) {
     return u;
 }
 
-Expr buffer_variable(const std::string &name) { return Variable::make(Handle(), name + ".buffer"); }
+Expr buffer_variable(const std::string &name) { return Variable::make(Handle(), buffer_struct_name(name)); }
 
 // `call` (returning an error code), then `rest` if it returned 0; else the pipeline returns it.
 Stmt checked(const std::string &result_name, const Expr &call, const Stmt &rest) {
@@ -141,6 +141,8 @@ private:
 };
 
 } // namespace
+
+std::string buffer_struct_name(const std::string &buffer) { return buffer + ".buffer"; }
 
 Stmt inject_device_copies(const Stmt &s) {
     KernelBuffers k;

@@ -1,6 +1,8 @@
 // Keeps each buffer's host and device copies coherent around the pipeline's GPU kernels.
 #pragma once
 
+#include <string>
+
 #include "dsl/IR.h"
 
 namespace loom {
@@ -16,6 +18,10 @@ namespace Internal {
  * `<name>.buffer` (its loom_buffer_t, which code generation defines). Each runtime call's
  * error code is checked. Pipelines without kernels are returned unchanged. */
 Stmt inject_device_copies(const Stmt &s);
+
+/** The name of the Handle variable that stands for buffer `buffer`'s loom_buffer_t in the
+ * calls inject_device_copies makes (code generation defines it). */
+std::string buffer_struct_name(const std::string &buffer);
 
 } // namespace Internal
 } // namespace loom
