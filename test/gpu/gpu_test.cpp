@@ -216,6 +216,25 @@ TEST(GPUErrors, ProducerAtABlockLoop) {
     EXPECT_NE(m.find("between its gpu_blocks and gpu_threads"), std::string::npos) << m;
 }
 
+TEST(GPUErrors, ParallelLoopInsideAKernel) {
+    Func f("f");
+    Var x("x"), y("y"), bx("bx"), tx("tx");
+    f(x, y) = x + y;
+    f.gpu_tile(x, bx, tx, 32).parallel(y).reorder(y, tx, bx);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("is parallel inside kernel"), std::string::npos) << m;
+    EXPECT_NE(m.find("f.s0.y"), std::string::npos) << m;
+}
+
+TEST(GPUErrors, FourBlockDimensions) {
+    Func f("f");
+    Var x("x"), y("y"), z("z"), w("w"), tx("tx");
+    f(x, y, z, w) = x + y + z + w;
+    f.split(x, x, tx, 8).gpu_threads(tx).gpu_blocks(x, y, z).gpu_blocks(w);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("more than 3 gpu_blocks loops"), std::string::npos) << m;
+}
+
 TEST(GPUErrors, HostDeviceAPIIsNotAGPU) {
     Func f("f");
     Var x("x");
