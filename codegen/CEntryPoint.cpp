@@ -137,6 +137,20 @@ private:
         };
         require(builder.CreateIsNotNull(field(offsetof(loom_buffer_t, host), ptr)), a.name,
                 "has a NULL host pointer: point it at the " + kind + "'s memory", nullptr, -1);
+        // Compiled code reads whole elements: a host pointer inside one (at an odd address
+        // for 16-bit elements, say) is refused, not read misaligned.
+        if (a.type.bytes() > 1) {
+            llvm::Value *host = builder.CreatePtrToInt(field(offsetof(loom_buffer_t, host), ptr),
+                                                       builder.getInt64Ty());
+            llvm::Value *misalignment = builder.CreateTrunc(
+                builder.CreateAnd(host, builder.getInt64(a.type.bytes() - 1)), builder.getInt32Ty());
+            require(builder.CreateICmpEQ(misalignment, builder.getInt32(0)), a.name,
+                    "has a host pointer that is not a multiple of its element size, " +
+                        std::to_string(a.type.bytes()) +
+                        " bytes: allocate the memory aligned to its elements (byte offset into "
+                        "an element shown)",
+                    misalignment, 0);
+        }
         const size_t type_at = offsetof(loom_buffer_t, type);
         llvm::Value *code =
             builder.CreateZExt(field(type_at + offsetof(loom_type_t, code), builder.getInt8Ty()),

@@ -60,13 +60,23 @@ std::vector<Job> make_jobs(const llvm::Module &m, unsigned parts) {
     return jobs;
 }
 
-// Every local function becomes a hidden external symbol, so that a body compiled in one
-// partition is found by a reference from another.
+// Every local function becomes an external symbol, so that a body compiled in one partition is
+// found by a reference from another. No function is assumed to lie within 2 GiB of its users
+// (not dso_local, default visibility): the JIT maps each object wherever the system finds room,
+// and two objects of one pipeline can land gigabytes apart (many pipelines, large buffers, a
+// sanitizer's shadow memory). A reference to another object's function then goes through the
+// object's own GOT entry or call stub, which JITLink turns back into a direct reference (lea,
+// call) wherever the target does lie within reach; a hidden (dso_local) symbol would be reached
+// by a 32-bit displacement that no linker can fix when the objects are far apart.
 void externalize_functions(llvm::Module &m) {
     for (llvm::Function &f : m) {
+        if (f.isIntrinsic()) continue;
         if (!f.isDeclaration() && f.hasLocalLinkage()) {
             f.setLinkage(llvm::GlobalValue::ExternalLinkage);
-            f.setVisibility(llvm::GlobalValue::HiddenVisibility);
+        }
+        if (!f.hasLocalLinkage()) {
+            f.setVisibility(llvm::GlobalValue::DefaultVisibility);
+            f.setDSOLocal(false);
         }
     }
 }

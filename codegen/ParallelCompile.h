@@ -34,8 +34,9 @@ using ModuleBuilder = std::function<std::unique_ptr<llvm::Module>(
  * from), and keeps in each object only the bodies that object compiles.
  * The calling thread compiles with tm (made for target), every other thread and the optnone
  * object with a machine made for it. Together the objects define every function the module
- * defines; functions of internal linkage become external (hidden) so that the objects link
- * with each other. The machine code of each optimized function is what compiling the module
+ * defines; functions of internal linkage become external so that the objects link with each
+ * other, and no reference between objects assumes they lie within 2 GiB of each other (the JIT
+ * may map them anywhere; see externalize_functions). The machine code of each optimized function is what compiling the module
  * as one gives, as no object sees another's bodies: Loom's functions call each other through
  * pointers (the closures a parallel loop passes to the runtime) or as outlined loops marked
  * noinline, which no inliner crosses. */

@@ -73,6 +73,12 @@ std::shared_ptr<BufferContents> BufferContents::wrap(Type type, void *data,
                                                      const std::vector<int> &sizes,
                                                      const std::string &name) {
     user_assert(data) << "Buffer " << name << " wraps a null pointer";
+    // Compiled code and Buffer's element access read whole elements through typed pointers, as
+    // C++ and LLVM's IR require, so an element must start at a multiple of its size.
+    user_assert(reinterpret_cast<uintptr_t>(data) % type.bytes() == 0)
+        << "Buffer " << name << " wraps memory at " << data << ", which is not aligned to its "
+        << type.bytes() << "-byte elements. Allocate it aligned to " << type.bytes()
+        << " bytes (any malloc, new or std::vector of the element type is).";
     auto b = std::make_shared<BufferContents>();
     b->name = name;
     b->dims = dense_dims(sizes, name);

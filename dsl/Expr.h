@@ -87,12 +87,17 @@ public:
     bool same_as(const IRHandle &o) const { return ptr == o.ptr; }
     void accept(IRVisitor *v) const { ptr->accept(v); }
 
-    /** Downcast: the node as a T, or nullptr if it is another kind. */
+    /** Downcast: the node as a T, or nullptr if it is another kind. The pointer is valid while
+     * this handle (or another one to the same node) lives, so it is taken from named handles
+     * only: on a temporary (`simplify(e).as<IntImm>()`) the node may be freed at the end of the
+     * statement, and the call does not compile. Name the result first (`Expr s = simplify(e);`).*/
     template<typename T>
-    const T *as() const {
+    const T *as() const & {
         if (ptr && ptr->node_type == T::static_type) return static_cast<const T *>(ptr);
         return nullptr;
     }
+    template<typename T>
+    const T *as() const && = delete;
 
 protected:
     void retain() const {

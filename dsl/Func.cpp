@@ -5,6 +5,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
+#include "dsl/IRMutator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Pipeline.h"
@@ -43,6 +44,30 @@ private:
         if (!was_bound) bound.erase(op->name);
     }
 };
+
+// Rewrites the calls to `self` inside self's own definition to weak references (FunctionRef):
+// owning, the Func would keep itself alive through its definition and never be freed.
+class WeakenSelfCalls : public IRMutator {
+public:
+    explicit WeakenSelfCalls(const FunctionContents *self) : self(self) {}
+
+private:
+    const FunctionContents *self;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const Call *c = e.as<Call>();
+        if (c->call_type != Call::Halide || !c->func.refers_to(self) || c->func.is_weak()) return e;
+        return Call::make(c->type, c->name, c->args, c->call_type, c->func.weakened(),
+                          c->value_index, c->buffer, c->param);
+    }
+};
+
+void weaken_self_calls(const FunctionContents *self, std::vector<Expr> &exprs) {
+    WeakenSelfCalls weaken(self);
+    for (Expr &e : exprs) {
+        if (e.defined()) e = weaken.mutate(e);
+    }
+}
 
 FunctionPtr new_function(const std::string &name) {
     auto f = std::make_shared<FunctionContents>();
@@ -136,6 +161,7 @@ void FuncRef::define(std::vector<Expr> values) {
     func->output_types = types;
     func->init.args = args;
     func->init.values = std::move(values);
+    weaken_self_calls(func.get(), func->init.values);
     // The default loop order: the pure Vars, innermost (first) to outermost.
     func->init.schedule.dims.clear();
     for (const std::string &a : arg_names) func->init.schedule.dims.push_back(Dim{a});
@@ -195,6 +221,13 @@ void FuncRef::define_update(std::vector<Expr> values) {
         d.predicate = d.rdom->predicate;
     }
     d.values = std::move(values);
+    weaken_self_calls(func.get(), d.args);
+    weaken_self_calls(func.get(), d.values);
+    if (d.predicate.defined()) {
+        std::vector<Expr> predicate{d.predicate};
+        weaken_self_calls(func.get(), predicate);
+        d.predicate = predicate[0];
+    }
     // Default loop order: the RVars innermost (x inside y), then the pure Vars.
     if (d.rdom) {
         for (const ReductionVariable &rv : d.rdom->domain) {

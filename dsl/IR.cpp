@@ -198,8 +198,21 @@ Expr Let::make(const std::string &name, Expr value, Expr body) {
     return n;
 }
 
+std::shared_ptr<FunctionContents> FunctionRef::shared() const {
+    if (strong || !raw) return strong;
+    std::shared_ptr<FunctionContents> alive = weak.lock();
+    internal_assert(alive) << "A call inside a Func's own definition outlived the Func";
+    return alive;
+}
+
+FunctionContents *FunctionRef::get() const {
+    internal_assert(strong || !raw || !weak.expired())
+        << "A call inside a Func's own definition outlived the Func";
+    return raw;
+}
+
 Expr Call::make(Type t, const std::string &name, std::vector<Expr> args, CallType call_type,
-                std::shared_ptr<FunctionContents> func, int value_index,
+                FunctionRef func, int value_index,
                 std::shared_ptr<BufferContents> buffer,
                 std::shared_ptr<ParameterContents> param) {
     for (const Expr &a : args) internal_assert(a.defined()) << "Call to " << name << " of undefined arg";

@@ -27,6 +27,44 @@ struct BufferContents;
 struct ParameterContents;
 struct ReductionDomainContents;
 
+/** A Halide call's reference to the Func it calls. It owns the Func (keeps it alive), except
+ * inside that Func's own definitions (an update that reads the Func, f(x) += f(x - 1)): owning
+ * there, the Func would own itself through its definition, a cycle no reference count frees. Such
+ * a reference is weak (weakened()): the Func is alive whenever its definitions are reachable, and
+ * reaching a Func that is gone through one is an internal error, never a dangling pointer. */
+class FunctionRef {
+public:
+    FunctionRef() = default;
+    FunctionRef(std::nullptr_t) {}
+    FunctionRef(std::shared_ptr<FunctionContents> f)
+        : strong(std::move(f)), weak(strong), raw(strong.get()) {}
+
+    /** The same Func, not owned. */
+    FunctionRef weakened() const {
+        FunctionRef r;
+        r.weak = weak;
+        r.raw = raw;
+        return r;
+    }
+    bool is_weak() const { return raw && !strong; }
+    bool defined() const { return raw != nullptr; }
+    explicit operator bool() const { return defined(); }
+    /** Whether this refers to f (identity, whether owning or not). */
+    bool refers_to(const FunctionContents *f) const { return raw == f; }
+
+    /** The Func, owned for as long as the result lives. */
+    std::shared_ptr<FunctionContents> shared() const;
+    operator std::shared_ptr<FunctionContents>() const { return shared(); }
+    FunctionContents *get() const;
+    FunctionContents *operator->() const { return get(); }
+    FunctionContents &operator*() const { return *get(); }
+
+private:
+    std::shared_ptr<FunctionContents> strong;
+    std::weak_ptr<FunctionContents> weak;
+    FunctionContents *raw = nullptr;
+};
+
 #define LOOM_DECLARE_NODE(T) static const IRNodeType static_type = IRNodeType::T;
 
 /** Signed integer constant, stored sign-extended. */
@@ -196,12 +234,12 @@ struct Call : ExprNode<Call> {
     CallType call_type;
     IntrinsicOp op = NotIntrinsic;
     int value_index = 0;
-    std::shared_ptr<FunctionContents> func;     // Halide calls
+    FunctionRef func;                           // Halide calls
     std::shared_ptr<BufferContents> buffer;     // Image calls to a concrete Buffer
     std::shared_ptr<ParameterContents> param;   // Image calls to an ImageParam
 
     static Expr make(Type t, const std::string &name, std::vector<Expr> args, CallType call_type,
-                     std::shared_ptr<FunctionContents> func = nullptr, int value_index = 0,
+                     FunctionRef func = nullptr, int value_index = 0,
                      std::shared_ptr<BufferContents> buffer = nullptr,
                      std::shared_ptr<ParameterContents> param = nullptr);
     /** call_type Intrinsic for an operator with an effect (prefetch), which no pass may drop,

@@ -74,6 +74,21 @@ const double *as_const_float(const Expr &e) {
     return nullptr;
 }
 
+std::optional<int64_t> const_int_value(const Expr &e) {
+    const int64_t *value = as_const_int(e);
+    return value ? std::optional<int64_t>(*value) : std::nullopt;
+}
+
+std::optional<uint64_t> const_uint_value(const Expr &e) {
+    const uint64_t *value = as_const_uint(e);
+    return value ? std::optional<uint64_t>(*value) : std::nullopt;
+}
+
+std::optional<double> const_float_value(const Expr &e) {
+    const double *value = as_const_float(e);
+    return value ? std::optional<double>(*value) : std::nullopt;
+}
+
 bool is_const(const Expr &e) {
     return as_const_int(e) || as_const_uint(e) || as_const_float(e);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "dsl/IR.h"
@@ -23,10 +24,21 @@ Expr make_bool(bool value, int lanes = 1);
 Expr const_true(int lanes = 1);
 Expr const_false(int lanes = 1);
 
-/** The constant's value if e is an IntImm (or a Broadcast of one), else nullptr. */
+/** The constant's value if e is an IntImm (or a Broadcast of one), else nullptr. The pointer
+ * points into e's node: it is valid while e lives, so these take named Exprs only (the overloads
+ * for temporaries are deleted); for a computed Expr use the const_*_value forms below, which
+ * return the value itself. */
 const int64_t *as_const_int(const Expr &e);
 const uint64_t *as_const_uint(const Expr &e);
 const double *as_const_float(const Expr &e);
+const int64_t *as_const_int(Expr &&e) = delete;
+const uint64_t *as_const_uint(Expr &&e) = delete;
+const double *as_const_float(Expr &&e) = delete;
+/** The constant's value, by value, if e is an IntImm / UIntImm / FloatImm (or a Broadcast of
+ * one): safe on any Expr, the result of a call included. */
+std::optional<int64_t> const_int_value(const Expr &e);
+std::optional<uint64_t> const_uint_value(const Expr &e);
+std::optional<double> const_float_value(const Expr &e);
 /** IntImm, UIntImm or FloatImm, or a Broadcast of one. */
 bool is_const(const Expr &e);
 bool is_const(const Expr &e, int64_t value);

@@ -65,7 +65,8 @@ Func Stage::rfactor_split(const std::string &loop_name, const Var &u, const Redu
     merged->domain.push_back(ReductionVariable{merged->name + "$x", make_zero(Int(32)), slices});
     std::vector<Expr> reads(pure.begin(), pure.end());
     reads.push_back(Variable::make(Int(32), merged->domain[0].var, nullptr, merged));
-    Expr self = Call::make(t, func->name, d.args, Call::Halide, func, 0);
+    // Weak: the call goes into func's own definition (see FunctionRef).
+    Expr self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
     d.values = {combine(red.op, self, Expr(intm(reads)))};
     d.rdom = merged;
     d.predicate = Expr();
@@ -96,7 +97,8 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
         << where << ": the reduction has type " << t << ". Reordering a float reduction changes "
         << "its rounding, and every Loom schedule gives the same bits, so rfactor applies to "
            "integer reductions.";
-    Expr self = Call::make(t, func->name, d.args, Call::Halide, func, 0);
+    // Weak: the call goes into func's own definition (see FunctionRef).
+    Expr self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
     Reduction red;
     user_assert(match_reduction(d.values[0], self, func->name, &red))
         << where << ": the update is not of the form f(args) = f(args) op e with op one of + * "

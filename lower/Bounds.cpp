@@ -43,7 +43,7 @@ Expr merge_bound(const Expr &a, const Expr &b, bool is_min) {
             // The cheap test first: most merges are of reads at constant offsets as written.
             int64_t diff;
             if (!difference_is_constant(b, term, &diff)) {
-                const int64_t *c = as_const_int(simplify(b - term));
+                std::optional<int64_t> c = const_int_value(simplify(b - term));
                 if (!c) continue;
                 diff = *c;
             }

@@ -22,7 +22,7 @@ private:
     using LetTrackingMutator::visit;
 
     bool never_runs(const Expr &extent) {
-        const int64_t *c = as_const_int(simplify_to_constant(extent, lets, kMaxNodes));
+        std::optional<int64_t> c = const_int_value(simplify_to_constant(extent, lets, kMaxNodes));
         return c && *c <= 0;
     }
 

@@ -196,6 +196,11 @@ TEST(AheadOfTime, MisusesReturnTheirErrorCodeWithAMessage) {
                          b.dim = nullptr;
                          return blur_aot(&b, &out_raw);
                      }});
+    cases.push_back({{"odd host pointer", loom_code_bad_buffer, "multiple of its element size"}, [&] {
+                         loom_buffer_t b = in_raw; // 16-bit elements, one byte in
+                         b.host += 1;
+                         return blur_aot(&b, &out_raw);
+                     }});
     loom_dimension_t short_rows[2] = {in_raw.dim[0], in_raw.dim[1]};
     short_rows[1].extent -= 1; // the last row the blur reads is missing
     cases.push_back({{"input too small", loom_code_out_of_bounds, "input"}, [&] {

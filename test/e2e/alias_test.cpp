@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <cctype>
+#include <sstream>
+#include <vector>
 
 #include "E2ETestUtil.h"
 
@@ -40,12 +42,50 @@ struct TiledProduct {
     }
 };
 
-// The body of the loop over the update's ko: from its header label to its latch branch.
+// The lines of the IR text, each without its newline.
+std::vector<std::string> lines_of(const std::string &text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// The block name a label line defines (`name:` or `"name":`, then anything), or "".
+std::string label_of(const std::string &line) {
+    const size_t start = !line.empty() && line[0] == '"' ? 1 : 0;
+    size_t end = start;
+    while (end < line.size() && line[end] != ':' && line[end] != '"' && !std::isspace((unsigned char)line[end])) end++;
+    if (end == start) return "";
+    const size_t colon = end + (start == 1 && end < line.size() && line[end] == '"' ? 1 : 0);
+    return colon < line.size() && line[colon] == ':' ? line.substr(start, end - start) : "";
+}
+
+// The body of the loop over the update's ko: from its header label (a block named
+// prod.s1.k...ko...) to the first conditional branch back to it (its latch), as text. Plain
+// string scanning: libstdc++'s std::regex recurses once per character it matches and overflows
+// the stack on a module's worth of IR.
 std::string k_loop_body(const std::string &ir) {
-    std::smatch m;
-    std::regex loop(
-        R"re(\n"?(prod\.s1\.k[^:"\s]*ko[^:"\s]*)"?:[\s\S]*?br i1 [^\n]*label %"?\1"?[,\s])re");
-    return std::regex_search(ir, m, loop) ? m.str() : std::string();
+    const std::vector<std::string> lines = lines_of(ir);
+    for (size_t i = 0; i < lines.size(); i++) {
+        const std::string name = label_of(lines[i]);
+        if (name.rfind("prod.s1.k", 0) != 0 || name.find("ko", 9) == std::string::npos) continue;
+        std::string body;
+        for (size_t j = i; j < lines.size(); j++) {
+            body += lines[j] + "\n";
+            const std::string &line = lines[j];
+            const size_t br = line.find("br i1 ");
+            if (br == std::string::npos) continue;
+            for (const std::string &target : {"label %" + name, "label %\"" + name + "\""}) {
+                const size_t at = line.find(target, br);
+                const size_t after = at + target.size();
+                if (at != std::string::npos &&
+                    (after == line.size() || line[after] == ',' || std::isspace((unsigned char)line[after])))
+                    return body;
+            }
+        }
+        return "";
+    }
+    return "";
 }
 
 TEST(AliasInfo, TileOfSumsStaysInRegistersAcrossTheReduction) {

@@ -243,7 +243,10 @@ int main(int argc, char **argv) {
     }
     if (g_options.pipeline >= 0 && !std::getenv("LOOM_FUZZ_PAIRS")) g_options.pairs = 1 << 20;
     for (int sig : {SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT}) std::signal(sig, on_crash);
+    // An argument vector ends with a null pointer (argv[argc] == NULL), which InitGoogleTest
+    // reads and moves when it removes the flags it takes.
     int n = (int)rest.size();
+    rest.push_back(nullptr);
     ::testing::InitGoogleTest(&n, rest.data());
     return RUN_ALL_TESTS();
 }

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <type_traits>
+
 #include "dsl/Error.h"
 #include "dsl/IR.h"
 #include "dsl/IROperator.h"
@@ -13,6 +16,46 @@ namespace Internal {
 namespace {
 
 using ::testing::HasSubstr;
+
+// Whether e is a T node. Taking e by reference keeps a temporary argument alive for the whole
+// assertion: the handles' rule (no node pointer from a temporary) is kept by naming it here.
+template<typename T, typename Handle>
+bool is_a(const Handle &e) {
+    return e.template as<T>() != nullptr;
+}
+
+// The value field of e's T node (IntImm, UIntImm, FloatImm), read while e is alive.
+template<typename T>
+auto value_of(const Expr &e) -> decltype(e.as<T>()->value) {
+    const T *node = e.as<T>();
+    EXPECT_NE(node, nullptr);
+    return node ? node->value : decltype(node->value)();
+}
+
+// Whether as_const_int / as<T>() accept an argument of type E (as an expression of that type).
+template<typename E, typename = void>
+struct takes_const_int : std::false_type {};
+template<typename E>
+struct takes_const_int<E, std::void_t<decltype(as_const_int(std::declval<E>()))>> : std::true_type {};
+template<typename E, typename = void>
+struct takes_downcast : std::false_type {};
+template<typename E>
+struct takes_downcast<E, std::void_t<decltype(std::declval<E>().template as<IntImm>())>>
+    : std::true_type {};
+
+// A pointer into a node is only taken from a handle that outlives the statement: on a temporary
+// Expr (a call's result) the node can be freed before the pointer is read, as happened in
+// PruneEmptyLoops and Bounds (AddressSanitizer: heap-use-after-free). The rule is the compiler's.
+TEST(IRNodes, NodePointersAreNotTakenFromTemporaries) {
+    static_assert(takes_const_int<const Expr &>::value && takes_const_int<Expr &>::value);
+    static_assert(!takes_const_int<Expr>::value && !takes_const_int<Expr &&>::value);
+    static_assert(takes_downcast<const Expr &>::value && takes_downcast<Expr &>::value);
+    static_assert(!takes_downcast<Expr>::value && !takes_downcast<Expr &&>::value);
+    // The value forms take anything, and give the value itself.
+    EXPECT_EQ(const_int_value(Add::make(IntImm::make(Int(32), 7), IntImm::make(Int(32), 0))), std::nullopt);
+    EXPECT_EQ(const_int_value(IntImm::make(Int(32), 7)), 7);
+    EXPECT_EQ(const_float_value(Broadcast::make(FloatImm::make(Float(32), 0.5), 4)), 0.5);
+}
 
 Expr var(const std::string &name, Type t = Int(32)) { return Variable::make(t, name); }
 
@@ -30,17 +73,17 @@ TEST(IRNodes, AddMakeAndDowncast) {
     // Downcasting to any other kind gives nullptr.
     EXPECT_EQ(sum.as<Sub>(), nullptr);
     EXPECT_EQ(sum.as<Variable>(), nullptr);
-    EXPECT_EQ(Expr().as<Add>(), nullptr);
+    EXPECT_FALSE(is_a<Add>(Expr()));
 }
 
 TEST(IRNodes, EveryBinaryArithmeticNodeKeepsItsOperandType) {
     Expr a = var("a", UInt(16)), b = var("b", UInt(16));
-    EXPECT_NE(Sub::make(a, b).as<Sub>(), nullptr);
-    EXPECT_NE(Mul::make(a, b).as<Mul>(), nullptr);
-    EXPECT_NE(Div::make(a, b).as<Div>(), nullptr);
-    EXPECT_NE(Mod::make(a, b).as<Mod>(), nullptr);
-    EXPECT_NE(Min::make(a, b).as<Min>(), nullptr);
-    EXPECT_NE(Max::make(a, b).as<Max>(), nullptr);
+    EXPECT_TRUE(is_a<Sub>(Sub::make(a, b)));
+    EXPECT_TRUE(is_a<Mul>(Mul::make(a, b)));
+    EXPECT_TRUE(is_a<Div>(Div::make(a, b)));
+    EXPECT_TRUE(is_a<Mod>(Mod::make(a, b)));
+    EXPECT_TRUE(is_a<Min>(Min::make(a, b)));
+    EXPECT_TRUE(is_a<Max>(Max::make(a, b)));
     EXPECT_EQ(Mul::make(a, b).type(), UInt(16));
     EXPECT_EQ(Max::make(a, b).type(), UInt(16));
 }
@@ -48,9 +91,9 @@ TEST(IRNodes, EveryBinaryArithmeticNodeKeepsItsOperandType) {
 TEST(IRNodes, ComparisonsGiveBoolWithTheOperandsLanes) {
     Expr a = var("a", Float(32)), b = var("b", Float(32));
     EXPECT_EQ(LT::make(a, b).type(), Bool());
-    EXPECT_NE(LT::make(a, b).as<LT>(), nullptr);
-    EXPECT_NE(GE::make(a, b).as<GE>(), nullptr);
-    EXPECT_NE(NE::make(a, b).as<NE>(), nullptr);
+    EXPECT_TRUE(is_a<LT>(LT::make(a, b)));
+    EXPECT_TRUE(is_a<GE>(GE::make(a, b)));
+    EXPECT_TRUE(is_a<NE>(NE::make(a, b)));
 
     Expr v = Ramp::make(var("x"), IntImm::make(Int(32), 1), 4);
     Expr w = Broadcast::make(var("y"), 4);
@@ -61,23 +104,23 @@ TEST(IRNodes, ComparisonsGiveBoolWithTheOperandsLanes) {
 
 TEST(IRNodes, IntImmIsStoredWrappedToItsWidth) {
     // 300 does not fit in int8: it wraps to 300 - 256 = 44, and 200 wraps to -56.
-    EXPECT_EQ(IntImm::make(Int(8), 300).as<IntImm>()->value, 44);
-    EXPECT_EQ(IntImm::make(Int(8), 200).as<IntImm>()->value, -56);
-    EXPECT_EQ(IntImm::make(Int(16), -32769).as<IntImm>()->value, 32767);
-    EXPECT_EQ(IntImm::make(Int(64), INT64_MIN).as<IntImm>()->value, INT64_MIN);
+    EXPECT_EQ(value_of<IntImm>(IntImm::make(Int(8), 300)), 44);
+    EXPECT_EQ(value_of<IntImm>(IntImm::make(Int(8), 200)), -56);
+    EXPECT_EQ(value_of<IntImm>(IntImm::make(Int(16), -32769)), 32767);
+    EXPECT_EQ(value_of<IntImm>(IntImm::make(Int(64), INT64_MIN)), INT64_MIN);
     EXPECT_EQ(IntImm::make(Int(8), 5).type(), Int(8));
 }
 
 TEST(IRNodes, UIntImmIsStoredZeroExtended) {
-    EXPECT_EQ(UIntImm::make(UInt(8), 263).as<UIntImm>()->value, 7u);
-    EXPECT_EQ(UIntImm::make(UInt(16), uint64_t(-1)).as<UIntImm>()->value, 65535u);
+    EXPECT_EQ(value_of<UIntImm>(UIntImm::make(UInt(8), 263)), 7u);
+    EXPECT_EQ(value_of<UIntImm>(UIntImm::make(UInt(16), uint64_t(-1))), 65535u);
     EXPECT_EQ(UIntImm::make(Bool(), 1).type(), Bool());
-    EXPECT_EQ(UIntImm::make(UInt(64), UINT64_MAX).as<UIntImm>()->value, UINT64_MAX);
+    EXPECT_EQ(value_of<UIntImm>(UIntImm::make(UInt(64), UINT64_MAX)), UINT64_MAX);
 }
 
 TEST(IRNodes, FloatImmIsRoundedToItsPrecision) {
-    EXPECT_EQ(FloatImm::make(Float(32), 0.1).as<FloatImm>()->value, (double)0.1f);
-    EXPECT_EQ(FloatImm::make(Float(64), 0.1).as<FloatImm>()->value, 0.1);
+    EXPECT_EQ(value_of<FloatImm>(FloatImm::make(Float(32), 0.1)), (double)0.1f);
+    EXPECT_EQ(value_of<FloatImm>(FloatImm::make(Float(64), 0.1)), 0.1);
 }
 
 TEST(IRNodes, ExprConstructorsPickTheCppType) {
@@ -91,10 +134,10 @@ TEST(IRNodes, ExprConstructorsPickTheCppType) {
     EXPECT_EQ(Expr(uint64_t(7)).type(), UInt(64));
     EXPECT_EQ(Expr(2.5f).type(), Float(32));
     EXPECT_EQ(Expr(2.5).type(), Float(64));
-    EXPECT_NE(Expr(int8_t(-3)).as<IntImm>(), nullptr);
-    EXPECT_NE(Expr(uint8_t(3)).as<UIntImm>(), nullptr);
-    EXPECT_NE(Expr(2.5f).as<FloatImm>(), nullptr);
-    EXPECT_NE(Expr(std::string("hi")).as<StringImm>(), nullptr);
+    EXPECT_TRUE(is_a<IntImm>(Expr(int8_t(-3))));
+    EXPECT_TRUE(is_a<UIntImm>(Expr(uint8_t(3))));
+    EXPECT_TRUE(is_a<FloatImm>(Expr(2.5f)));
+    EXPECT_TRUE(is_a<StringImm>(Expr(std::string("hi"))));
 }
 
 TEST(IRNodes, CastSelectLetLoadRampBroadcast) {
@@ -153,7 +196,7 @@ TEST(IRNodes, StmtMakeAndDowncast) {
     EXPECT_EQ(f->for_type, ForType::Serial);
     EXPECT_TRUE(f->body.same_as(store));
     EXPECT_EQ(loop.as<Store>(), nullptr);
-    EXPECT_NE(store.as<Store>(), nullptr);
+    EXPECT_TRUE(is_a<Store>(store));
 }
 
 TEST(IRNodes, BlockSkipsUndefinedStatements) {
@@ -190,17 +233,19 @@ TEST(IRNodes, MakeRejectsMismatchedOperandTypes) {
 }
 
 TEST(IRNodes, ConstantHelpers) {
-    EXPECT_EQ(*as_const_int(make_const(Int(8), 200)), -56);
-    EXPECT_EQ(*as_const_uint(make_const(UInt(8), 300)), 44u);
-    EXPECT_EQ(*as_const_float(make_const(Float(32), 0.5)), 0.5);
+    EXPECT_EQ(const_int_value(make_const(Int(8), 200)), -56);
+    EXPECT_EQ(const_uint_value(make_const(UInt(8), 300)), 44u);
+    EXPECT_EQ(const_float_value(make_const(Float(32), 0.5)), 0.5);
     Expr v = make_const(UInt(8, 4), 3);
     EXPECT_EQ(v.type(), UInt(8, 4));
-    EXPECT_NE(v.as<Broadcast>(), nullptr);
+    EXPECT_TRUE(is_a<Broadcast>(v));
     EXPECT_TRUE(is_const(v, 3));
     EXPECT_TRUE(is_const_one(make_one(Float(64))));
     EXPECT_TRUE(is_const_zero(make_zero(Int(16))));
     EXPECT_FALSE(is_const(var("x")));
-    EXPECT_EQ(as_const_int(var("x")), nullptr);
+    Expr x = var("x");
+    EXPECT_EQ(as_const_int(x), nullptr);
+    EXPECT_EQ(const_int_value(var("x")), std::nullopt);
     EXPECT_EQ(make_bool(true).type(), Bool());
 }
 
