@@ -367,6 +367,9 @@ private:
     // Allocations in scope that live on the stack (their Free releases nothing), with their
     // size in bytes, padding included.
     Scope<uint64_t> stack_allocations;
+    // The allocations (heap and stack) the function being generated holds at the point being
+    // generated, outermost first; an error return releases them (return_error).
+    std::vector<std::string> live_allocations;
     // The largest constant-size allocation put on the stack. Worker threads have the default
     // 8 MiB stacks; nested compute_at levels each add at most this much.
     static constexpr uint64_t kMaxStackAllocationBytes = 16 * 1024;
@@ -1442,7 +1445,7 @@ private:
         builder.CreateCondBr(cond, ok, fail);
         builder.SetInsertPoint(fail);
         llvm::Value *code = codegen(op->message);
-        builder.CreateRet(code);
+        return_error(code);
         builder.SetInsertPoint(ok);
     }
 
@@ -1537,6 +1540,7 @@ private:
             std::exchange(outlined_loops, std::move(outline_in_task));
         symbols = Scope<llvm::Value *>();
         buffers = Scope<llvm::Value *>();
+        std::vector<std::string> saved_live = std::exchange(live_allocations, {});
         function = task;
         user_context = task->getArg(0);
         builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", task));
@@ -1580,6 +1584,7 @@ private:
         builder.CreateRet(builder.getInt32(0));
         function = saved_function;
         user_context = saved_context;
+        live_allocations = std::move(saved_live);
         symbols = std::move(saved_symbols);
         buffers = std::move(saved_buffers);
         joined_lines = std::move(saved_lines);
@@ -1608,7 +1613,7 @@ private:
         llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, what + "_ok", function);
         builder.CreateCondBr(builder.CreateICmpNE(result, builder.getInt32(0)), fail, ok);
         builder.SetInsertPoint(fail);
-        builder.CreateRet(result);
+        return_error(result);
         builder.SetInsertPoint(ok);
     }
 
@@ -2013,7 +2018,7 @@ private:
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.push(op->name, constant->getZExtValue());
                 buffers.push(op->name, first_element(slot));
-                with_buffer_struct(op, count, [&] { codegen(op->body); });
+                with_live_allocation(op->name, [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
                 buffers.pop(op->name);
                 stack_allocations.pop(op->name);
                 return;
@@ -2037,11 +2042,21 @@ private:
         llvm::Value *code = builder.CreateCall(
             runtime_function("loom_error_out_of_memory", builder.getInt32Ty(), {ptr, ptr, builder.getInt64Ty()}),
             {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
-        builder.CreateRet(code);
+        return_error(code);
         builder.SetInsertPoint(ok);
         buffers.push(op->name, first_element(mem));
-        with_buffer_struct(op, count, [&] { codegen(op->body); });
+        with_live_allocation(op->name, [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
         buffers.pop(op->name);
+    }
+
+    // Runs `body` with the allocation `name` held (see return_error); its Free, at the end of
+    // the body, lets go of it.
+    template<typename Body>
+    void with_live_allocation(const std::string &name, Body body) {
+        const size_t depth = live_allocations.size();
+        live_allocations.push_back(name);
+        body();
+        live_allocations.resize(std::min(live_allocations.size(), depth));
     }
 
     // Runs `body` with `<name>.buffer` defined, where a kernel uses the allocation: a
@@ -2082,16 +2097,31 @@ private:
     }
 
     void visit(const Free *op) override {
-        if (symbols.contains(buffer_struct_name(op->name)) && allocations_with_device_copies.count(op->name)) {
-            llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-            builder.CreateCall(runtime_function("loom_cuda_device_free", builder.getInt32Ty(), {ptr, ptr}),
-                               {user_context, symbols.get(buffer_struct_name(op->name))});
-        }
-        if (stack_allocations.contains(op->name)) return; // released when the function returns
+        release_allocation(op->name);
+        auto live = std::find(live_allocations.rbegin(), live_allocations.rend(), op->name);
+        if (live != live_allocations.rend()) live_allocations.erase(std::next(live).base());
+    }
+
+    // What a Free does: the device copy of the allocation, if a kernel made one, and its
+    // memory, unless it is on the stack (released when the function returns).
+    void release_allocation(const std::string &name) {
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-        llvm::Value *memory = allocation_start(op->name);
+        if (symbols.contains(buffer_struct_name(name)) && allocations_with_device_copies.count(name)) {
+            builder.CreateCall(runtime_function("loom_cuda_device_free", builder.getInt32Ty(), {ptr, ptr}),
+                               {user_context, symbols.get(buffer_struct_name(name))});
+        }
+        if (stack_allocations.contains(name)) return;
         builder.CreateCall(runtime_function("loom_free", builder.getVoidTy(), {ptr, ptr}),
-                           {user_context, memory});
+                           {user_context, allocation_start(name)});
+    }
+
+    // Returns the error `code` from the function being generated, releasing first what its
+    // Frees would have released: every allocation it holds at this point, innermost first.
+    // (A task's caller releases its own allocations when the task's error reaches it.)
+    void return_error(llvm::Value *code) {
+        for (auto it = live_allocations.rbegin(); it != live_allocations.rend(); ++it)
+            release_allocation(*it);
+        builder.CreateRet(code);
     }
 
     void visit(const Block *op) override {

@@ -1,5 +1,7 @@
 #include "dsl/IR.h"
 
+#include <cstdlib>
+
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
 
@@ -81,7 +83,7 @@ Expr Reinterpret::make(Type t, Expr v) {
 }
 
 Expr Variable::make(Type t, const std::string &name, std::shared_ptr<ParameterContents> param,
-                    std::shared_ptr<ReductionDomainContents> rdom) {
+                    RDomRef rdom) {
     internal_assert(!name.empty()) << "Variable with an empty name";
     auto *n = new Variable(t);
     n->name = name;
@@ -198,17 +200,9 @@ Expr Let::make(const std::string &name, Expr value, Expr body) {
     return n;
 }
 
-std::shared_ptr<FunctionContents> FunctionRef::shared() const {
-    if (strong || !raw) return strong;
-    std::shared_ptr<FunctionContents> alive = weak.lock();
-    internal_assert(alive) << "A call inside a Func's own definition outlived the Func";
-    return alive;
-}
-
-FunctionContents *FunctionRef::get() const {
-    internal_assert(strong || !raw || !weak.expired())
-        << "A call inside a Func's own definition outlived the Func";
-    return raw;
+void target_gone() {
+    internal_error << "A reference inside a Func or RDom's own definition outlived it";
+    std::abort(); // internal_error throws; this only tells the compiler so
 }
 
 Expr Call::make(Type t, const std::string &name, std::vector<Expr> args, CallType call_type,

@@ -27,21 +27,26 @@ struct BufferContents;
 struct ParameterContents;
 struct ReductionDomainContents;
 
-/** A Halide call's reference to the Func it calls. It owns the Func (keeps it alive), except
- * inside that Func's own definitions (an update that reads the Func, f(x) += f(x - 1)): owning
- * there, the Func would own itself through its definition, a cycle no reference count frees. Such
- * a reference is weak (weakened()): the Func is alive whenever its definitions are reachable, and
- * reaching a Func that is gone through one is an internal error, never a dangling pointer. */
-class FunctionRef {
-public:
-    FunctionRef() = default;
-    FunctionRef(std::nullptr_t) {}
-    FunctionRef(std::shared_ptr<FunctionContents> f)
-        : strong(std::move(f)), weak(strong), raw(strong.get()) {}
+/** A reference from inside the IR to a Func or an RDom, which owns its target (keeps it alive)
+ * unless weakened. An owning reference from inside a target's own contents would make the target
+ * own itself, a cycle no reference count frees: a Func's update that reads the Func
+ * (f(x) += f(x - 1)), an RDom's where() condition that uses its own RVars. Those references are
+ * weak (weakened()): the target is alive whenever its contents are reachable, and reaching a
+ * target that is gone through one is an internal error, never a dangling pointer. */
+/** Throws the internal error of a weak MaybeOwnedPtr whose target is gone. */
+[[noreturn]] void target_gone();
 
-    /** The same Func, not owned. */
-    FunctionRef weakened() const {
-        FunctionRef r;
+template<typename T>
+class MaybeOwnedPtr {
+public:
+    MaybeOwnedPtr() = default;
+    MaybeOwnedPtr(std::nullptr_t) {}
+    MaybeOwnedPtr(std::shared_ptr<T> target)
+        : strong(std::move(target)), weak(strong), raw(strong.get()) {}
+
+    /** The same target, not owned. */
+    MaybeOwnedPtr weakened() const {
+        MaybeOwnedPtr r;
         r.weak = weak;
         r.raw = raw;
         return r;
@@ -49,21 +54,38 @@ public:
     bool is_weak() const { return raw && !strong; }
     bool defined() const { return raw != nullptr; }
     explicit operator bool() const { return defined(); }
-    /** Whether this refers to f (identity, whether owning or not). */
-    bool refers_to(const FunctionContents *f) const { return raw == f; }
+    /** Whether this refers to t (identity, owning or not). */
+    bool refers_to(const T *t) const { return raw == t; }
+    bool operator==(const MaybeOwnedPtr &o) const { return raw == o.raw; }
+    bool operator!=(const MaybeOwnedPtr &o) const { return raw != o.raw; }
+    friend bool operator==(const std::shared_ptr<T> &a, const MaybeOwnedPtr &b) { return a.get() == b.raw; }
+    friend bool operator==(const MaybeOwnedPtr &a, const std::shared_ptr<T> &b) { return a.raw == b.get(); }
+    friend bool operator!=(const std::shared_ptr<T> &a, const MaybeOwnedPtr &b) { return a.get() != b.raw; }
+    friend bool operator!=(const MaybeOwnedPtr &a, const std::shared_ptr<T> &b) { return a.raw != b.get(); }
 
-    /** The Func, owned for as long as the result lives. */
-    std::shared_ptr<FunctionContents> shared() const;
-    operator std::shared_ptr<FunctionContents>() const { return shared(); }
-    FunctionContents *get() const;
-    FunctionContents *operator->() const { return get(); }
-    FunctionContents &operator*() const { return *get(); }
+    /** The target, owned for as long as the result lives. */
+    std::shared_ptr<T> shared() const {
+        if (strong || !raw) return strong;
+        std::shared_ptr<T> alive = weak.lock();
+        if (!alive) target_gone();
+        return alive;
+    }
+    operator std::shared_ptr<T>() const { return shared(); }
+    T *get() const {
+        if (raw && !strong && weak.expired()) target_gone();
+        return raw;
+    }
+    T *operator->() const { return get(); }
+    T &operator*() const { return *get(); }
 
 private:
-    std::shared_ptr<FunctionContents> strong;
-    std::weak_ptr<FunctionContents> weak;
-    FunctionContents *raw = nullptr;
+    std::shared_ptr<T> strong;
+    std::weak_ptr<T> weak;
+    T *raw = nullptr;
 };
+
+using FunctionRef = MaybeOwnedPtr<FunctionContents>;
+using RDomRef = MaybeOwnedPtr<ReductionDomainContents>;
 
 #define LOOM_DECLARE_NODE(T) static const IRNodeType static_type = IRNodeType::T;
 
@@ -123,10 +145,10 @@ struct Variable : ExprNode<Variable> {
     LOOM_DECLARE_NODE(Variable)
     std::string name;
     std::shared_ptr<ParameterContents> param;
-    std::shared_ptr<ReductionDomainContents> rdom;
+    RDomRef rdom;
     static Expr make(Type t, const std::string &name,
                      std::shared_ptr<ParameterContents> param = nullptr,
-                     std::shared_ptr<ReductionDomainContents> rdom = nullptr);
+                     RDomRef rdom = nullptr);
     using ExprNode::ExprNode;
 };
 

@@ -3,6 +3,7 @@
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRMutator.h"
 #include "dsl/IRVisitor.h"
 
 namespace loom {
@@ -89,6 +90,20 @@ private:
     }
 };
 
+// The RVars of `dom` inside its own where() condition refer to it weakly (see MaybeOwnedPtr):
+// owning, the RDom would keep itself alive through its condition.
+class WeakenSelfRVars : public IRMutator {
+public:
+    explicit WeakenSelfRVars(const ReductionDomainContents *dom) : dom(dom) {}
+
+private:
+    const ReductionDomainContents *dom;
+    Expr visit(const Variable *op) override {
+        if (!op->rdom.refers_to(dom) || op->rdom.is_weak()) return op;
+        return Variable::make(op->type, op->name, op->param, op->rdom.weakened());
+    }
+};
+
 }  // namespace
 
 void RDom::where(Expr condition) {
@@ -102,6 +117,7 @@ void RDom::where(Expr condition) {
         user_assert(d == dom) << "The where() condition of RDom " << dom->name
                               << " uses an RVar of another RDom, " << d->name;
     }
+    condition = WeakenSelfRVars(dom.get()).mutate(condition);
     dom->predicate = dom->predicate.defined() ? (dom->predicate && condition) : condition;
 }
 

@@ -14,6 +14,7 @@
 #include "loom_runtime.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 enum {
@@ -27,6 +28,8 @@ typedef struct block_cache {
 } block_cache;
 
 static _Thread_local block_cache cache;
+/* Blocks handed out by loom_malloc and not yet given back to loom_free, in all threads. */
+static _Atomic int64_t blocks_in_use;
 static _Thread_local int cache_registered;
 static pthread_key_t cache_owner;
 static pthread_once_t cache_owner_once = PTHREAD_ONCE_INIT;
@@ -66,12 +69,18 @@ void *loom_malloc(void *user_context, int64_t bytes) {
         if (!block) return NULL;
         *(size_t *)block = capacity;
     }
+    atomic_fetch_add_explicit(&blocks_in_use, 1, memory_order_relaxed);
     return (char *)block + kHeaderBytes;
+}
+
+int64_t loom_memory_blocks_in_use(void) {
+    return atomic_load_explicit(&blocks_in_use, memory_order_relaxed);
 }
 
 void loom_free(void *user_context, void *ptr) {
     (void)user_context;
     if (!ptr) return;
+    atomic_fetch_sub_explicit(&blocks_in_use, 1, memory_order_relaxed);
     void *block = (char *)ptr - kHeaderBytes;
     if (capacity_of(block) <= kCachedBlockBytes) {
         /* Keep it in an empty slot, else in place of the smallest block cached if this one is

@@ -121,6 +121,10 @@ int32_t loom_cpu_has_features(uint32_t mask);
  * iteration of a loop does not go back to the C library every time. */
 void *loom_malloc(void *user_context, int64_t bytes);
 void loom_free(void *user_context, void *ptr);
+/* How many blocks loom_malloc handed out that loom_free has not taken back (all threads): what
+ * pipelines hold at this moment. Between runs, and after a run that failed, it is back where it
+ * was before the run. */
+int64_t loom_memory_blocks_in_use(void);
 
 /* Parallel loops: the body of iteration i, returning 0 or an error code. */
 typedef int32_t (*loom_task_fn)(void *user_context, int32_t i, void *closure);

@@ -264,7 +264,9 @@ void check_strided_taps_of_allocation(int stride, int lanes, int width, TailStra
     Buffer<T> out = f.realize({width});
     auto ref_g = [&](int i) { return T(values[(size_t)(i - lo)] ^ T(0x5a)); };
     for (int i = 0; i < width; i++) {
-        T expected = T(ref_g(stride * i - 1) + T(ref_g(stride * i) * T(3)) + ref_g(stride * i + 1));
+        using loom_test::ref_add, loom_test::ref_mul;
+        T expected = ref_add(ref_add(ref_g(stride * i - 1), ref_mul(ref_g(stride * i), T(3))),
+                             ref_g(stride * i + 1));
         ASSERT_EQ(out(i), expected) << "stride " << stride << ", " << lanes << " lanes, x = " << i;
     }
 }
@@ -299,7 +301,7 @@ void check_strided_taps_of_input(int stride, const std::vector<int> &taps, int l
         [&](const std::function<T(int)> &in, int x) {
             T sum = T(0);
             for (size_t k = 0; k < taps.size(); k++)
-                sum = T(sum + T(in(stride * x + taps[k]) * T(k + 1)));
+                sum = loom_test::ref_add(sum, loom_test::ref_mul(in(stride * x + taps[k]), T(k + 1)));
             return sum;
         },
         vectorized(lanes, tail));

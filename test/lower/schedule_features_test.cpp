@@ -173,6 +173,7 @@ TEST(StorageFolding, KeepsOnlyTheFoldAndChecksItFits) {
 
     Stencil small(in);
     small.bx.store_root().compute_at(small.by, small.y).fold_storage(small.y, 2);
+    const int64_t blocks_before = loom_memory_blocks_in_use();
     try {
         small.by.realize({20, 22});
         FAIL() << "a fold of 2 rows for a 3-row window must fail";
@@ -180,6 +181,8 @@ TEST(StorageFolding, KeepsOnlyTheFoldAndChecksItFits) {
         EXPECT_THAT(e.what(), HasSubstr("fold_storage of Func bx in y keeps 2 slices"));
         EXPECT_THAT(e.what(), HasSubstr("needs 3"));
     }
+    // The failing check came after bx's allocation: the error return released it.
+    EXPECT_EQ(loom_memory_blocks_in_use(), blocks_before);
 }
 
 TEST(ReorderStorage, TransposesTheLayoutNotTheValues) {
@@ -201,12 +204,14 @@ TEST(Bound, FixesTheRegionAndRejectsReadsOutsideIt) {
     EXPECT_THAT(stmt, HasSubstr("allocate bx[int32 * 20 *")) << stmt;
     Buffer<int> expected = Stencil(in).by.realize({20, 22});
     expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+    const int64_t blocks_before = loom_memory_blocks_in_use();
     try {
         s.by.realize({21, 22});
         FAIL() << "reading bx beyond its bound must fail";
     } catch (const RuntimeError &e) {
         EXPECT_THAT(e.what(), HasSubstr("Func bx is bounded to [0, 19] in x by bound(), but the pipeline needs [0, 20]"));
     }
+    EXPECT_EQ(loom_memory_blocks_in_use(), blocks_before);
 }
 
 TEST(Specialize, PicksTheVersionAtRunTimeWithTheSameResults) {
