@@ -77,6 +77,8 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_error_output_too_small", &loom_error_output_too_small);
     add("loom_do_par_for", &loom_do_par_for);
     add("loom_error_bound_too_small", &loom_error_bound_too_small);
+    add("loom_buffer_is_bounds_query", &loom_buffer_is_bounds_query);
+    add("loom_buffer_bounds_query", &loom_buffer_bounds_query);
     add("loom_error_fold_too_small", &loom_error_fold_too_small);
     add("loom_error_bad_buffer", &loom_error_bad_buffer);
     add("loom_cpu_has_features", &loom_cpu_has_features);

@@ -69,6 +69,17 @@ std::shared_ptr<BufferContents> BufferContents::allocate(Type type, const std::v
     return b;
 }
 
+std::shared_ptr<BufferContents> BufferContents::bounds_query(Type type,
+                                                             const std::vector<int> &sizes,
+                                                             const std::string &name) {
+    auto b = std::make_shared<BufferContents>();
+    b->name = name;
+    b->dims = dense_dims(sizes, name);
+    b->raw.type = type.to_runtime();
+    b->sync_raw();
+    return b;
+}
+
 std::shared_ptr<BufferContents> BufferContents::wrap(Type type, void *data,
                                                      const std::vector<int> &sizes,
                                                      const std::string &name) {

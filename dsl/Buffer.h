@@ -27,6 +27,11 @@ struct BufferContents {
     /** Allocates dense zeroed storage of `type` with the given extents, mins at zero. */
     static std::shared_ptr<BufferContents> allocate(Type type, const std::vector<int> &sizes,
                                                     const std::string &name);
+    /** No memory (host NULL): a bounds query's output, over [0, size) in each dimension. A
+     * pipeline realized into it writes the region it would write into its dims instead of
+     * running (see loom_buffer_bounds_query). */
+    static std::shared_ptr<BufferContents> bounds_query(Type type, const std::vector<int> &sizes,
+                                                        const std::string &name);
     /** Views memory the caller owns. */
     static std::shared_ptr<BufferContents> wrap(Type type, void *data,
                                                 const std::vector<int> &sizes,

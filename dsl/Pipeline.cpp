@@ -300,11 +300,40 @@ void Pipeline::realize(RealizationArg outputs, const Target &target) {
         }
         }
     }
-    std::string error;
-    int32_t code = contents->module->entry()(&error, args.data());
-    if (code != 0) {
-        throw RuntimeError(error.empty() ? "Pipeline failed with error code " + std::to_string(code)
-                                         : error);
+    auto run = [&] {
+        std::string error;
+        int32_t code = contents->module->entry()(&error, args.data());
+        if (code != 0) {
+            throw RuntimeError(error.empty() ? "Pipeline failed with error code " +
+                                                   std::to_string(code)
+                                             : error);
+        }
+    };
+    auto regions = [&] {
+        std::vector<std::vector<loom_dimension_t>> r;
+        for (const Buffer<> &b : out) r.push_back(b.contents_ptr()->dims);
+        return r;
+    };
+    const bool bounds_query = !out.empty() && out[0].raw_data() == nullptr;
+    if (!bounds_query) {
+        run();
+    } else {
+        // A bounds query: the outputs' regions grow to what the schedule writes. One output's
+        // larger region can make a stage that reads it need more of another output, so the
+        // query runs again on the grown regions until they hold still.
+        for (int round = 0;; round++) {
+            auto before = regions();
+            run();
+            auto after = regions();
+            bool same = true;
+            for (size_t i = 0; i < before.size(); i++)
+                for (size_t d = 0; d < before[i].size(); d++)
+                    same &= before[i][d].min == after[i][d].min &&
+                            before[i][d].extent == after[i][d].extent;
+            if (same) break;
+            internal_assert(round < 64) << "The bounds query of the pipeline of " << contents->outputs[0]->name
+                                        << " does not settle";
+        }
     }
     // Outputs a kernel wrote come back to the host, where the caller reads them.
     if (contents->options.copy_outputs_to_host) {
@@ -312,8 +341,29 @@ void Pipeline::realize(RealizationArg outputs, const Target &target) {
     }
 }
 
+namespace {
+
+// A view of `whole`'s memory over [0, size) in each dimension (which `whole` contains).
+Buffer<> crop_to_sizes(const Buffer<> &whole, const std::vector<int32_t> &sizes) {
+    const BufferContents &w = *whole.contents_ptr();
+    auto c = std::make_shared<BufferContents>();
+    c->name = w.name;
+    c->storage = w.storage;
+    c->raw.type = w.raw.type;
+    int64_t offset = 0;
+    for (size_t d = 0; d < sizes.size(); d++) {
+        offset += (int64_t)(0 - w.dims[d].min) * w.dims[d].stride;
+        c->dims.push_back(loom_dimension_t{0, sizes[d], w.dims[d].stride, 0});
+    }
+    c->raw.host = w.raw.host + offset * whole.type().bytes();
+    c->sync_raw();
+    return Buffer<>::from_contents(c);
+}
+
+}  // namespace
+
 Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) {
-    std::vector<Buffer<>> buffers;
+    std::vector<Buffer<>> query;
     for (const FunctionPtr &f : contents->outputs) {
         user_assert(f->defined()) << "Can't realize Func " << f->name
                                   << " because it has no definition";
@@ -321,13 +371,37 @@ Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) 
             << "Func " << f->name << " has " << f->dimensions() << " dimensions but realize was "
             << "given " << sizes.size() << " sizes. Pass one size per dimension.";
         for (int i = 0; i < f->outputs(); i++) {
-            buffers.emplace_back(f->output_types[i], std::vector<int>(sizes.begin(), sizes.end()),
-                                 f->buffer_name(i));
+            for (size_t d = 0; d < sizes.size(); d++) {
+                user_assert(sizes[d] >= 0) << "realize of Func " << f->name << " with negative size "
+                                           << sizes[d] << " in dimension " << d;
+            }
+            query.push_back(Buffer<>::from_contents(BufferContents::bounds_query(
+                f->output_types[i], std::vector<int>(sizes.begin(), sizes.end()), f->buffer_name(i))));
         }
     }
-    Realization r(buffers);
-    realize(RealizationArg(r), target);
-    return r;
+    // As Halide's realize: a bounds query first, for a schedule that writes more than the
+    // requested region (a split that rounds up); then a run on buffers of the region it writes,
+    // and the requested region of those is the result.
+    realize(RealizationArg(query), target);
+    std::vector<Buffer<>> whole;
+    bool enlarged = false;
+    for (const Buffer<> &q : query) {
+        std::vector<int> extents;
+        std::vector<int> mins;
+        for (int d = 0; d < q.dimensions(); d++) {
+            extents.push_back(q.dim(d).extent());
+            mins.push_back(q.dim(d).min());
+            enlarged |= q.dim(d).min() != 0 || q.dim(d).extent() != sizes[d];
+        }
+        Buffer<> b(q.type(), extents, q.name());
+        b.set_min(mins);
+        whole.push_back(b);
+    }
+    realize(RealizationArg(whole), target);
+    if (!enlarged) return Realization(whole);
+    std::vector<Buffer<>> requested;
+    for (const Buffer<> &b : whole) requested.push_back(crop_to_sizes(b, sizes));
+    return Realization(requested);
 }
 
 std::string Pipeline::lowered_stmt(const Target &target) {

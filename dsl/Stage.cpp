@@ -2,10 +2,13 @@
 #include "dsl/Associativity.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "dsl/Error.h"
 #include "dsl/Func.h"
+#include "dsl/IREquality.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
@@ -93,28 +96,67 @@ void check_factor(const Expr &factor, const std::string &stage, const std::strin
     }
 }
 
-// What TailStrategy::Auto means for a split of the loop `var`. In an update: GuardWithIf. In a
-// pure definition, as in Halide: ShiftInwards, but RoundUp for a loop that descends from the
-// outer loop of an earlier ShiftInwards split (f.vectorize(x, 8).unroll(x, 4), or a tile's
-// outer loop split again). That split already keeps every point inside the region (its base
-// is clamped to the region's end); shifting the outer loop as well would start it whole blocks
-// before the region where it has fewer blocks than the factor, computing points nothing needs
-// and reading inputs there.
-TailStrategy auto_tail(const std::vector<Split> &splits, const std::string &var, bool update) {
-    if (update) return TailStrategy::GuardWithIf;
-    std::set<std::string> inside_shifted_blocks;
+// The loops of a stage that lie inside the inner loop of one of its splits: the inner loops,
+// their outer and inner parts when split again, their renames, and a fusion with one of them.
+std::set<std::string> loops_inside_an_inner_loop(const std::vector<Split> &splits) {
+    std::set<std::string> inner;
     for (const Split &s : splits) {
-        const bool descends = inside_shifted_blocks.count(s.old_var) > 0;
-        if (s.kind == Split::SplitVar && s.tail == TailStrategy::ShiftInwards) {
-            inside_shifted_blocks.insert(s.outer);
-        } else if (s.kind == Split::SplitVar && descends) {
-            inside_shifted_blocks.insert(s.outer);
-            inside_shifted_blocks.insert(s.inner);
-        } else if (s.kind == Split::RenameVar && descends) {
-            inside_shifted_blocks.insert(s.outer);
+        if (s.kind == Split::SplitVar) {
+            inner.insert(s.inner);
+            if (inner.count(s.old_var)) inner.insert(s.outer);
+        } else if (s.kind == Split::RenameVar) {
+            if (inner.count(s.old_var)) inner.insert(s.outer);
+        } else if (inner.count(s.inner) || inner.count(s.outer)) { // FuseVars
+            inner.insert(s.old_var);
         }
     }
-    return inside_shifted_blocks.count(var) ? TailStrategy::RoundUp : TailStrategy::ShiftInwards;
+    return inner;
+}
+
+// What TailStrategy::Auto means for a split of the loop `var`, exactly as Halide 14 resolves it
+// (Stage::split in its Func.cpp), when the split is made:
+//
+//   loop split                                   | Auto becomes
+//   ---------------------------------------------|--------------------------------------------
+//   an RVar, or a loop split from one            | GuardWithIf (the RDom must not be exceeded)
+//   update, pure loop not inside an inner loop   | RoundUp (computes a little more; the
+//                                                | output's region grows, see realize)
+//   update, pure loop inside an inner loop       | GuardWithIf (rounding up there would apply
+//                                                | the update to points twice)
+//   pure definition, a loop inside the blocks of | RoundUp (the earlier split already keeps
+//     an earlier ShiftInwards split whose factor | every point inside the region; shifting
+//     is at least this one's                     | again would start before it)
+//   pure definition, otherwise                   | ShiftInwards
+//
+// (f.vectorize(x, 8).unroll(x, 4) is the pure case inside shifted blocks; a tile's outer loop
+// split again, likewise.) Whether the Func is an output or an intermediate does not matter.
+TailStrategy auto_tail(const std::vector<Split> &splits, const std::string &var, bool update,
+                       bool is_rvar, const Expr &factor) {
+    if (is_rvar) return TailStrategy::GuardWithIf;
+    if (update) {
+        return loops_inside_an_inner_loop(splits).count(var) ? TailStrategy::GuardWithIf
+                                                             : TailStrategy::RoundUp;
+    }
+    std::map<std::string, Expr> inside_shifted_blocks; // loop -> the shifted split's factor
+    for (const Split &s : splits) {
+        auto from = inside_shifted_blocks.find(s.old_var);
+        if (s.kind == Split::SplitVar && s.tail == TailStrategy::ShiftInwards) {
+            inside_shifted_blocks[s.outer] = s.factor;
+        } else if (s.kind == Split::SplitVar && from != inside_shifted_blocks.end()) {
+            Expr f = from->second;
+            inside_shifted_blocks[s.outer] = f;
+            inside_shifted_blocks[s.inner] = f;
+        } else if (s.kind == Split::RenameVar && from != inside_shifted_blocks.end()) {
+            inside_shifted_blocks[s.outer] = from->second;
+        }
+    }
+    auto it = inside_shifted_blocks.find(var);
+    if (it == inside_shifted_blocks.end()) return TailStrategy::ShiftInwards;
+    // Halide asks its prover; constant factors and equal expressions are what it can prove.
+    const Expr &earlier = it->second;
+    std::optional<int64_t> a = const_int_value(earlier), b = const_int_value(factor);
+    const bool at_least = (a && b) ? *a >= *b : deep_equal(earlier, factor);
+    return at_least ? TailStrategy::RoundUp : TailStrategy::ShiftInwards;
 }
 
 }  // namespace
@@ -147,8 +189,15 @@ Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarO
             << "Can't split RVar " << old.name() << " of " << stage_name()
             << " with TailStrategy::RoundUp: it would iterate outside the RDom and change the "
                "result. Use GuardWithIf (the default).";
+        user_assert(!(tail == TailStrategy::RoundUp &&
+                      loops_inside_an_inner_loop(schedule().splits).count(old_name)))
+            << "Can't split " << old.name() << " of " << stage_name()
+            << " with TailStrategy::RoundUp: it lies inside the inner loop of an earlier split, "
+               "so rounding it up would apply the update to some points twice. Use GuardWithIf "
+               "(the default there).";
     }
-    if (tail == TailStrategy::Auto) tail = auto_tail(schedule().splits, old_name, index > 0);
+    if (tail == TailStrategy::Auto)
+        tail = auto_tail(schedule().splits, old_name, index > 0, dims[i].is_rvar, factor);
     Split s;
     s.kind = Split::SplitVar;
     s.old_var = old_name;

@@ -1,4 +1,5 @@
 #include "lower/BoundsInference.h"
+#include "lower/InjectDeviceCopies.h"
 
 #include <set>
 
@@ -273,7 +274,9 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     // A split that rounds up or shifts inwards, or an update, may write outside the output
     // buffer, and an update may read its own output outside it; check what each output's
     // stages touch against its buffer before running them.
-    std::vector<Stmt> checks;
+    // A bounds query (an output without memory, see loom_buffer_bounds_query) gets the same
+    // regions written into its buffers instead.
+    std::vector<Stmt> checks, queries;
     for (const FunctionPtr &f : outputs) {
         Box box = box_union(box_provided(result, f->name, true), box_required(result, f->name, true));
         check_bounded(box, f->name, "its definitions write or read");
@@ -281,6 +284,11 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
             std::string ds = std::to_string(d);
             for (int i = 0; i < f->outputs(); i++) {
                 std::string buffer = f->buffer_name(i);
+                queries.push_back(Evaluate::make(Call::make(
+                    Int(32), "loom_buffer_bounds_query",
+                    {Variable::make(Handle(), buffer_struct_name(buffer)), Expr(d),
+                     simplify(box[d].min), simplify(box[d].max)},
+                    Call::Extern)));
                 Expr mn = int_var(buffer + ".min." + ds);
                 Expr mx = mn + int_var(buffer + ".extent." + ds) - 1;
                 Expr ok = box[d].max < box[d].min || (mn <= box[d].min && box[d].max <= mx);
@@ -308,6 +316,13 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     }
     checks.push_back(result);
     result = Block::make(checks);
+    if (!outputs.empty()) {
+        if (queries.empty()) queries.push_back(Evaluate::make(0)); // zero-dimensional outputs
+        Expr is_query = Call::make(
+            Int(32), "loom_buffer_is_bounds_query",
+            {Variable::make(Handle(), buffer_struct_name(outputs[0]->buffer_name(0)))}, Call::Extern);
+        result = IfThenElse::make(is_query != 0, Block::make(queries), result);
+    }
     // Inside the outputs' lets, which the root Funcs' regions refer to.
     for (auto it = root_lets.rbegin(); it != root_lets.rend(); ++it) {
         result = LetStmt::make(it->first, it->second, result);

@@ -7,6 +7,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
+#include "dsl/IREquality.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
@@ -71,6 +72,23 @@ bool is_output(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs) {
 TailStrategy effective_tail(TailStrategy t) {
     return t == TailStrategy::Auto ? TailStrategy::ShiftInwards : t;
 }
+
+// How many values loop `var` of a stage takes as the loops split from it iterate: its extent,
+// or more where a split of it rounds up (the outer loop's iterations times the factor, the
+// last of them whole). Its values are 0 .. this - 1 above the loop's min.
+Expr iterated_extent(const std::vector<Split> &splits, const std::string &prefix,
+                     const std::string &var_name) {
+    for (const Split &s : splits) {
+        // (A fuse names the loop it makes old_var: that is where var_name comes from.)
+        if (s.old_var != var_name || s.kind == Split::FuseVars) continue;
+        if (s.kind == Split::RenameVar) return iterated_extent(splits, prefix, s.outer);
+        if (s.kind != Split::SplitVar || effective_tail(s.tail) != TailStrategy::RoundUp) break;
+        return (iterated_extent(splits, prefix, s.outer) - 1) * s.factor +
+               iterated_extent(splits, prefix, s.inner);
+    }
+    return int_var(prefix + var_name + ".loop_extent");
+}
+
 
 // A GuardWithIf split's guard, `likely(var <= highest)`, and what it says of the split's old
 // variable: var is at most highest (no promise where var is empty).
@@ -258,11 +276,20 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             Expr inner_extent = var(s.inner + ".loop_extent");
             body = LetStmt::make(prefix + s.inner,
                                  var(s.old_var) % inner_extent + var(s.inner + ".loop_min"), body);
-            // The clamp changes no value (the quotient is always in range) but gives bounds
-            // inference the range, which it can't derive from a division by a variable.
+            // The clamp changes no value (the quotient is always in the range the fused loop
+            // reaches, past loop_max where a split of it rounds up) but gives bounds inference
+            // the range, which it can't derive from a division by a variable.
+            // (Where nothing rounds the fused loop up, that is loop_max itself: the form bounds
+            // inference keeps tightest.)
+            Expr reached = iterated_extent(sched.splits, prefix, s.old_var);
+            Expr extent = var(s.old_var + ".loop_extent");
+            Expr last = var(s.outer + ".loop_max");
+            if (!deep_equal(reached, extent)) {
+                last = last + (reached - extent + inner_extent - 1) / inner_extent;
+            }
             body = LetStmt::make(prefix + s.outer,
                                  clamp(var(s.old_var) / inner_extent + var(s.outer + ".loop_min"),
-                                       var(s.outer + ".loop_min"), var(s.outer + ".loop_max")),
+                                       var(s.outer + ".loop_min"), last),
                                  body);
             break;
         }

@@ -44,6 +44,24 @@ int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_n
     return loom_code_out_of_bounds;
 }
 
+int32_t loom_buffer_is_bounds_query(void *user_context, const loom_buffer_t *buffer) {
+    (void)user_context;
+    return buffer->host == NULL;
+}
+
+int32_t loom_buffer_bounds_query(void *user_context, loom_buffer_t *buffer, int32_t dimension,
+                                 int32_t min, int32_t max) {
+    (void)user_context;
+    if (max < min) return 0; /* nothing written in this dimension */
+    loom_dimension_t *d = &buffer->dim[dimension];
+    const int64_t lo = d->min < min ? d->min : min;
+    const int64_t old_max = (int64_t)d->min + d->extent - 1;
+    const int64_t hi = old_max > max ? old_max : max;
+    d->min = (int32_t)lo;
+    d->extent = (int32_t)(hi - lo + 1);
+    return 0;
+}
+
 int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
                                     int32_t dimension, int32_t min_written, int32_t max_written,
                                     int32_t min_valid, int32_t max_valid) {

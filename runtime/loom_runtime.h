@@ -86,6 +86,14 @@ int32_t loom_error_access_out_of_bounds(void *user_context, const char *buffer_n
 int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
                                     int32_t dimension, int32_t min_written, int32_t max_written,
                                     int32_t min_valid, int32_t max_valid);
+/* Bounds queries (Halide's): an output whose host pointer is NULL asks the pipeline which region
+ * it writes instead of running it. The pipeline widens the output's dim[d] (min, extent) to cover
+ * [min, max] in every dimension d it writes (loom_buffer_bounds_query) and returns 0 without
+ * computing anything; the caller then allocates that region and runs it again. A JIT
+ * realize(sizes) does this (a schedule that rounds up may write past the requested sizes). */
+int32_t loom_buffer_is_bounds_query(void *user_context, const loom_buffer_t *buffer);
+int32_t loom_buffer_bounds_query(void *user_context, loom_buffer_t *buffer, int32_t dimension,
+                                 int32_t min, int32_t max);
 int32_t loom_error_bound_too_small(void *user_context, const char *func_name, const char *var_name,
                                    int32_t bound_min, int32_t bound_max, int32_t required_min,
                                    int32_t required_max);

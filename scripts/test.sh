@@ -39,36 +39,33 @@ status=0
 ./build/apps/demo/loom_demo || status=$?
 record "demo (loom_demo, fused and unfused against C++)" $status
 
-# The same suite built with AddressSanitizer and UndefinedBehaviorSanitizer (leak checking on:
-# LeakSanitizer is part of AddressSanitizer on x86-64 Linux), in build-sanitize/: the compiler, the
-# runtime (also the copy that ahead-of-time libraries embed, run by the AOT tests) and the tests
-# are instrumented; code the JIT compiles is not (the sanitizers see the compiler that made it and
-# the runtime calls it makes). Any report ends its process with an error, so ctest fails. -O1
-# keeps the build and the run short; assertions stay on (IR verified between passes).
+# The same suite built with AddressSanitizer and UndefinedBehaviorSanitizer (see
+# scripts/sanitize-common.sh), and a fuzz batch: seed 4242 is the one whose pairs once failed
+# only under the sanitizers (JIT objects mapped out of each other's reach).
 banner "sanitizers: configure and build (AddressSanitizer + UndefinedBehaviorSanitizer, build-sanitize/)"
-sanitize_status=0
-{
-    cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
-        -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DLOOM_SANITIZE=address,undefined \
-        -DLOOM_BUILD_TESTS=ON -DLOOM_BUILD_APPS=ON &&
-    cmake --build build-sanitize -j2
-} || sanitize_status=$?
+(
+    source scripts/sanitize-common.sh
+    sanitize_build
+) && sanitize_status=0 || sanitize_status=$?
 record "sanitizer build (build-sanitize)" $sanitize_status
 
-export ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [[ $sanitize_status -eq 0 ]]; then
     banner "test suite under the sanitizers (ctest, build-sanitize)"
     status=0
-    ctest --test-dir build-sanitize --output-on-failure --no-tests=error --timeout 1800 -j2 || status=$?
+    (
+        source scripts/sanitize-common.sh
+        ctest --test-dir build-sanitize --output-on-failure --no-tests=error --timeout 1800 -j2
+    ) || status=$?
     record "test suite under AddressSanitizer + UndefinedBehaviorSanitizer" $status
 
     banner "fuzz batch under the sanitizers (schedule invariance, seed 4242, 400 pairs)"
     status=0
-    ./build-sanitize/test/loom_fuzz_test --seed 4242 --pairs 400 || status=$?
+    (
+        source scripts/sanitize-common.sh
+        ./build-sanitize/test/loom_fuzz_test --seed 4242 --pairs 400
+    ) || status=$?
     record "fuzz batch under the sanitizers (seed 4242, 400 pairs)" $status
 fi
-unset ASAN_OPTIONS UBSAN_OPTIONS
 
 banner "install + consumer check (test/install)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/loom-install-check.XXXXXX")

@@ -1,5 +1,6 @@
 // Builds a PipelineDesc as Loom Funcs, applies a Schedule to them, and realizes the result.
 #include <chrono>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -289,6 +290,24 @@ std::vector<Buffer<>> make_inputs(const PipelineDesc &p) {
     return inputs;
 }
 
+namespace {
+
+// Copies the elements of `to`'s region from `from` (which contains it), by coordinates.
+void copy_region(const Buffer<> &from, Buffer<> &to) {
+    const int bytes = to.type().bytes();
+    to.for_each_position([&](const std::vector<int> &pos) {
+        int64_t src = 0, dst = 0;
+        for (size_t d = 0; d < pos.size(); d++) {
+            src += int64_t(pos[d] - from.dim(int(d)).min()) * from.dim(int(d)).stride();
+            dst += int64_t(pos[d] - to.dim(int(d)).min()) * to.dim(int(d)).stride();
+        }
+        std::memcpy(static_cast<char *>(to.raw_data()) + dst * bytes,
+                    static_cast<const char *>(from.raw_data()) + src * bytes, bytes);
+    });
+}
+
+} // namespace
+
 std::vector<Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
                               const std::vector<Buffer<>> &inputs, Timing *timing) {
     LoomBackend b(p, inputs);
@@ -314,7 +333,27 @@ std::vector<Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
     auto start = std::chrono::steady_clock::now();
     pipeline.compile_jit();
     auto compiled = std::chrono::steady_clock::now();
-    pipeline.realize(RealizationArg(buffers));
+    // As Halide's realize(sizes) does: a bounds query first, for a schedule that writes past the
+    // requested region (Auto rounds an update's pure loops up), then a run over the region it
+    // writes, whose requested part is the result.
+    std::vector<Buffer<>> query, whole;
+    for (const Buffer<> &out : buffers) {
+        query.push_back(Buffer<>::from_contents(loom::Internal::BufferContents::bounds_query(
+            out.type(), p.out_extents, out.name())));
+        query.back().set_min(p.out_mins);
+    }
+    pipeline.realize(RealizationArg(query));
+    for (const Buffer<> &q : query) {
+        std::vector<int> extents, mins;
+        for (int d = 0; d < q.dimensions(); d++) {
+            extents.push_back(q.dim(d).extent());
+            mins.push_back(q.dim(d).min());
+        }
+        whole.emplace_back(q.type(), extents, q.name());
+        whole.back().set_min(mins);
+    }
+    pipeline.realize(RealizationArg(whole));
+    for (size_t i = 0; i < buffers.size(); i++) copy_region(whole[i], buffers[i]);
     auto done = std::chrono::steady_clock::now();
     if (timing) {
         timing->compile_ms += std::chrono::duration<double, std::milli>(compiled - start).count();

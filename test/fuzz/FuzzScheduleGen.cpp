@@ -10,13 +10,16 @@
 //   reduction is inlined only into a single user stage;
 // - splits: RoundUp only in pure definitions of non-outputs; ShiftInwards only in pure
 //   definitions, and in outputs only where the loop's extent is at least the factor; updates
-//   use GuardWithIf; no split by a factor at least a constant extent;
+//   use GuardWithIf or Auto (which rounds their pure loops up, as Halide's does: the points
+//   computed beyond the region count against the inputs' margins, and outputs are realized
+//   after a bounds query); no split by a factor at least a constant extent;
 // - RVar loops keep their relative order (a reordered reduction is a different reduction), and
 //   run in parallel or vectorized only when the RVar is a bare argument on the left and the Func
 //   is read only at the left-hand side's coordinates (Loom's race rule);
 // - vectorize / unroll without a factor only on loops of constant extent (<= 16 / <= 8).
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -43,6 +46,9 @@ struct LoopM {
     // blocks before the region, reading inputs beyond the margins the fuzzer allocates.
     bool in_shifted_blocks = false;
     bool fused_shifted = false;  // a fuse of such a loop: the rule does not see through it
+    // Lies inside the inner loop of a split (an inner loop, its parts, renames, fuses with it):
+    // in an update, Auto guards it instead of rounding it up (Halide's rule).
+    bool inside_inner = false;
     int dim = -1;   // the pure dimension it iterates over (a fuse: its outer one); -1 for RVars
     long unit = 1;  // points of that dimension per iteration (a split's outer loop: factor x)
 };
@@ -53,7 +59,9 @@ struct StageM {
     bool rvars_commute = false;  // an integer f = f op e reduction: RVars may be reordered
     std::vector<LoopM> loops;  // innermost first, as Loom keeps them
     int fresh = 0;
-    std::map<int, long> rounded;  // points its rounding splits may add, per pure dimension
+    // Points the rounding splits of the Func's stages may add, per pure dimension: shared by all
+    // of them, since the pure stage covers what a rounded-up update writes and rounds again.
+    std::shared_ptr<std::map<int, long>> rounded = std::make_shared<std::map<int, long>>();
 };
 
 struct ChainElem {
@@ -453,6 +461,7 @@ private:
         for (size_t k = 0; k < E.stages.size(); k++) {
             StageM &st = E.stages[k];
             st.update = k > 0;
+            st.rounded = E.stages[0].rounded;
             st.output = E.output;
             if (k == 0) {
                 for (int d = 0; d < E.dims; d++) {
@@ -559,7 +568,8 @@ private:
     /** The tail a split of l with tail t uses (Loom's Auto, as Halide's). */
     static Tail effective_tail(const StageM &st, const LoopM &l, Tail t) {
         if (t != Tail::Auto) return t;
-        return st.update ? Tail::GuardWithIf : l.in_shifted_blocks ? Tail::RoundUp : Tail::ShiftInwards;
+        if (st.update) return l.rvar || l.inside_inner ? Tail::GuardWithIf : Tail::RoundUp;
+        return l.in_shifted_blocks ? Tail::RoundUp : Tail::ShiftInwards;
     }
 
     /** Points of l's dimension a split of l by factor with tail t may compute beyond the region:
@@ -567,15 +577,15 @@ private:
     static long rounding(const StageM &st, const LoopM &l, int factor, Tail t) {
         Tail e = effective_tail(st, l, t);
         if (l.dim < 0 || e == Tail::GuardWithIf) return 0;
-        if (e == Tail::RoundUp && l.in_shifted_blocks) return 0;
+        if (e == Tail::RoundUp && l.in_shifted_blocks && !st.update) return 0;
         return (factor - 1) * l.unit;
     }
 
     bool tail_ok(const StageM &st, const LoopM &l, int factor, Tail t) const {
         if (l.is_const && factor >= l.extent) return false;
         if (l.dim >= 0) {
-            auto so_far = st.rounded.find(l.dim);
-            long before = so_far == st.rounded.end() ? 0 : so_far->second;
+            auto so_far = st.rounded->find(l.dim);
+            long before = so_far == st.rounded->end() ? 0 : so_far->second;
             if (before + rounding(st, l, factor, t) > kRoundingMargin) return false;
         }
         if (!st.update && t == Tail::ShiftInwards && (l.in_shifted_blocks || l.fused_shifted)) return false;
@@ -600,9 +610,11 @@ private:
                             Tail t) {
         LoopM l = st.loops[i], in = l, out = l;
         const Tail effective = effective_tail(st, l, t);
-        if (l.dim >= 0) st.rounded[l.dim] += rounding(st, l, factor, t);
+        if (l.dim >= 0) (*st.rounded)[l.dim] += rounding(st, l, factor, t);
         out.unit = l.unit * factor;
         out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
+        in.inside_inner = true;
+        out.inside_inner = l.inside_inner;
         in.name = inner;
         in.extent = factor;
         in.is_const = true;
@@ -726,6 +738,7 @@ private:
             fused.par_ok = !in.rvar;  // Loom's race check does not see through fused RVars
             fused.derived = true;
             fused.in_shifted_blocks = false;
+            fused.inside_inner = in.inside_inner || out.inside_inner;
             fused.fused_shifted = in.in_shifted_blocks || out.in_shifted_blocks || in.fused_shifted ||
                                   out.fused_shifted;
             st.loops[i] = fused;

@@ -550,12 +550,20 @@ TEST(RealizeErrors, RoundUpOnAnOutputWhoseSizeIsNotAMultiple) {
     EXPECT_EQ(good(6, 4), 10);
 }
 
+// realize(sizes) asks the pipeline first which region its schedule writes (Halide's bounds
+// query), runs it over that region and returns the requested part; a buffer the caller gives
+// must hold the whole region the schedule writes.
 TEST(RealizeErrors, ShiftInwardsOnAnOutputSmallerThanTheFactor) {
     Var x("x"), xo("xo"), xi("xi");
     Func shifted_f("shifted_f");
     shifted_f(x) = x;
     shifted_f.split(x, xo, xi, 8, TailStrategy::ShiftInwards);
-    std::string message = message_of<RuntimeError>([&] { shifted_f.realize({5}); });
+    Buffer<int32_t> five = shifted_f.realize({5});
+    ASSERT_EQ(five.width(), 5);
+    EXPECT_EQ(five.dim(0).min(), 0);
+    for (int i = 0; i < 5; i++) EXPECT_EQ(five(i), i);
+    Buffer<int32_t> given(5);
+    std::string message = message_of<RuntimeError>([&] { shifted_f.realize(given); });
     EXPECT_THAT(message, AllOf(HasSubstr("shifted_f"), HasSubstr("ShiftInwards"))) << message;
 }
 
@@ -564,7 +572,11 @@ TEST(RealizeErrors, PipelineStillWorksAfterARoundUpError) {
     Func retried("retried");
     retried(x) = x * 2;
     retried.split(x, xo, xi, 4, TailStrategy::RoundUp);
-    EXPECT_THAT(message_of<RuntimeError>([&] { retried.realize({6}); }), HasSubstr("retried"));
+    Buffer<int32_t> six(6);
+    EXPECT_THAT(message_of<RuntimeError>([&] { retried.realize(six); }), HasSubstr("retried"));
+    Buffer<int32_t> rounded = retried.realize({6}); // bounds query: run over 8, keep 6
+    ASSERT_EQ(rounded.width(), 6);
+    for (int i = 0; i < 6; i++) EXPECT_EQ(rounded(i), 2 * i);
     Buffer<int32_t> out;
     ASSERT_NO_THROW(out = retried.realize({8}));
     for (int i = 0; i < 8; i++) EXPECT_EQ(out(i), 2 * i);
