@@ -42,14 +42,6 @@ struct TiledProduct {
     }
 };
 
-// The lines of the IR text, each without its newline.
-std::vector<std::string> lines_of(const std::string &text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
 // The block name a label line defines (`name:` or `"name":`, then anything), or "".
 std::string label_of(const std::string &line) {
     const size_t start = !line.empty() && line[0] == '"' ? 1 : 0;
@@ -65,7 +57,9 @@ std::string label_of(const std::string &line) {
 // string scanning: libstdc++'s std::regex recurses once per character it matches and overflows
 // the stack on a module's worth of IR.
 std::string k_loop_body(const std::string &ir) {
-    const std::vector<std::string> lines = lines_of(ir);
+    std::vector<std::string> lines;
+    std::istringstream in(ir);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
     for (size_t i = 0; i < lines.size(); i++) {
         const std::string name = label_of(lines[i]);
         if (name.rfind("prod.s1.k", 0) != 0 || name.find("ko", 9) == std::string::npos) continue;
