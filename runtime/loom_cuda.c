@@ -364,30 +364,12 @@ int32_t loom_cuda_available(char *why, size_t why_size) {
     return usable;
 }
 
-int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const char *name) {
-    if ((b->flags & loom_buffer_host_dirty) && (b->flags & loom_buffer_device_dirty)) {
-        return report_problem(user_context,
-                              "Buffer %s is marked both host_dirty and device_dirty, so neither "
-                              "copy can be trusted: copy the device copy back "
-                              "(loom_cuda_copy_to_host) before writing the host memory.",
-                              name);
-    }
-    if ((b->flags & loom_buffer_host_dirty) && !b->host) {
-        return report_problem(user_context,
-                              "Buffer %s is marked host_dirty but its host pointer is NULL: "
-                              "clear host_dirty, or set host.",
-                              name);
-    }
-    uint64_t bytes;
-    int32_t error = buffer_span_bytes(user_context, b, name, &bytes);
-    if (error) return error;
-    if (bytes == 0) {
-        b->flags &= ~(uint32_t)loom_buffer_host_dirty; /* nothing to be out of date */
-        return 0;
-    }
-    error = enter_driver(user_context, "copying buffer", name);
-    if (error) return error;
+/* Serializes making and first filling device copies (see loom_cuda_copy_to_device). */
+static pthread_mutex_t device_copy_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* loom_cuda_copy_to_device's allocation and host-to-device copy; device_copy_lock held. */
+static int32_t allocate_and_fill(void *user_context, loom_buffer_t *b, const char *name,
+                                 uint64_t bytes) {
     int allocated_now = 0;
     if (b->device == 0) {
         CUdeviceptr pointer = 0;
@@ -423,6 +405,40 @@ int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const cha
     }
     b->flags &= ~(uint32_t)loom_buffer_host_dirty;
     return 0;
+}
+
+int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const char *name) {
+    if ((b->flags & loom_buffer_host_dirty) && (b->flags & loom_buffer_device_dirty)) {
+        return report_problem(user_context,
+                              "Buffer %s is marked both host_dirty and device_dirty, so neither "
+                              "copy can be trusted: copy the device copy back "
+                              "(loom_cuda_copy_to_host) before writing the host memory.",
+                              name);
+    }
+    if ((b->flags & loom_buffer_host_dirty) && !b->host) {
+        return report_problem(user_context,
+                              "Buffer %s is marked host_dirty but its host pointer is NULL: "
+                              "clear host_dirty, or set host.",
+                              name);
+    }
+    uint64_t bytes;
+    int32_t error = buffer_span_bytes(user_context, b, name, &bytes);
+    if (error) return error;
+    if (bytes == 0) {
+        b->flags &= ~(uint32_t)loom_buffer_host_dirty; /* nothing to be out of date */
+        return 0;
+    }
+    error = enter_driver(user_context, "copying buffer", name);
+    if (error) return error;
+
+    /* Kernels launched from a parallel CPU loop (a plane each) reach here for the same buffer
+     * at once: its device copy is made, and filled, by one of them, under a lock, or two would
+     * each allocate one (a kernel writing into the one that loses) and a late initial copy would
+     * overwrite what another plane's kernel already wrote. */
+    pthread_mutex_lock(&device_copy_lock);
+    error = allocate_and_fill(user_context, b, name, bytes);
+    pthread_mutex_unlock(&device_copy_lock);
+    return error;
 }
 
 int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char *name) {
