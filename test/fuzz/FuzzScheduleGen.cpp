@@ -46,6 +46,7 @@ struct LoopM {
     // blocks before the region, reading inputs beyond the margins the fuzzer allocates.
     bool in_shifted_blocks = false;
     bool fused_shifted = false;  // a fuse of such a loop: the rule does not see through it
+    long shifted_factor = 0;     // in_shifted_blocks: that ShiftInwards split's factor
     // Lies inside the inner loop of a split (an inner loop, its parts, renames, fuses with it):
     // in an update, Auto guards it instead of rounding it up (Halide's rule).
     bool inside_inner = false;
@@ -566,16 +567,17 @@ private:
     }
 
     /** The tail a split of l with tail t uses (Loom's Auto, as Halide's). */
-    static Tail effective_tail(const StageM &st, const LoopM &l, Tail t) {
+    static Tail effective_tail(const StageM &st, const LoopM &l, int factor, Tail t) {
         if (t != Tail::Auto) return t;
         if (st.update) return l.rvar || l.inside_inner ? Tail::GuardWithIf : Tail::RoundUp;
-        return l.in_shifted_blocks ? Tail::RoundUp : Tail::ShiftInwards;
+        // Halide's rule: rounds up only inside shifted blocks of at least this factor.
+        return l.in_shifted_blocks && l.shifted_factor >= factor ? Tail::RoundUp : Tail::ShiftInwards;
     }
 
     /** Points of l's dimension a split of l by factor with tail t may compute beyond the region:
      * a block less one, unless a ShiftInwards split outside already clamps every block. */
     static long rounding(const StageM &st, const LoopM &l, int factor, Tail t) {
-        Tail e = effective_tail(st, l, t);
+        Tail e = effective_tail(st, l, factor, t);
         if (l.dim < 0 || e == Tail::GuardWithIf) return 0;
         if (e == Tail::RoundUp && l.in_shifted_blocks && !st.update) return 0;
         return (factor - 1) * l.unit;
@@ -590,6 +592,11 @@ private:
         }
         if (!st.update && t == Tail::ShiftInwards && (l.in_shifted_blocks || l.fused_shifted)) return false;
         if (!st.update && t == Tail::Auto && l.fused_shifted) return false;
+        // Auto shifting inwards again inside shifted blocks (a larger factor than theirs):
+        // whole blocks before the region, as an explicit ShiftInwards there.
+        if (!st.update && t == Tail::Auto && l.in_shifted_blocks &&
+            effective_tail(st, l, factor, t) == Tail::ShiftInwards)
+            return false;
         if (avoid.count("guard-derived") && st.output && l.derived &&
             (t == Tail::GuardWithIf || (st.update && t == Tail::Auto))) {
             return false;
@@ -609,12 +616,17 @@ private:
     static void split_model(StageM &st, int i, const std::string &outer, const std::string &inner, int factor,
                             Tail t) {
         LoopM l = st.loops[i], in = l, out = l;
-        const Tail effective = effective_tail(st, l, t);
+        const Tail effective = effective_tail(st, l, factor, t);
         if (l.dim >= 0) (*st.rounded)[l.dim] += rounding(st, l, factor, t);
         out.unit = l.unit * factor;
         out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
         in.inside_inner = true;
         out.inside_inner = l.inside_inner;
+        if (effective == Tail::ShiftInwards) {
+            out.shifted_factor = factor;
+        } else if (l.in_shifted_blocks) {
+            in.shifted_factor = out.shifted_factor = l.shifted_factor;
+        }
         in.name = inner;
         in.extent = factor;
         in.is_const = true;
