@@ -27,15 +27,15 @@ struct BufferContents;
 struct ParameterContents;
 struct ReductionDomainContents;
 
+/** Throws the internal error of a weak MaybeOwnedPtr whose target is gone. */
+[[noreturn]] void target_gone();
+
 /** A reference from inside the IR to a Func or an RDom, which owns its target (keeps it alive)
  * unless weakened. An owning reference from inside a target's own contents would make the target
  * own itself, a cycle no reference count frees: a Func's update that reads the Func
  * (f(x) += f(x - 1)), an RDom's where() condition that uses its own RVars. Those references are
  * weak (weakened()): the target is alive whenever its contents are reachable, and reaching a
  * target that is gone through one is an internal error, never a dangling pointer. */
-/** Throws the internal error of a weak MaybeOwnedPtr whose target is gone. */
-[[noreturn]] void target_gone();
-
 template<typename T>
 class MaybeOwnedPtr {
 public:

@@ -371,10 +371,6 @@ Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) 
             << "Func " << f->name << " has " << f->dimensions() << " dimensions but realize was "
             << "given " << sizes.size() << " sizes. Pass one size per dimension.";
         for (int i = 0; i < f->outputs(); i++) {
-            for (size_t d = 0; d < sizes.size(); d++) {
-                user_assert(sizes[d] >= 0) << "realize of Func " << f->name << " with negative size "
-                                           << sizes[d] << " in dimension " << d;
-            }
             query.push_back(Buffer<>::from_contents(BufferContents::bounds_query(
                 f->output_types[i], std::vector<int>(sizes.begin(), sizes.end()), f->buffer_name(i))));
         }

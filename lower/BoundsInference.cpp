@@ -1,5 +1,4 @@
 #include "lower/BoundsInference.h"
-#include "lower/InjectDeviceCopies.h"
 
 #include <set>
 
@@ -11,6 +10,7 @@
 #include "dsl/RDom.h"
 #include "dsl/Substitute.h"
 #include "lower/Bounds.h"
+#include "lower/InjectDeviceCopies.h"
 #include "lower/PruneEmptyLoops.h"
 #include "lower/Simplify.h"
 

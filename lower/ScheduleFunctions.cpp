@@ -89,7 +89,6 @@ Expr iterated_extent(const std::vector<Split> &splits, const std::string &prefix
     return int_var(prefix + var_name + ".loop_extent");
 }
 
-
 // A GuardWithIf split's guard, `likely(var <= highest)`, and what it says of the split's old
 // variable: var is at most highest (no promise where var is empty).
 struct SplitGuard {
