@@ -80,6 +80,17 @@ std::shared_ptr<BufferContents> BufferContents::bounds_query(Type type,
     return b;
 }
 
+void BufferContents::allocate_host() {
+    if (raw.host) return;
+    std::vector<int> sizes;
+    for (const loom_dimension_t &d : dims) sizes.push_back(d.extent);
+    std::shared_ptr<BufferContents> fresh = allocate(type(), sizes, name);
+    storage = fresh->storage;
+    raw.host = fresh->raw.host;
+    for (size_t d = 0; d < dims.size(); d++) dims[d].stride = fresh->dims[d].stride;
+    sync_raw();
+}
+
 std::shared_ptr<BufferContents> BufferContents::wrap(Type type, void *data,
                                                      const std::vector<int> &sizes,
                                                      const std::string &name) {

@@ -32,6 +32,8 @@ struct BufferContents {
      * running (see loom_buffer_bounds_query). */
     static std::shared_ptr<BufferContents> bounds_query(Type type, const std::vector<int> &sizes,
                                                         const std::string &name);
+    /** Gives contents without memory dense zeroed storage over their region (mins kept). */
+    void allocate_host();
     /** Views memory the caller owns. */
     static std::shared_ptr<BufferContents> wrap(Type type, void *data,
                                                 const std::vector<int> &sizes,
@@ -98,6 +100,14 @@ public:
     /** An untyped buffer of a runtime-chosen type. */
     Buffer(Type type, const std::vector<int> &sizes, const std::string &name = "")
         : contents(Internal::BufferContents::allocate(type, sizes, pick_name(name))) {
+        check_type(type);
+    }
+    /** Views memory of a runtime-chosen type that the caller owns (Halide's form). With data
+     * null, a buffer without memory: realizing a pipeline into it is a bounds query, which
+     * gives it the region the pipeline would write; allocate() then gives it memory. */
+    Buffer(Type type, void *data, const std::vector<int> &sizes, const std::string &name = "")
+        : contents(data ? Internal::BufferContents::wrap(type, data, sizes, pick_name(name))
+                        : Internal::BufferContents::bounds_query(type, sizes, pick_name(name))) {
         check_type(type);
     }
     /** Views memory the caller owns and keeps alive while the Buffer is used. */
@@ -218,6 +228,9 @@ public:
         r.flags = dirty ? (r.flags & ~uint32_t(loom_buffer_device_dirty)) | loom_buffer_host_dirty
                         : r.flags & ~uint32_t(loom_buffer_host_dirty);
     }
+    /** Gives a buffer without memory (a bounds query's output) dense zeroed memory over its
+     * current region, as Halide's allocate() does; a buffer with memory keeps it. */
+    void allocate() { get()->allocate_host(); }
     /** Copies a newer device copy to the host (nothing if the host's is current). */
     void copy_to_host() const { get()->copy_to_host(); }
     /** A handle sharing existing contents (checked against T). */

@@ -1,19 +1,21 @@
 // The values of the fuzzer's input buffers. The code is written once, inside a macro, so that
-// the fuzzer compiles it and the reproducer prints the very same text (kFuzzDataSource).
+// the fuzzer compiles it and the reproducer prints the very same text (kFuzzValueSource,
+// kFuzzFillSource).
 #pragma once
 
 #include <cstdint>
 
 #include <loom.h>
 
-#define LOOM_FUZZ_DATA_CODE(...)                                                                   \
+#define LOOM_FUZZ_DATA_CODE(source_name, ...)                                                      \
     __VA_ARGS__                                                                                    \
-    static const char *const kFuzzDataSource = #__VA_ARGS__;
+    static const char *const source_name = #__VA_ARGS__;
 
 namespace loom_fuzz {
 
 // clang-format off
-LOOM_FUZZ_DATA_CODE(
+// The values, in any language's buffers (the performance fuzzer's programs build with Halide too).
+LOOM_FUZZ_DATA_CODE(kFuzzValueSource,
 /* A hash of (seed, i): the value at the i-th position of an input, dimension 0 fastest. */
 static inline uint32_t fuzz_hash(uint32_t seed, uint32_t i) {
     uint32_t h = seed * 0x9E3779B9u ^ (i + 0x7F4A7C15u) * 0x85EBCA6Bu;
@@ -28,6 +30,9 @@ template<typename T> static T fuzz_value(uint32_t seed, uint32_t i) {
     if ((h >> 28) < 4) return (T)(h >> 3);
     return (T)((int)((h >> 3) % 41) - (std::is_signed<T>::value ? 20 : 0));
 }
+)
+// Loom's buffers filled with them, position by position.
+LOOM_FUZZ_DATA_CODE(kFuzzFillSource,
 template<typename T> static void fuzz_fill(loom::Buffer<> raw, uint32_t seed) {
     loom::Buffer<T> b(raw);
     uint32_t i = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -173,8 +174,18 @@ struct Schedule {
 // ---------------------------------------------------------------------------------------------
 // Entry points.
 
-/** A random pipeline: deterministic in seed. */
-PipelineDesc generate_pipeline(uint32_t seed);
+/** What kind of random pipeline to generate. */
+struct GenOptions {
+    /** Outputs of about 1-16 MiB (inputs to match), so that running dominates compiling: the
+     * performance fuzzer's pipelines. Otherwise tens to hundreds of points, for correctness. */
+    bool large = false;
+    /** No sin or exp, whose float results differ between Loom's and Halide's expansions in the
+     * last bits: pipelines whose outputs must equal Halide 14's byte for byte. */
+    bool halide_exact = false;
+};
+
+/** A random pipeline: deterministic in seed and options. */
+PipelineDesc generate_pipeline(uint32_t seed, const GenOptions &options = {});
 /** A random legal schedule of p; with baseline, the one Loom needs to compile p at all
  * (compute_root of a Func with update definitions that has several users), nothing else.
  * `avoid` turns off constructs, to explore past a known bug: "nested-vectorize" (two
@@ -182,6 +193,15 @@ PipelineDesc generate_pipeline(uint32_t seed);
  * or renamed loops of outputs, and rename). */
 Schedule generate_schedule(const PipelineDesc &p, uint32_t seed, bool baseline,
                            const std::set<std::string> &avoid = {});
+
+/** Which loop names of each directive of s are RVars (loops of an RDom, or split, fused or
+ * renamed from one): Halide's scheduling calls must be given RVars for those and Vars for the
+ * rest, where Loom takes names alone. */
+struct LoopKinds {
+    std::vector<std::vector<bool>> names;  // per directive, per entry of its names
+    std::vector<bool> at_loop;             // per directive: its at_loop (ComputeAt, StoreAt)
+};
+LoopKinds loop_kinds(const PipelineDesc &p, const Schedule &s);
 
 /** The input Buffers of p, filled with deterministic values. */
 std::vector<loom::Buffer<>> make_inputs(const PipelineDesc &p);
@@ -194,10 +214,35 @@ std::vector<loom::Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
                                     const std::vector<loom::Buffer<>> &inputs,
                                     Timing *timing = nullptr);
 
+/** p scheduled by s, compiled by one system, with output buffers over the region the schedule
+ * writes (a bounds query first, as Halide's realize(sizes) does), ready to run again and again:
+ * what the performance fuzzer times. */
+struct PreparedRun {
+    double compile_ms = 0;
+    std::function<void()> run;            // one realization into `whole`
+    std::vector<loom::Buffer<>> whole;    // per output and Tuple element
+};
+/** With stream_every_output, outputs stream however small (the fuzz test's coverage); without,
+ * Loom's defaults, as a user gets them. */
+PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
+                         const std::vector<loom::Buffer<>> &inputs, bool stream_every_output);
+/** p's requested output region, copied out of a prepared run's buffers. */
+std::vector<loom::Buffer<>> requested_outputs(const PipelineDesc &p,
+                                              const std::vector<loom::Buffer<>> &whole);
+/** The loop nest Loom lowers p scheduled by s to, as text. */
+std::string loom_lowered(const PipelineDesc &p, const Schedule &s,
+                         const std::vector<loom::Buffer<>> &inputs);
+
 /** A complete C++ program that builds p unscheduled (with `baseline`) and scheduled (with
  * `scheduled`), realizes both and compares them byte by byte. */
 std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Schedule &scheduled,
                        const std::string &header_comment);
+
+/** A complete C++ program that builds p scheduled by s with Halide 14, or with Loom when
+ * compiled with -DLOOM (`namespace Halide = loom;`), realizes it over the region its schedule
+ * writes as the performance fuzzer does, and prints the compile time, the best and median of
+ * the timed runs and a hash of the requested output region (the same in both builds). */
+std::string perf_program(const PipelineDesc &p, const Schedule &s, const std::string &header_comment);
 
 /** Deterministic seeds of pipeline k and of its schedule j under a run seed. */
 uint32_t pipeline_seed(uint32_t run_seed, int k);

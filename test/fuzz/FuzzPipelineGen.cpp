@@ -271,15 +271,21 @@ private:
 
 class PipelineGen {
 public:
-    explicit PipelineGen(uint32_t seed) : r(seed) {}
+    PipelineGen(uint32_t seed, const GenOptions &options) : r(seed), options(options) {}
 
     PipelineDesc run() {
         dims = r.weighted({15, 65, 20}) + 1;
-        for (int d = 0; d < dims; d++) {
-            int e = dims == 1 ? r.uni(1, 100) : dims == 2 ? (r.chance(75) ? r.uni(8, 36) : r.uni(1, 8))
-                                                           : r.uni(1, 9);
-            p.out_extents.push_back(e);
-            p.out_mins.push_back(r.chance(65) ? 0 : r.uni(-9, 9));
+        if (options.large) {
+            large_output_extents();
+            for (int d = 0; d < dims; d++) p.out_mins.push_back(r.chance(65) ? 0 : r.uni(-9, 9));
+        } else {
+            for (int d = 0; d < dims; d++) {
+                int e = dims == 1   ? r.uni(1, 100)
+                        : dims == 2 ? (r.chance(75) ? r.uni(8, 36) : r.uni(1, 8))
+                                    : r.uni(1, 9);
+                p.out_extents.push_back(e);
+                p.out_mins.push_back(r.chance(65) ? 0 : r.uni(-9, 9));
+            }
         }
         int n_inputs = r.chance(75) ? 1 : 2;
         for (int i = 0; i < n_inputs; i++) gen_input(i);
@@ -295,8 +301,25 @@ public:
 
 private:
     Rng r;
+    GenOptions options;
     PipelineDesc p;
     int dims = 2;
+
+    /** 256 Ki to 4 Mi points (1-16 MiB of 32-bit values), spread over the dimensions as images
+     * are: rows of 256 to 2048 points (any width, not only multiples of vector sizes), and 1 to
+     * 4 planes in 3-D. */
+    void large_output_extents() {
+        const int points = 1 << r.uni(18, 22);
+        if (dims == 1) {
+            p.out_extents.push_back(points + r.uni(-64, 64));
+            return;
+        }
+        const int planes = dims == 3 ? r.uni(1, 4) : 1;
+        const int width = r.uni(256, 2048);
+        p.out_extents.push_back(width);
+        p.out_extents.push_back(std::max(1, points / planes / width));
+        if (dims == 3) p.out_extents.push_back(planes);
+    }
     int side_output = -1, last = 0;
     // What the definition being generated may still spend: operators and calls. Keeps compile
     // times in the tens of milliseconds once Funcs are inlined into each other.
@@ -330,7 +353,16 @@ private:
         id.exterior = is_float(id.type) ? r.uni(-16, 16) / 4.0 : r.uni(0, 100);
         id.data_seed = r.raw();
         for (int d = 0; d < id.dims; d++) {
-            id.extents.push_back(id.dims == 3 ? r.uni(1, 8) : r.uni(1, 24));
+            if (options.large) {
+                // About the outputs' size: a boundary condition then guards the edges of an
+                // image, not nearly every point. (Inputs without one are sized later, to what
+                // the pipeline reads.)
+                // Dimensions past the outputs' stay short: a plane of a 4 Mi-point row is
+                // already 16 MiB.
+                id.extents.push_back(d < dims ? std::max(1, p.out_extents[d] + r.uni(-8, 8)) : r.uni(1, 2));
+            } else {
+                id.extents.push_back(id.dims == 3 ? r.uni(1, 8) : r.uni(1, 24));
+            }
             id.mins.push_back(r.chance(60) ? 0 : r.uni(-6, 6));
         }
         p.inputs.push_back(id);
@@ -567,7 +599,7 @@ private:
     NodeP gen_unary(ET t, int depth, Ctx &c) {
         NodeP a = gen(t, depth - 1, c);
         if (!is_float(t)) return unary(r.chance(60) ? Unary::Abs : Unary::Popcount, t, a);
-        switch (r.uni(0, 5)) {
+        switch (r.uni(0, options.halide_exact ? 3 : 5)) {
         case 0: return unary(Unary::Abs, t, a);
         case 1: return unary(Unary::SqrtAbs, t, a);
         case 2: return unary(Unary::Floor, t, a);
@@ -889,6 +921,8 @@ private:
 
 }  // namespace
 
-PipelineDesc generate_pipeline(uint32_t seed) { return PipelineGen(seed).run(); }
+PipelineDesc generate_pipeline(uint32_t seed, const GenOptions &options) {
+    return PipelineGen(seed, options).run();
+}
 
 }  // namespace loom_fuzz

@@ -149,13 +149,13 @@ std::string entity_name(const PipelineDesc &p, int ent) {
     return ent < (int)p.funcs.size() ? p.funcs[ent].name : bc_name(p, ent - (int)p.funcs.size());
 }
 
-std::string loop_ref(const PipelineDesc &p, int ent, const std::string &name) {
+std::string loop_ref(const PipelineDesc &p, int ent, const std::string &name, bool rvar) {
     if (name == "x" || name == "y" || name == "z") return name;
     if (name == "__outermost") return "Var::outermost()";
     if (name[0] == '$') return entity_name(p, ent) + ".args()[" + name.substr(1) + "]";
     size_t dollar = name.find('$');
     if (dollar != std::string::npos) return name.substr(0, dollar) + "." + name.substr(dollar + 1);
-    return "Var(\"" + name + "\")";
+    return (rvar ? "RVar(\"" : "Var(\"") + name + "\")";
 }
 
 std::string stage_ref(const PipelineDesc &p, int ent, int stage) {
@@ -163,15 +163,19 @@ std::string stage_ref(const PipelineDesc &p, int ent, int stage) {
     return stage == 0 ? s : s + ".update(" + std::to_string(stage - 1) + ")";
 }
 
-std::string level_ref(const PipelineDesc &p, const Directive &d) {
-    std::string loop = loop_ref(p, d.at_ent, d.at_loop);
+// A loop of an update is named through update_loop(), which each program defines: Loom says
+// f.update(k).at(v); Halide 14 refuses a LoopLevel naming its stage and takes LoopLevel(f, v).
+std::string level_ref(const PipelineDesc &p, const Directive &d, bool at_rvar) {
+    std::string loop = loop_ref(p, d.at_ent, d.at_loop, at_rvar);
     if (d.at_stage == 0) return entity_name(p, d.at_ent) + ", " + loop;
-    return stage_ref(p, d.at_ent, d.at_stage) + ".at(" + loop + ")";
+    return "update_loop(" + entity_name(p, d.at_ent) + ", " + std::to_string(d.at_stage - 1) +
+           ", " + loop + ")";
 }
 
-std::string directive_text(const PipelineDesc &p, const Directive &d) {
+std::string directive_text(const PipelineDesc &p, const Directive &d, const std::vector<bool> &rvar,
+                           bool at_rvar) {
     std::vector<std::string> n;
-    for (const std::string &s : d.names) n.push_back(loop_ref(p, d.ent, s));
+    for (size_t i = 0; i < d.names.size(); i++) n.push_back(loop_ref(p, d.ent, d.names[i], rvar[i]));
     std::string st = stage_ref(p, d.ent, d.stage), f = entity_name(p, d.ent);
     std::string tail = d.tail == Tail::Auto ? "" : std::string(", ") + tail_name(d.tail);
     std::string k = std::to_string(d.factor), k2 = std::to_string(d.factor2);
@@ -190,9 +194,9 @@ std::string directive_text(const PipelineDesc &p, const Directive &d) {
     case Directive::ParallelBy: return st + ".parallel(" + n[0] + ", " + k + tail + ");";
     case Directive::ComputeRoot: return f + ".compute_root();";
     case Directive::ComputeInline: return f + ".compute_inline();";
-    case Directive::ComputeAt: return f + ".compute_at(" + level_ref(p, d) + ");";
+    case Directive::ComputeAt: return f + ".compute_at(" + level_ref(p, d, at_rvar) + ");";
     case Directive::StoreRoot: return f + ".store_root();";
-    case Directive::StoreAt: return f + ".store_at(" + level_ref(p, d) + ");";
+    case Directive::StoreAt: return f + ".store_at(" + level_ref(p, d, at_rvar) + ");";
     case Directive::ReorderStorage: {
         std::vector<std::string> v;
         for (int i : d.storage_order) {
@@ -205,9 +209,12 @@ std::string directive_text(const PipelineDesc &p, const Directive &d) {
     return "";
 }
 
-void print_schedule(std::ostream &out, const PipelineDesc &p, const Schedule &s) {
-    for (const std::string &note : s.notes) out << "        // " << note << "\n";
-    for (const Directive &d : s.directives) out << "        " << directive_text(p, d) << "\n";
+void print_schedule(std::ostream &out, const PipelineDesc &p, const Schedule &s, const char *indent) {
+    const LoopKinds kinds = loop_kinds(p, s);
+    for (const std::string &note : s.notes) out << indent << "// " << note << "\n";
+    for (size_t i = 0; i < s.directives.size(); i++) {
+        out << indent << directive_text(p, s.directives[i], kinds.names[i], kinds.at_loop[i]) << "\n";
+    }
 }
 
 const char *bc_call(Boundary b) {
@@ -220,17 +227,9 @@ const char *bc_call(Boundary b) {
     }
 }
 
-}  // namespace
-
-std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Schedule &scheduled,
-                       const std::string &header_comment) {
-    std::ostringstream out;
-    out << header_comment;
-    out << "// Build: g++ -std=c++17 repro.cpp -I<loom>/dsl -I<loom> -L<build> -lloom -o repro\n";
-    out << "#include <loom.h>\n\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n"
-           "#include <type_traits>\n#include <vector>\n\nusing namespace loom;\n\n";
-    out << kFuzzDataSource << "\n\n";
-    out << "static std::vector<Func> pipeline(const std::vector<Buffer<>> &inputs, bool scheduled) {\n";
+/** The body of a program's pipeline() up to its schedule: the inputs (from `inputs`), their
+ * boundary conditions, the RDoms and every Func's definitions. */
+void print_definitions(std::ostream &out, const PipelineDesc &p) {
     out << "    Var x(\"x\"), y(\"y\"), z(\"z\");\n";
     for (size_t i = 0; i < p.inputs.size(); i++) {
         const InputDesc &id = p.inputs[i];
@@ -264,10 +263,26 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
     PrintBackend pb(p);
     Emitter<PrintBackend>(p, pb).definitions();
     out << pb.out.str();
+}
+
+}  // namespace
+
+std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Schedule &scheduled,
+                       const std::string &header_comment) {
+    std::ostringstream out;
+    out << header_comment;
+    out << "// Build: g++ -std=c++17 repro.cpp -I<loom>/dsl -I<loom> -L<build> -lloom -o repro\n";
+    out << "#include <loom.h>\n\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n"
+           "#include <type_traits>\n#include <vector>\n\nusing namespace loom;\n\n";
+    out << "static LoopLevel update_loop(const Func &f, int k, const VarOrRVar &v) {\n"
+           "    return f.update(k).at(v);\n}\n\n";
+    out << kFuzzValueSource << "\n" << kFuzzFillSource << "\n\n";
+    out << "static std::vector<Func> pipeline(const std::vector<Buffer<>> &inputs, bool scheduled) {\n";
+    print_definitions(out, p);
     out << "    if (scheduled) {\n";
-    print_schedule(out, p, scheduled);
+    print_schedule(out, p, scheduled, "        ");
     out << "    } else {\n";
-    print_schedule(out, p, baseline);
+    print_schedule(out, p, baseline, "        ");
     out << "    }\n    return {";
     for (size_t i = 0; i < p.outputs.size(); i++) out << (i ? ", " : "") << p.funcs[p.outputs[i]].name;
     out << "};\n}\n\n";
@@ -362,6 +377,133 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
     }
     std::printf(mismatches ? "MISMATCH: %d elements differ\n" : "OK: identical\n", mismatches);
     return mismatches != 0;
+}
+)";
+    return out.str();
+}
+
+std::string perf_program(const PipelineDesc &p, const Schedule &s, const std::string &header_comment) {
+    std::ostringstream out;
+    out << header_comment;
+    out << R"(// Builds against Halide 14, or against Loom with -DLOOM: the CMakeLists.txt beside this file
+// makes <name>_halide and <name>_loom of every program here:
+//   cmake -S . -B build -DCMAKE_PREFIX_PATH=<where Loom is installed> && cmake --build build
+// Run: build/<name>_loom [timed runs, default 10]; build/<name>_halide likewise.
+#ifdef LOOM
+#include <loom.h>
+namespace Halide = loom;
+static Halide::Target perf_target() { return Halide::Target(); }
+static Halide::LoopLevel update_loop(const Halide::Func &f, int k, const Halide::VarOrRVar &v) {
+    return f.update(k).at(v);
+}
+#else
+#include "Halide.h"
+// Halide 14 reports AVX512_SapphireRapids on CPUs that lack some of it; StrictFloat: Loom
+// never contracts or reassociates float math either.
+static Halide::Target perf_target() {
+    return Halide::get_host_target()
+        .without_feature(Halide::Target::AVX512_SapphireRapids)
+        .with_feature(Halide::Target::StrictFloat);
+}
+// Halide 14 refuses a LoopLevel that names its stage; LoopLevel(f, v) finds the loop v of the
+// stage that uses the producer.
+static Halide::LoopLevel update_loop(const Halide::Func &f, int, const Halide::VarOrRVar &v) {
+    return Halide::LoopLevel(f, v);
+}
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+using namespace Halide;
+
+)";
+    out << kFuzzValueSource << "\n";
+    out << R"(
+template<typename T>
+static Buffer<> input(const std::vector<int> &sizes, const std::vector<int> &mins, uint32_t seed,
+                      const char *name) {
+    Buffer<T> b(sizes, name);
+    b.set_min(mins);  // a vector: Halide's set_min also takes coordinates one by one
+    T *data = b.data();  // dense: memory order is dimension 0 fastest
+    for (int64_t i = 0; i < (int64_t)b.number_of_elements(); i++) data[i] = fuzz_value<T>(seed, (uint32_t)i);
+    return b;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n) {
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+    return h;
+}
+
+)";
+    out << "static std::vector<Func> pipeline(const std::vector<Buffer<>> &inputs) {\n";
+    print_definitions(out, p);
+    print_schedule(out, p, s, "    ");
+    out << "    return {";
+    for (size_t i = 0; i < p.outputs.size(); i++) out << (i ? ", " : "") << p.funcs[p.outputs[i]].name;
+    out << "};\n}\n\n";
+
+    out << "int main(int argc, char **argv) {\n"
+           "    const int runs = argc > 1 ? std::atoi(argv[1]) : 10;\n"
+           "    std::vector<Buffer<>> inputs;\n";
+    for (const InputDesc &id : p.inputs) {
+        out << "    inputs.push_back(input<" << cpp_name(id.type) << ">(" << ints(id.extents) << ", "
+            << ints(id.mins) << ", " << id.data_seed << "u, \"" << id.name << "\"));\n";
+    }
+    out << "    Pipeline pl(pipeline(inputs));\n"
+           "    auto t0 = std::chrono::steady_clock::now();\n"
+           "    pl.compile_jit(perf_target());\n"
+           "    auto t1 = std::chrono::steady_clock::now();\n"
+           "    // As realize(sizes) does: a bounds query (outputs without memory), then runs over the\n"
+           "    // region the schedule writes.\n"
+           "    std::vector<Buffer<>> outs;\n";
+    for (int o : p.outputs) {
+        for (ET t : p.funcs[o].types) {
+            out << "    outs.emplace_back(" << type_ctor(t) << ", nullptr, std::vector<int>" << ints(p.out_extents)
+                << ");\n    outs.back().set_min(std::vector<int>" << ints(p.out_mins) << ");\n";
+        }
+    }
+    out << R"(    Realization r(outs);
+    pl.realize(r, perf_target());
+    for (size_t i = 0; i < r.size(); i++) r[i].allocate();
+    pl.realize(r, perf_target());  // warm-up
+    std::vector<double> ms;
+    for (int k = 0; k < runs; k++) {
+        auto a = std::chrono::steady_clock::now();
+        pl.realize(r, perf_target());
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    uint64_t h = 1469598103934665603ull;
+)";
+    // The hash covers the requested region only (the schedule may write more), element by
+    // element through typed views, so that both builds hash the same values.
+    const char *coord[] = {"x", "y", "z"};
+    size_t index = 0;
+    for (int o : p.outputs) {
+        for (ET t : p.funcs[o].types) {
+            out << "    {\n        Buffer<" << cpp_name(t) << "> b = r[" << index++ << "];\n";
+            std::string indent = "        ";
+            for (int d = (int)p.out_extents.size() - 1; d >= 0; d--) {
+                out << indent << "for (int " << coord[d] << " = " << p.out_mins[d] << "; " << coord[d]
+                    << " < " << p.out_mins[d] + p.out_extents[d] << "; " << coord[d] << "++)\n";
+                indent += "    ";
+            }
+            std::vector<std::string> args(coord, coord + p.out_extents.size());
+            out << indent << "{ " << cpp_name(t) << " v = b(" << join_list(args)
+                << "); h = hash_bytes(h, &v, sizeof(v)); }\n    }\n";
+        }
+    }
+    out << R"(    std::printf("compile %.1f ms, best %.3f ms, median %.3f ms, output hash %016llx\n",
+                std::chrono::duration<double, std::milli>(t1 - t0).count(), ms.empty() ? 0.0 : ms[0],
+                ms.empty() ? 0.0 : ms[ms.size() / 2], (unsigned long long)h);
+    return 0;
 }
 )";
     return out.str();
