@@ -42,10 +42,25 @@ Expr clamp_to(const Expr &x, const Expr &min, const Expr &extent) {
     return clamp(x, min, min + extent - 1);
 }
 
+// Every boundary condition is the identity inside the bounds, which is where nearly all of a
+// loop's iterations are: `likely` marks that case, and loop partitioning (lower/PartitionLoops)
+// gives it a steady state of its own where the clamp or the select is gone. The clamp stays
+// around the inside case too, so that bounds inference reads only inside the bounds.
+Expr likely_inside(const Expr &x, const Expr &min, const Expr &extent) {
+    return clamp(likely(x), min, min + extent - 1);
+}
+
+/** The coordinate `remap` gives outside [min, min + extent), x itself inside. */
+template<typename Remap>
+Expr identity_inside(const Expr &x, const Expr &min, const Expr &extent, Remap remap) {
+    return select(likely(x >= min && x <= min + extent - 1), likely_inside(x, min, extent),
+                  remap(x, min, extent));
+}
+
 }  // namespace
 
 Func repeat_edge(const Func &source, const Region &bounds) {
-    return remap_coordinates(source, bounds, "repeat_edge", clamp_to);
+    return remap_coordinates(source, bounds, "repeat_edge", likely_inside);
 }
 
 Func constant_exterior(const Func &source, const Tuple &value, const Region &bounds) {
@@ -55,20 +70,21 @@ Func constant_exterior(const Func &source, const Tuple &value, const Region &bou
     Func inside = repeat_edge(source, bounds);
     std::vector<Var> vars;
     std::vector<Expr> args;
-    Expr outside = loom::Internal::const_false();
+    Expr within = loom::Internal::const_true();
     for (int i = 0; i < source.dimensions(); i++) {
         vars.emplace_back(source.name() + "_constant_exterior_v" + std::to_string(i));
         args.push_back(vars.back());
         if (i < (int)bounds.size() && bounds[i].min.defined() && bounds[i].extent.defined()) {
             Expr mn = cast(Int(32), bounds[i].min), ext = cast(Int(32), bounds[i].extent);
-            outside = outside || args.back() < mn || args.back() > mn + ext - 1;
+            Expr in_dim = args.back() >= mn && args.back() <= mn + ext - 1;
+            within = loom::Internal::is_const_one(within) ? in_dim : (within && in_dim);
         }
     }
     Func f(source.name() + "_constant_exterior_" + loom::Internal::unique_user_name('b'));
     std::vector<Expr> values;
     for (size_t k = 0; k < value.size(); k++) {
         Expr in = source.outputs() == 1 ? Expr(inside(args)) : inside(args)[(int)k];
-        values.push_back(select(outside, cast(in.type(), value[k]), in));
+        values.push_back(select(likely(within), in, cast(in.type(), value[k])));
     }
     if (values.size() == 1) {
         f(vars) = values[0];
@@ -84,18 +100,22 @@ Func constant_exterior(const Func &source, const Expr &value, const Region &boun
 
 Func mirror_image(const Func &source, const Region &bounds) {
     return remap_coordinates(source, bounds, "mirror_image", [](Expr x, Expr mn, Expr ext) {
-        Expr c = (x - mn) % (2 * ext);
-        c = min(c, 2 * ext - 1 - c);
-        return clamp_to(c + mn, mn, ext);
+        return identity_inside(x, mn, ext, [](Expr x, Expr mn, Expr ext) {
+            Expr c = (x - mn) % (2 * ext);
+            c = min(c, 2 * ext - 1 - c);
+            return clamp_to(c + mn, mn, ext);
+        });
     });
 }
 
 Func mirror_interior(const Func &source, const Region &bounds) {
     return remap_coordinates(source, bounds, "mirror_interior", [](Expr x, Expr mn, Expr ext) {
-        Expr limit = ext - 1;
-        Expr c = (x - mn) % (2 * limit);
-        c = limit - abs(c - limit);
-        return clamp_to(cast(Int(32), c) + mn, mn, ext);
+        return identity_inside(x, mn, ext, [](Expr x, Expr mn, Expr ext) {
+            Expr limit = ext - 1;
+            Expr c = (x - mn) % (2 * limit);
+            c = limit - abs(c - limit);
+            return clamp_to(cast(Int(32), c) + mn, mn, ext);
+        });
     });
 }
 

@@ -11,6 +11,7 @@
 #include "lower/FoldAllocationIndices.h"
 #include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
+#include "lower/PartitionLoops.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
@@ -91,6 +92,10 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });
     // After simplification, so that dense indices are recognizable ramps.
     s = logger.run("vectorize loops", s, [&](const Stmt &in) { return vectorize_loops(in); });
+    s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
+    // After vectorization, so that a vector loop's clamps are bounded over all its lanes; the
+    // steady states then simplify to dense ramps.
+    s = logger.run("partition loops", s, [&](const Stmt &in) { return partition_loops(in); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     // Last: unrolling and vectorization make the constant indices it looks for.
     s = logger.run("fold allocation indices", s,

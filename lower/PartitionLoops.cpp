@@ -1,0 +1,320 @@
+#include "lower/PartitionLoops.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRVisitor.h"
+#include "dsl/Substitute.h"
+
+namespace loom {
+namespace Internal {
+
+namespace {
+
+bool is_likely(const Expr &e) {
+    const Call *c = e.as<Call>();
+    return c && c->is_intrinsic(Call::likely);
+}
+
+/** Whether e is a likely-tagged value: likely(x), or a min or max of one (a clamp of a
+ * likely value is max(min(likely(x), hi), lo)). */
+bool tagged(const Expr &e) {
+    if (is_likely(e)) return true;
+    if (const Min *m = e.as<Min>()) return tagged(m->a) || tagged(m->b);
+    if (const Max *m = e.as<Max>()) return tagged(m->a) || tagged(m->b);
+    return false;
+}
+
+/** An affine function of the loop variable over the lanes of a vector: c * v + r, r between
+ * lo and hi in every lane (lo and hi free of v and of everything bound inside the loop). */
+struct Affine {
+    int64_t c = 0;
+    Expr lo, hi;
+};
+
+/** A range of iterations [lo, hi]; an undefined end is unbounded. */
+struct IterationRange {
+    Expr lo, hi;
+};
+
+class Solver {
+public:
+    Solver(const std::string &v, const std::set<std::string> &inner) : v(v), inner(inner) {}
+
+    /** The iterations where cond holds in every lane, when it is a conjunction of affine
+     * comparisons of v; nothing otherwise. */
+    std::optional<IterationRange> solve(const Expr &cond) const {
+        if (const And *a = cond.as<And>()) {
+            auto x = solve(a->a), y = solve(a->b);
+            if (!x || !y) return std::nullopt;
+            return IterationRange{tighter(x->lo, y->lo, true), tighter(x->hi, y->hi, false)};
+        }
+        if (const LE *c = cond.as<LE>()) return at_most(c->a, c->b, 0);
+        if (const LT *c = cond.as<LT>()) return at_most(c->a, c->b, 1);
+        if (const GE *c = cond.as<GE>()) return at_most(c->b, c->a, 0);
+        if (const GT *c = cond.as<GT>()) return at_most(c->b, c->a, 1);
+        return std::nullopt;
+    }
+
+private:
+    const std::string &v;
+    const std::set<std::string> &inner;
+
+    static Expr tighter(const Expr &a, const Expr &b, bool lower) {
+        if (!a.defined()) return b;
+        if (!b.defined()) return a;
+        return lower ? max(a, b) : min(a, b);
+    }
+
+    bool free_of_loop(const Expr &e) const {
+        if (expr_uses_var(e, v)) return false;
+        for (const std::string &n : inner)
+            if (expr_uses_var(e, n)) return false;
+        return true;
+    }
+
+    std::optional<Affine> affine(const Expr &e) const {
+        if (!e.type().is_int() || e.type().bits() != 32) return std::nullopt;
+        // A vector's lanes are bounded through its ramps and broadcasts below; lo and hi are
+        // scalars.
+        if (e.type().is_scalar() && free_of_loop(e)) return Affine{0, e, e};
+        if (const Variable *var = e.as<Variable>()) {
+            if (var->name == v) return Affine{1, Expr(0), Expr(0)};
+            return std::nullopt;
+        }
+        if (const Broadcast *b = e.as<Broadcast>()) return affine(b->value);
+        if (const Ramp *r = e.as<Ramp>()) {
+            auto base = affine(r->base);
+            auto stride = const_int_value(r->stride);
+            if (!base || !stride) return std::nullopt;
+            int64_t last = *stride * (r->lanes - 1);
+            return Affine{base->c, base->lo + (int)std::min<int64_t>(0, last),
+                          base->hi + (int)std::max<int64_t>(0, last)};
+        }
+        if (const Add *a = e.as<Add>()) {
+            auto x = affine(a->a), y = affine(a->b);
+            if (!x || !y) return std::nullopt;
+            return Affine{x->c + y->c, x->lo + y->lo, x->hi + y->hi};
+        }
+        if (const Sub *s = e.as<Sub>()) {
+            auto x = affine(s->a), y = affine(s->b);
+            if (!x || !y) return std::nullopt;
+            return Affine{x->c - y->c, x->lo - y->hi, x->hi - y->lo};
+        }
+        if (const Mul *m = e.as<Mul>()) {
+            auto k = const_int_value(m->b);
+            auto x = affine(m->a);
+            if (!k) {
+                k = const_int_value(m->a);
+                x = affine(m->b);
+            }
+            if (!k || !x) return std::nullopt;
+            if (*k >= 0) return Affine{x->c * *k, x->lo * (int)*k, x->hi * (int)*k};
+            return Affine{x->c * *k, x->hi * (int)*k, x->lo * (int)*k};
+        }
+        if (const Div *d = e.as<Div>()) {
+            // Division rounds down: (c*v + r) / k is (c/k)*v + r / k when k divides c, and
+            // monotonic in r.
+            auto k = const_int_value(d->b);
+            auto x = affine(d->a);
+            if (!k || *k <= 0 || !x || x->c % *k != 0) return std::nullopt;
+            return Affine{x->c / *k, x->lo / (int)*k, x->hi / (int)*k};
+        }
+        return std::nullopt;
+    }
+
+    /** Where every lane of a <= b - slack. */
+    std::optional<IterationRange> at_most(const Expr &a, const Expr &b, int slack) const {
+        auto x = affine(a), y = affine(b);
+        if (!x || !y) return std::nullopt;
+        int64_t c = x->c - y->c;
+        if (c == 0 || c > (1 << 20) || c < -(1 << 20)) return std::nullopt;
+        // c * v + r <= 0, r the largest lane of a less the smallest of b.
+        Expr r = x->hi - y->lo + slack;
+        if (c > 0) return IterationRange{Expr(), (0 - r) / (int)c};
+        return IterationRange{(r + (int)(-c) - 1) / (int)(-c), Expr()};
+    }
+};
+
+/** The steady state of one loop: its body with every site whose condition it can solve for
+ * the loop's variable reduced, and the range of iterations where all of those hold. */
+class SteadyState : public IRMutator {
+public:
+    explicit SteadyState(const std::string &v) : v(v) {}
+    using IRMutator::mutate;
+    std::vector<IterationRange> ranges;
+
+private:
+    const std::string v;
+    std::map<std::string, Expr> lets;  // bound inside the loop: their values, lets expanded
+    std::set<std::string> inner;       // loop variables bound inside the loop
+    std::map<const IRNode *, int> seen;  // a node reached twice may mean different things
+
+    Expr expand(const Expr &e) const { return lets.empty() ? e : substitute(lets, e); }
+
+    /** Whether site `node` with condition `cond` (in the steady values of its parts) holds
+     * over a range of this loop's iterations; records the range. */
+    bool solved(const IRNode *node, const Expr &cond) {
+        if (seen[node]++) return false;
+        Expr c = expand(cond);
+        if (!expr_uses_var(c, v) || expr_larger_than(c, 400)) return false;
+        std::optional<IterationRange> range = Solver(v, inner).solve(c);
+        if (!range) return false;
+        ranges.push_back(*range);
+        return true;
+    }
+
+    static Expr untag(const Expr &e) {
+        const Call *c = e.as<Call>();
+        return c && c->is_intrinsic(Call::likely) ? c->args[0] : e;
+    }
+
+    Expr visit(const Min *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (tagged(op->a) && solved(op, untag(a) <= untag(b))) return untag(a);
+        if (tagged(op->b) && !tagged(op->a) && solved(op, untag(b) <= untag(a))) return untag(b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Min::make(a, b);
+    }
+
+    Expr visit(const Max *op) override {
+        Expr a = mutate(op->a), b = mutate(op->b);
+        if (tagged(op->a) && solved(op, untag(a) >= untag(b))) return untag(a);
+        if (tagged(op->b) && !tagged(op->a) && solved(op, untag(b) >= untag(a))) return untag(b);
+        if (a.same_as(op->a) && b.same_as(op->b)) return op;
+        return Max::make(a, b);
+    }
+
+    Expr visit(const Select *op) override {
+        Expr cond = mutate(op->condition), t = mutate(op->true_value);
+        if (is_likely(op->condition) && solved(op, untag(cond))) return t;
+        Expr f = mutate(op->false_value);
+        if (cond.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+            return op;
+        return Select::make(cond, t, f);
+    }
+
+    Stmt visit(const IfThenElse *op) override {
+        if (!is_likely(op->condition)) return IRMutator::visit(op);
+        Expr cond = mutate(op->condition);
+        if (solved(op, untag(cond))) return mutate(op->then_case);
+        Stmt then_case = mutate(op->then_case);
+        Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+        return IfThenElse::make(cond, then_case, else_case);
+    }
+
+    Stmt visit(const LetStmt *op) override {
+        Expr value = mutate(op->value);
+        auto saved = lets.find(op->name);
+        std::optional<Expr> before;
+        if (saved != lets.end()) before = saved->second;
+        lets[op->name] = expand(op->value);
+        Stmt body = mutate(op->body);
+        if (before) {
+            lets[op->name] = *before;
+        } else {
+            lets.erase(op->name);
+        }
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return LetStmt::make(op->name, value, body);
+    }
+
+    Expr visit(const Let *op) override {
+        Expr value = mutate(op->value);
+        auto saved = lets.find(op->name);
+        std::optional<Expr> before;
+        if (saved != lets.end()) before = saved->second;
+        lets[op->name] = expand(op->value);
+        Expr body = mutate(op->body);
+        if (before) {
+            lets[op->name] = *before;
+        } else {
+            lets.erase(op->name);
+        }
+        if (value.same_as(op->value) && body.same_as(op->body)) return op;
+        return Let::make(op->name, value, body);
+    }
+
+    Stmt visit(const For *op) override {
+        const bool added = inner.insert(op->name).second;
+        Stmt result = IRMutator::visit(op);
+        if (added) inner.erase(op->name);
+        return result;
+    }
+};
+
+/** Every likely dropped but those that are the whole condition of an if. */
+class StripLikely : public IRMutator {
+public:
+    using IRMutator::mutate;
+
+private:
+    Expr visit(const Call *op) override {
+        if (op->is_intrinsic(Call::likely)) return mutate(op->args[0]);
+        return IRMutator::visit(op);
+    }
+    Stmt visit(const IfThenElse *op) override {
+        if (!is_likely(op->condition)) return IRMutator::visit(op);
+        const Call *c = op->condition.as<Call>();
+        Expr cond = mutate(c->args[0]);
+        Stmt then_case = mutate(op->then_case);
+        Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+        return IfThenElse::make(likely(cond), then_case, else_case);
+    }
+};
+
+class PartitionLoops : public IRMutator {
+public:
+    using IRMutator::mutate;
+
+private:
+    Stmt visit(const For *op) override {
+        if (op->for_type != ForType::Serial && op->for_type != ForType::Parallel)
+            return IRMutator::visit(op);
+        SteadyState steady_state(op->name);
+        Stmt steady = steady_state.mutate(op->body);
+        if (steady_state.ranges.empty()) return IRMutator::visit(op);
+        Expr lo, hi;
+        for (const IterationRange &r : steady_state.ranges) {
+            if (r.lo.defined()) lo = lo.defined() ? max(lo, r.lo) : r.lo;
+            if (r.hi.defined()) hi = hi.defined() ? min(hi, r.hi) : r.hi;
+        }
+        // The edges run the body as it was, each site a plain condition; the steady state is
+        // partitioned further where its loops have sites of their own.
+        Stmt edge = StripLikely().mutate(op->body);
+        steady = mutate(steady);
+        const std::string start = op->name + ".partition_start", end = op->name + ".partition_end";
+        const std::string steady_lo = op->name + ".steady_lo", steady_hi = op->name + ".steady_hi";
+        Expr start_v = Variable::make(Int(32), start), end_v = Variable::make(Int(32), end);
+        Expr lo_v = Variable::make(Int(32), steady_lo), hi_v = Variable::make(Int(32), steady_hi);
+        Stmt loops;
+        if (op->for_type == ForType::Parallel) {
+            Expr v = Variable::make(Int(32), op->name);
+            loops = For::make(op->name, start_v, end_v - start_v, op->for_type, op->device_api,
+                              IfThenElse::make(v >= lo_v && v < hi_v, steady, edge));
+        } else {
+            loops = Block::make(
+                {For::make(op->name, start_v, lo_v - start_v, op->for_type, op->device_api, edge),
+                 For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, steady),
+                 For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge)});
+        }
+        // lo and hi clamped into the loop's range, hi not below lo: the three loops then cover
+        // it exactly, in order, each with a count of zero or more.
+        loops = LetStmt::make(steady_hi, hi.defined() ? clamp(hi + 1, lo_v, end_v) : end_v, loops);
+        loops = LetStmt::make(steady_lo, lo.defined() ? clamp(lo, start_v, end_v) : start_v, loops);
+        loops = LetStmt::make(end, start_v + op->extent, loops);
+        return LetStmt::make(start, op->min, loops);
+    }
+};
+
+}  // namespace
+
+Stmt partition_loops(const Stmt &s) { return StripLikely().mutate(PartitionLoops().mutate(s)); }
+
+}  // namespace Internal
+}  // namespace loom
