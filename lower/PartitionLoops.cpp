@@ -169,10 +169,7 @@ private:
         return true;
     }
 
-    static Expr untag(const Expr &e) {
-        const Call *c = e.as<Call>();
-        return c && c->is_intrinsic(Call::likely) ? c->args[0] : e;
-    }
+    static Expr untag(const Expr &e) { return is_likely(e) ? e.as<Call>()->args[0] : e; }
 
     Expr visit(const Min *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
@@ -298,10 +295,15 @@ private:
             loops = For::make(op->name, start_v, end_v - start_v, op->for_type, op->device_api,
                               IfThenElse::make(v >= lo_v && v < hi_v, steady, edge));
         } else {
-            loops = Block::make(
-                {For::make(op->name, start_v, lo_v - start_v, op->for_type, op->device_api, edge),
-                 For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, steady),
-                 For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge)});
+            // No prologue where no site bounds the range from below (only clamps from above),
+            // no epilogue where none bounds it from above.
+            std::vector<Stmt> parts;
+            if (lo.defined())
+                parts.push_back(For::make(op->name, start_v, lo_v - start_v, op->for_type, op->device_api, edge));
+            parts.push_back(For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, steady));
+            if (hi.defined())
+                parts.push_back(For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge));
+            loops = Block::make(parts);
         }
         // lo and hi clamped into the loop's range, hi not below lo: the three loops then cover
         // it exactly, in order, each with a count of zero or more.

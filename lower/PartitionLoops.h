@@ -8,7 +8,7 @@ namespace loom {
 namespace Internal {
 
 /** `s` with its serial and parallel loops partitioned around their `likely` sites: a
- * min(likely(a), b) or max(likely(a), b) (a boundary condition's clamp, a ShiftInwards start),
+ * min(likely(a), b) or max(likely(a), b) (a boundary condition's clamp),
  * a select(likely(c), t, f) (constant_exterior, mirror_image) and an if (likely(c)) (a guard,
  * an RDom's where()). For each loop, the sites whose condition is an affine bound on its
  * variable (over every lane of a vector) give the range of iterations where they reduce to

@@ -1,0 +1,151 @@
+// Loop partitioning (lower/PartitionLoops): a stencil over each boundary condition, under each
+// tail strategy that guards or rounds, has a steady-state loop that tests nothing (no select,
+// min, max or if: the boundary condition's clamps and selects are gone there), and its outputs
+// equal a plain C++ evaluation of the boundary condition.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <loom.h>
+
+using namespace loom;
+
+namespace {
+
+/** The block of the first loop whose min is its steady range's start: "for (v, v.steady_lo". */
+std::string steady_loop(const std::string &stmt) {
+    std::istringstream in(stmt);
+    std::string line, out;
+    int depth = -1;
+    while (std::getline(in, line)) {
+        if (depth < 0) {
+            size_t open = line.find("for (");
+            if (open == std::string::npos) continue;
+            size_t comma = line.find(", ", open);
+            std::string var = line.substr(open + 5, comma - open - 5);
+            if (line.compare(comma + 2, var.size() + 10, var + ".steady_lo") != 0) continue;
+            depth = 0;
+        }
+        out += line + "\n";
+        for (char c : line) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+        if (depth == 0) return out;
+    }
+    return out;
+}
+
+struct Boundary {
+    const char *name;
+    std::function<Func(const Buffer<int> &)> make;
+    std::function<int(const std::vector<int> &, int)> value;  // of input data at coordinate x
+};
+
+int clamp_to(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+std::vector<Boundary> boundaries() {
+    return {
+        {"repeat_edge", [](const Buffer<int> &in) { return BoundaryConditions::repeat_edge(in); },
+         [](const std::vector<int> &d, int x) { return d[clamp_to(x, 0, (int)d.size() - 1)]; }},
+        {"constant_exterior",
+         [](const Buffer<int> &in) { return BoundaryConditions::constant_exterior(in, 7); },
+         [](const std::vector<int> &d, int x) { return x < 0 || x >= (int)d.size() ? 7 : d[x]; }},
+        {"mirror_image", [](const Buffer<int> &in) { return BoundaryConditions::mirror_image(in); },
+         [](const std::vector<int> &d, int x) {
+             int n = (int)d.size(), c = ((x % (2 * n)) + 2 * n) % (2 * n);
+             return d[c < n ? c : 2 * n - 1 - c];
+         }},
+        {"mirror_interior",
+         [](const Buffer<int> &in) { return BoundaryConditions::mirror_interior(in); },
+         [](const std::vector<int> &d, int x) {
+             int n = (int)d.size(), p = 2 * (n - 1), c = ((x % p) + p) % p;
+             return d[c < n ? c : p - c];
+         }},
+    };
+}
+
+struct Tail {
+    const char *name;
+    std::function<void(Func &, Var &)> schedule;
+};
+
+std::vector<Tail> schedules() {
+    return {
+        {"scalar", [](Func &, Var &) {}},
+        {"vectorize GuardWithIf",
+         [](Func &f, Var &x) { f.vectorize(x, 8, TailStrategy::GuardWithIf); }},
+        {"vectorize RoundUp", [](Func &f, Var &x) { f.vectorize(x, 8, TailStrategy::RoundUp); }},
+        {"split GuardWithIf, unrolled",
+         [](Func &f, Var &x) {
+             Var xo("xo"), xi("xi");
+             f.split(x, xo, xi, 4, TailStrategy::GuardWithIf).unroll(xi);
+         }},
+    };
+}
+
+TEST(PartitionLoops, StencilOverEachBoundaryConditionHasAnUntestedSteadyState) {
+    const int n = 50;
+    std::vector<int> data(n);
+    for (int i = 0; i < n; i++) data[i] = (i * 37 + 11) % 101;
+    Buffer<int> in(data.data(), {n}, "in");
+    for (const Boundary &bc : boundaries()) {
+        for (const Tail &tail : schedules()) {
+            SCOPED_TRACE(std::string(bc.name) + ", " + tail.name);
+            Var x("x");
+            Func b = bc.make(in), f("f");
+            f(x) = b(x - 2) + b(x) * 3 + b(x + 1);
+            tail.schedule(f, x);
+            Pipeline p(f);
+            std::string steady = steady_loop(p.lowered_stmt());
+            ASSERT_FALSE(steady.empty()) << p.lowered_stmt();
+            for (const char *test : {"select(", "min(", "max(", "if ("}) {
+                EXPECT_EQ(steady.find(test), std::string::npos) << test << " in\n" << steady;
+            }
+            // Outputs reaching past both ends of the input, at a width no factor divides (but
+            // RoundUp's, which writes whole vectors into the user's buffer).
+            const int lo = -13, width = std::string(tail.name).find("RoundUp") != std::string::npos ? 80 : 77;
+            Buffer<int> out(std::vector<int>{width}, "out");
+            out.set_min({lo});
+            p.realize(out);
+            for (int i = lo; i < lo + width; i++) {
+                int expected = bc.value(data, i - 2) + bc.value(data, i) * 3 + bc.value(data, i + 1);
+                ASSERT_EQ(out(i), expected) << "at " << i;
+            }
+        }
+    }
+}
+
+// A 2-D stencil: the row loop is partitioned by the rows' clamps, the column loop inside its
+// steady state by the columns'; the image's interior then runs without a test.
+TEST(PartitionLoops, RowsAndColumnsPartitionInTurn) {
+    const int w = 40, h = 30;
+    Buffer<int> in(std::vector<int>{w, h}, "in");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) in(x, y) = (x * 7 + y * 13) % 29;
+    Var x("x"), y("y");
+    Func b = BoundaryConditions::repeat_edge(in), f("f");
+    f(x, y) = b(x - 1, y - 1) + b(x + 1, y + 1) * 2;
+    f.vectorize(x, 8, TailStrategy::GuardWithIf);
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    std::string rows = steady_loop(stmt);
+    ASSERT_NE(rows.find("f.s0.y.steady_lo"), std::string::npos) << stmt;
+    std::string columns = steady_loop(rows.substr(rows.find('\n') + 1));
+    ASSERT_FALSE(columns.empty()) << rows;
+    for (const char *test : {"select(", "min(", "max(", "if ("}) {
+        EXPECT_EQ(columns.find(test), std::string::npos) << test << " in\n" << columns;
+    }
+    Buffer<int> out(std::vector<int>{w + 6, h + 4}, "out");
+    out.set_min({-3, -2});
+    p.realize(out);
+    for (int yy = -2; yy < h + 2; yy++) {
+        for (int xx = -3; xx < w + 3; xx++) {
+            int expected = in(clamp_to(xx - 1, 0, w - 1), clamp_to(yy - 1, 0, h - 1)) +
+                           in(clamp_to(xx + 1, 0, w - 1), clamp_to(yy + 1, 0, h - 1)) * 2;
+            ASSERT_EQ(out(xx, yy), expected) << xx << ", " << yy;
+        }
+    }
+}
+
+}  // namespace
