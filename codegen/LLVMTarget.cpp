@@ -88,18 +88,24 @@ namespace {
 
 // The function passes Loom's IR needs, in place of LLVM's O3 pipeline. Loom hands LLVM loops
 // that are already scheduled: split, unrolled and vectorized as the user asked, every call to
-// a function of its own outlined and marked noinline. What is left to do is scalar cleanup:
-// stack tiles into registers, the index arithmetic that unrolling repeats, invariants out of
-// loops, 64-bit induction variables. O3 runs each of those several times besides inlining,
-// unswitching, rotation and unrolling passes that find nothing here (and LLVM's vectorizers,
-// which would vectorize behind the schedule's back a loop the user left scalar). This list
-// halves the optimizer's time (matmul's task: 16 -> 8 ms) and cuts the JIT time of every app
-// by 20-40%, for run times within 2% of O3's but interpolate's and local_laplacian's (+4%).
-// Each pass is here for an app that is slower without it:
-//   reassociate: integer index sums regrouped, so that LICM hoists their invariant part
-//                (unsharp +8%, interpolate +7% without it);
-//   indvars:     64-bit induction variables, addresses without sign extension
-//                (camera_pipe +15% without it).
+// a function of its own outlined and marked noinline. What is left is scalar cleanup (stack
+// tiles into registers, the index arithmetic that unrolling repeats, invariants out of loops,
+// 64-bit induction variables) and the loops a schedule left scalar. O3 runs each cleanup
+// several times besides inlining and unswitching passes that find nothing here; this list
+// keeps the JIT time of every app well under Halide 14's.
+// Each pass is here for code that is slower without it:
+//   reassociate:    integer index sums regrouped, so that LICM hoists their invariant part
+//                   (unsharp +8%, interpolate +7% without it);
+//   indvars:        64-bit induction variables, addresses without sign extension
+//                   (camera_pipe +15% without it);
+//   loop-rotate, loop-unroll, loop-vectorize, slp-vectorizer: a loop the schedule leaves
+//                   scalar, as a user's first schedule does, gets what Halide 14's O3 gives it
+//                   (LLVM vectorizes and unrolls it; invariant loads leave rotated loops). The
+//                   performance fuzzer's pairs without a vectorize() ran 1.3-27x slower than
+//                   Halide's without them (test/fuzz/perf_fuzz.cpp, BENCHMARKS.md). None of
+//                   them changes a result: LLVM reorders no float operation without fast-math
+//                   flags, which Loom never sets, and its vectorizers leave loops of vector
+//                   code (the scheduled ones) alone.
 // InstCombine runs once per use: a fixpoint is not needed for the code to be right.
 constexpr const char *kLoomFunctionPipeline = "function("
                                               "sroa<modify-cfg>,"
@@ -107,9 +113,15 @@ constexpr const char *kLoomFunctionPipeline = "function("
                                               "simplifycfg,"
                                               "instcombine<max-iterations=1;no-verify-fixpoint>,"
                                               "reassociate,"
+                                              "loop(loop-rotate),"
                                               "loop-mssa(licm<allowspeculation>),"
                                               "gvn<>,"
                                               "loop(indvars,loop-deletion),"
+                                              "loop-unroll<O3>,"
+                                              "instcombine<max-iterations=1;no-verify-fixpoint>,"
+                                              "loop-mssa(licm<allowspeculation>),"
+                                              "loop-vectorize,"
+                                              "slp-vectorizer,"
                                               "instcombine<max-iterations=1;no-verify-fixpoint>,"
                                               "dse,"
                                               "adce,"
