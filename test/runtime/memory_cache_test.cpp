@@ -307,6 +307,8 @@ TEST_F(MemoryCache, DefaultSizeFromTheEnvironment) {
 // AddressSanitizer, though the heap keeps the block: cached blocks are poisoned.
 #if defined(__SANITIZE_ADDRESS__)
 TEST_F(MemoryCache, ACachedBlockIsPoisonedUnderAddressSanitizer) {
+    // The thread pool's threads of earlier tests may be alive in this process.
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
     for (int64_t bytes : {int64_t(64) << 10, 8 * MiB}) { // a thread's small block, a large one
         auto *p = static_cast<volatile char *>(loom_malloc(nullptr, bytes));
         p[100] = 1;
