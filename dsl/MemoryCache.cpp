@@ -31,4 +31,4 @@ void reset_memory_cache_size() { loom_memory_cache_set_size(-1); }
 
 int64_t memory_cache_size() { return memory_cache_stats().size_limit; }
 
-}  // namespace loom
+} // namespace loom

@@ -41,4 +41,4 @@ void reset_memory_cache_size();
 /** The bound the cache has now. */
 int64_t memory_cache_size();
 
-}  // namespace loom
+} // namespace loom

@@ -20,18 +20,20 @@
  * system call; other threads need not wait for it). */
 #include "loom_memory_block.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static block_header *cached;   /* most recently cached first */
-static int64_t cached_bytes;   /* footprints of the cached blocks */
+static block_header *cached; /* most recently cached first */
+static int64_t cached_bytes; /* footprints of the cached blocks */
 static int64_t cached_blocks;
-static int64_t limit = -1;     /* the bound in bytes; -1 until first read from the default */
+static int64_t limit = -1; /* the bound in bytes; -1 until first read from the default */
 static int64_t hits, misses, releases_under_pressure;
 
 /* Without LOOM_MEMORY_CACHE_SIZE: an eighth of physical memory, at most 2 GiB. Enough for
@@ -52,12 +54,13 @@ static int64_t parse_size(const char *text) {
     char *end;
     long long value = strtoll(text, &end, 10);
     if (end == text || errno || value < 0) return -1;
+    /* K, M or G: 10, 20 or 30 bits. */
+    static const char units[] = "KMG";
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
     int shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    default: break;
+    if (unit) {
+        shift = 10 * (int)(unit - units + 1);
+        end++;
     }
     if (*end != '\0' || value > (INT64_MAX >> shift)) return -1;
     return (int64_t)value << shift;

@@ -435,10 +435,11 @@ int main(int argc, char **argv) {
             2.0 * gemm_n * gemm_n * gemm_n / (median("ceiling/openblas_sgemm_2048") * 1e-3) / 1e9;
 
         Table t;
-        t.header = {"app",           "Loom ms",           "Halide ms",   "Loom/Halide",
-                    "Loom unfused ms", "Halide unfused ms", "fusion x",    "Loom JIT ms",
-                    "Halide JIT ms", "JIT ratio",         "achieved",    "of ceiling",
-                    "same bytes",    "vs OpenBLAS"};
+        t.header = {"app",         "Loom ms",         "Halide ms",
+                    "Loom/Halide", "Loom unfused ms", "Halide unfused ms",
+                    "fusion x",    "Loom JIT ms",     "Halide JIT ms",
+                    "JIT ratio",   "achieved",        "of ceiling",
+                    "same bytes",  "vs OpenBLAS"};
         double log_ratio_sum = 0, worst_ratio = 0;
         int ratio_count = 0;
         bool all_correct = true;
