@@ -3,8 +3,9 @@
 // giving them back to the system, as an eager framework's caching allocator does: a
 // compute_root intermediate of a pipeline run again and again then reuses pages already
 // faulted in. Large blocks (above 4 MiB) are kept in one cache for the process, bounded by
-// memory_cache_size(); this header controls it. (Halide's nearest are
-// halide_reuse_device_allocations and JITSharedRuntime::release_all, for device memory.)
+// memory_cache_size(); this header controls it. Halide 14 caches device memory only
+// (halide_reuse_device_allocations, halide_cuda_release_unused_device_allocations: a flushed
+// cache and a retry when cuMemAlloc fails, as here); its host memory is malloc and free.
 #pragma once
 
 #include <cstdint>
