@@ -14,6 +14,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/ImageParam.h"
 #include "dsl/InlineReductions.h"
+#include "dsl/MemoryCache.h"
 #include "dsl/RDom.h"
 #include "dsl/Param.h"
 #include "dsl/Pipeline.h"

@@ -125,14 +125,58 @@ typedef enum loom_cpu_feature_t {
 int32_t loom_cpu_has_features(uint32_t mask);
 
 /* Heap used for intermediate Funcs (loom_memory.c). Aligned to 64 bytes so vector loads never
- * split lines. Each thread reuses the last few blocks it freed, so an allocation made once per
- * iteration of a loop does not go back to the C library every time. */
+ * split lines. Freed blocks are kept for reuse, so that neither an allocation made once per
+ * iteration of a loop nor a compute_root intermediate of a pipeline run again and again goes
+ * back to the system each time:
+ *  - blocks up to 4 MiB: each thread keeps the last few it freed (no lock);
+ *  - larger blocks: one cache for the process, bounded (loom_memory_cache_set_size), under a
+ *    lock. A request of r bytes takes the smallest cached block of r to r + r/4 bytes (best
+ *    fit; no more than a quarter of the request wasted), else fresh memory; a freed block is
+ *    kept if the bound allows, after giving back the least recently cached blocks.
+ * When the system allocator fails, every cached block the calling thread can reach is given
+ * back and the allocation tried again before loom_malloc returns NULL. */
 void *loom_malloc(void *user_context, int64_t bytes);
 void loom_free(void *user_context, void *ptr);
 /* How many blocks loom_malloc handed out that loom_free has not taken back (all threads): what
- * pipelines hold at this moment. Between runs, and after a run that failed, it is back where it
- * was before the run. */
+ * pipelines hold at this moment. Cached free blocks are not counted. Between runs, and after a
+ * run that failed, it is back where it was before the run. */
 int64_t loom_memory_blocks_in_use(void);
+
+/* The bound of the process-wide cache of large free blocks, in bytes (blocks and their
+ * headers); 0 turns the cache off (large blocks go back to the system when freed); negative
+ * restores the default. Lowering it gives back cached blocks at once, least recently cached
+ * first. Default: the environment variable LOOM_MEMORY_CACHE_SIZE (bytes, with an optional K, M
+ * or G suffix: 512M, 2G, 0), else an eighth of physical memory, at most 2 GiB. */
+void loom_memory_cache_set_size(int64_t bytes);
+int64_t loom_memory_cache_default_size(void);
+/* Gives every cached free block back to the system: the process-wide cache and the calling
+ * thread's small blocks (other threads keep theirs, at most 16 MiB each, until they exit).
+ * Blocks in use are not affected. The C entry of loom::release_memory_cache(). */
+void loom_memory_cache_release(void);
+
+/* What the process-wide cache holds and has done since the process started. */
+typedef struct loom_memory_cache_stats_t {
+    int64_t size_limit;              /* the bound now, in bytes */
+    int64_t cached_bytes;            /* held now (free blocks and their headers) */
+    int64_t cached_blocks;           /* held now */
+    int64_t hits;                    /* large requests served from the cache */
+    int64_t misses;                  /* large requests that took fresh memory */
+    int64_t releases_under_pressure; /* times a failed allocation emptied the cache */
+} loom_memory_cache_stats_t;
+void loom_memory_cache_get_stats(loom_memory_cache_stats_t *stats);
+
+/* Where the heap takes fresh memory from, and gives it back to: by default aligned_alloc and
+ * free. allocate(bytes) returns a 64-byte aligned block of bytes (a multiple of 64) or NULL;
+ * release gives back a block allocate returned. The heap's caches sit above it. Each block goes
+ * back to the allocator it came from, so the object passed must outlive every block it
+ * allocated (a static object); NULL restores the default. For programs that account for their
+ * memory themselves (as Halide's halide_set_custom_malloc) and for tests that make memory run
+ * out. */
+typedef struct loom_system_allocator_t {
+    void *(*allocate)(size_t bytes);
+    void (*release)(void *block);
+} loom_system_allocator_t;
+void loom_set_system_allocator(const loom_system_allocator_t *allocator);
 
 /* Parallel loops: the body of iteration i, returning 0 or an error code. */
 typedef int32_t (*loom_task_fn)(void *user_context, int32_t i, void *closure);

@@ -28,6 +28,17 @@ inline Halide::Expr multiply_add(const Halide::Expr &a, const Halide::Expr &b,
 /** A Halide buffer over the memory of a Loom buffer: same mins, extents and strides. */
 Halide::Buffer<> halide_view(const loom::Buffer<> &b);
 
+/** The peer's allocator: Loom's heap (loom_malloc / loom_free, with its cache of freed blocks),
+ * plugged into Halide's JIT through its custom_malloc / custom_free handlers. Halide 14 keeps
+ * no host memory between runs (halide_malloc is malloc, and a large block goes back to the
+ * system at free), where Loom's heap does, as an eager framework's caching allocator does: on
+ * its own allocator the peer would pay page faults on every run of a pipeline with a large
+ * compute_root intermediate that Loom does not, and the comparison would measure allocators,
+ * not compiled code. Both systems therefore allocate from the same heap (LOOM_MEMORY_CACHE_SIZE=0
+ * turns its cache off for both). */
+void *halide_peer_malloc(Halide::JITUserContext *user_context, size_t bytes);
+void halide_peer_free(Halide::JITUserContext *user_context, void *ptr);
+
 /** The host's features, less AVX512_SapphireRapids: Halide 14 reports it on CPUs that have
  * AVX512-BF16 and -VNNI but not AVX-VNNI (this project's machines), then emits instructions they
  * lack (SIGILL). Float math as Halide compiles it by default (it may contract a * b + c). */
@@ -41,6 +52,8 @@ Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     for (size_t i = 0; i < params.size(); i++)
         params[i].set(halide_view(app.inputs[i]));
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
+    pipeline->jit_handlers().custom_malloc = halide_peer_malloc;
+    pipeline->jit_handlers().custom_free = halide_peer_free;
     pipeline->compile_jit(target);
     Runner r;
     r.compile_seconds =
