@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <thread>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -14,6 +15,8 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/CodeGen_LLVM.h"
+#include "codegen/JITCache.h"
+#include "codegen/JITCacheKey.h"
 #include "codegen/LLVMTarget.h"
 #include "codegen/LoopOutlining.h"
 #include "codegen/ParallelCompile.h"
@@ -43,10 +46,6 @@ template<typename T>
 T check(llvm::Expected<T> value, const char *what) {
     if (!value) internal_error << what << ": " << error_text(value.takeError());
     return std::move(*value);
-}
-
-void check(llvm::Error e, const char *what) {
-    if (e) internal_error << what << ": " << error_text(std::move(e));
 }
 
 // LLJIT's IR compile layer is never used: Loom hands it machine code compiled on its own
@@ -119,53 +118,82 @@ std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
 
 }  // namespace
 
+// Links machine code into a fresh JIT. A friend of JITModule; returns an error rather than
+// throwing, so that a cached entry that does not link falls back to a compile.
+struct JITLinker {
+    static llvm::Expected<std::shared_ptr<JITModule>>
+    link(const std::string &entry_name, const std::vector<std::string> &objects,
+         llvm::TargetMachine &tm) {
+        llvm::orc::JITTargetMachineBuilder jtmb(tm.getTargetTriple());
+        jtmb.setCPU(tm.getTargetCPU().str());
+        jtmb.addFeatures(std::vector<std::string>{tm.getTargetFeatureString().str()});
+
+        llvm::orc::LLJITBuilder builder;
+        builder.setJITTargetMachineBuilder(std::move(jtmb));
+        builder.setDataLayout(tm.createDataLayout());
+        builder.setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
+            -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+            return std::make_unique<NoIRCompiler>();
+        });
+        auto jit = builder.create();
+        if (!jit) return jit.takeError();
+        llvm::orc::JITDylib &lib = (*jit)->getMainJITDylib();
+        if (auto e = lib.define(llvm::orc::absoluteSymbols(runtime_symbols(**jit)))) return e;
+        auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+            (*jit)->getDataLayout().getGlobalPrefix());
+        if (!process) return process.takeError();
+        lib.addGenerator(std::move(*process));
+        for (const std::string &object : objects) {
+            if (auto e = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, entry_name)))
+                return e;
+        }
+        auto addr = (*jit)->lookup(entry_name);
+        if (!addr) return addr.takeError();
+        std::shared_ptr<JITModule> result(new JITModule);
+        result->impl = std::make_unique<JITModule::Impl>();
+        result->entry_point = addr->toPtr<JITModule::Entry>();
+        if (perf_map_wanted()) {
+            append_to_perf_map(objects, [&](const std::string &name) -> uint64_t {
+                auto found = (*jit)->lookup(name);
+                if (!found) {
+                    llvm::consumeError(found.takeError());
+                    return 0;
+                }
+                return found->getValue();
+            });
+        }
+        result->impl->jit = std::move(*jit);
+        return result;
+    }
+};
+
 std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target,
-                                              int compile_threads) {
+                                              const CompileOptions &options) {
     initialize_llvm();
     PooledTargetMachine tm = borrow_target_machine(target);
-    const unsigned threads = thread_count(compile_threads);
+    const unsigned threads = thread_count(options.compile_threads);
+    const JITCache cache(options);
+    std::string key;
+    if (cache.enabled()) {
+        key = jit_cache_key(pipeline, target, *tm, threads);
+        if (std::optional<std::vector<std::string>> objects = cache.load(key)) {
+            auto linked = JITLinker::link(pipeline.name, *objects, *tm);
+            if (linked) {
+                (*linked)->from_cache = true;
+                return std::move(*linked);
+            }
+            cache.forget(key, "its objects do not link: " + error_text(linked.takeError()));
+        }
+    }
     ModuleBuilder build = [&pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
                                                bool verify) {
         return codegen_for_jit(pipeline, ctx, tm, threads, verify);
     };
     std::vector<std::string> objects = compile_to_objects(build, *tm, target, threads);
-
-    llvm::orc::JITTargetMachineBuilder jtmb(tm->getTargetTriple());
-    jtmb.setCPU(tm->getTargetCPU().str());
-    jtmb.addFeatures(std::vector<std::string>{tm->getTargetFeatureString().str()});
-
-    std::shared_ptr<JITModule> result(new JITModule);
-    result->impl = std::make_unique<Impl>();
-    llvm::orc::LLJITBuilder builder;
-    builder.setJITTargetMachineBuilder(std::move(jtmb));
-    builder.setDataLayout(tm->createDataLayout());
-    builder.setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
-        -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-        return std::make_unique<NoIRCompiler>();
-    });
-    auto jit = check(builder.create(), "Creating the JIT");
-    llvm::orc::JITDylib &lib = jit->getMainJITDylib();
-    check(lib.define(llvm::orc::absoluteSymbols(runtime_symbols(*jit))), "Defining runtime symbols");
-    lib.addGenerator(check(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-                               jit->getDataLayout().getGlobalPrefix()),
-                           "Finding process symbols"));
-    for (std::string &object : objects) {
-        check(jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, pipeline.name)),
-              "Adding machine code to the JIT");
-    }
-    auto addr = check(jit->lookup(pipeline.name), "Looking up the pipeline");
-    result->entry_point = addr.toPtr<Entry>();
-    if (perf_map_wanted()) {
-        append_to_perf_map(objects, [&](const std::string &name) -> uint64_t {
-            auto found = jit->lookup(name);
-            if (!found) {
-                llvm::consumeError(found.takeError());
-                return 0;
-            }
-            return found->getValue();
-        });
-    }
-    result->impl->jit = std::move(jit);
+    std::shared_ptr<JITModule> result =
+        check(JITLinker::link(pipeline.name, objects, *tm), "Linking the compiled pipeline");
+    // Stored only once the objects linked: an entry is code that ran through the linker.
+    if (cache.enabled()) cache.store(key, objects);
     return result;
 }
 

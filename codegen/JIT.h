@@ -18,18 +18,25 @@ public:
     using Entry = int32_t (*)(void *user_context, void **args);
 
     /** Lowered pipeline -> LLVM IR -> optimize_module -> machine code, its functions compiled on
-     * compile_threads threads, or one per core where it is 0 (codegen/ParallelCompile). */
+     * options.compile_threads threads, or one per core where it is 0 (codegen/ParallelCompile).
+     * With options.jit_cache, the machine code comes from the persistent cache where it holds
+     * the pipeline's (codegen/JITCache.h), and goes there after a compile. */
     static std::shared_ptr<JITModule> compile(const LoweredPipeline &pipeline, const Target &target,
-                                              int compile_threads = 0);
+                                              const CompileOptions &options = CompileOptions());
     ~JITModule();
 
     Entry entry() const { return entry_point; }
+    /** Whether the machine code was loaded from the persistent cache rather than compiled. */
+    bool loaded_from_cache() const { return from_cache; }
 
 private:
     JITModule() = default;
     struct Impl;
     std::unique_ptr<Impl> impl;
     Entry entry_point = nullptr;
+    bool from_cache = false;
+
+    friend struct JITLinker;
 };
 
 /** The optimized LLVM IR / assembly the JIT would run when compiling on compile_threads

@@ -34,6 +34,7 @@ struct PipelineContents {
 
     std::shared_ptr<JITModule> module;
     double last_compile_seconds = 0;
+    bool last_compile_from_cache = false;
 };
 
 }  // namespace Internal
@@ -176,6 +177,9 @@ void Pipeline::set_options(const CompileOptions &options) {
     user_assert(options.streaming_min_bytes >= 0)
         << "CompileOptions::streaming_min_bytes is " << options.streaming_min_bytes
         << ": give a size in bytes, or 0 to stream every output that can be.";
+    user_assert(options.jit_cache_max_bytes >= 0)
+        << "CompileOptions::jit_cache_max_bytes is " << options.jit_cache_max_bytes
+        << ": give a size in bytes, or 0 for $LOOM_JIT_CACHE_MAX_BYTES or the default (256 MiB).";
     contents->options = options;
     contents->compiled_for.clear();
     contents->fingerprint.clear();
@@ -202,6 +206,8 @@ std::string Pipeline::schedule_source() const {
 
 double Pipeline::last_compile_seconds() const { return contents->last_compile_seconds; }
 
+bool Pipeline::last_compile_from_cache() const { return contents->last_compile_from_cache; }
+
 namespace {
 
 // Compiles (or reuses) the pipeline and returns the lowering whose arguments the call binds.
@@ -209,6 +215,7 @@ const LoweredPipeline &prepare(PipelineContents &p, const Target &target) {
     user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
     auto start = std::chrono::steady_clock::now();
     std::string print = fingerprint(p, target);
+    p.last_compile_from_cache = false;
     if (p.module && print == p.fingerprint) {
         p.last_compile_seconds = 0;
         return p.lowered;
@@ -219,7 +226,8 @@ const LoweredPipeline &prepare(PipelineContents &p, const Target &target) {
     const bool same_code = p.module && p.compiled_for == target.to_string() &&
                            lowering_text(lowered) == lowering_text(p.lowered);
     if (!same_code) {
-        p.module = JITModule::compile(lowered, target, p.options.compile_threads);
+        p.module = JITModule::compile(lowered, target, p.options);
+        p.last_compile_from_cache = p.module->loaded_from_cache();
         p.compiled_for = target.to_string();
         p.last_compile_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

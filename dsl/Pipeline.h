@@ -40,6 +40,18 @@ struct CompileOptions {
      * another GPU pipeline, or times the kernels. Call Buffer::copy_to_host() before reading
      * such an output on the host. It changes no compiled code. */
     bool copy_outputs_to_host = true;
+    /** Keep the machine code of each JIT compile in a persistent cache on disk, and load it from
+     * there when a later compile (in this process or another) has the same lowered code,
+     * target, options, Loom build and LLVM version: a hit links the code without running LLVM
+     * (codegen/JITCache.h). LOOM_JIT_CACHE=0 in the environment turns it off for every
+     * pipeline. It changes no compiled code; last_compile_from_cache() says whether it was used. */
+    bool jit_cache = true;
+    /** The cache's directory; empty: $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else
+     * $HOME/.cache/loom. It is created when first written; deleting it clears the cache. */
+    std::string jit_cache_dir;
+    /** The most bytes the cache's entries may take: beyond it, the least recently used are
+     * deleted. 0: $LOOM_JIT_CACHE_MAX_BYTES, else 256 MiB. */
+    int64_t jit_cache_max_bytes = 0;
 };
 
 class Pipeline {
@@ -64,8 +76,12 @@ public:
     std::string assembly(const Target &target = Target());
     /** The schedule of every Func of the pipeline as the C++ directives that recreate it. */
     std::string schedule_source() const;
-    /** Seconds the last compilation spent lowering and in LLVM (0 when served from cache). */
+    /** Seconds the last compilation spent lowering and in LLVM (0 when the compiled code of
+     * the previous call was reused). */
     double last_compile_seconds() const;
+    /** Whether the last compilation loaded its machine code from the persistent JIT cache
+     * (CompileOptions::jit_cache) instead of running LLVM's optimizer and code generator. */
+    bool last_compile_from_cache() const;
 
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
                                  const Target &target = Target());

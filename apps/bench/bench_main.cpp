@@ -314,6 +314,9 @@ void restart_with_quiet_openblas(char **argv) {
 }
 
 int main(int argc, char **argv) {
+    // The JIT columns time compiles: a pipeline loaded from the persistent JIT cache would time
+    // the disk (loom_jit_cache_bench measures that). LOOM_JIT_CACHE=1 turns it back on.
+    setenv("LOOM_JIT_CACHE", "0", /*overwrite=*/0);
     restart_with_quiet_openblas(argv);
     Options opt;
     std::vector<char *> gb_args = {argv[0]};

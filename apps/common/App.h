@@ -28,6 +28,8 @@ struct Runner {
     std::function<void()> run;
     /** Wall-clock seconds from the pipeline's definition to runnable code (lowering + LLVM). */
     double compile_seconds = 0;
+    /** Whether the compile loaded the machine code from Loom's persistent JIT cache. */
+    bool from_cache = false;
     /** Writes the compiled code as PREFIX.stmt (loop nest), PREFIX.ll (optimized LLVM IR) and
      * PREFIX.s (assembly); empty for peers that cannot. */
     std::function<void(const std::string &prefix)> write_code;

@@ -42,6 +42,7 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
     Runner r;
     r.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.from_cache = pipeline->last_compile_from_cache();
     std::vector<loom::Buffer<>> outs = app.outputs;
     r.run = [pipeline_def, pipeline, outs, target]() {
         pipeline->realize(loom::RealizationArg(outs), target);

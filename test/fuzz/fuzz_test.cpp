@@ -225,6 +225,10 @@ void add_avoid(const std::string &list) {
 }
 
 int main(int argc, char **argv) {
+    // Every pair must go through code generation: a pipeline loaded from the persistent JIT
+    // cache (from an earlier run of the same seed) would skip what the fuzzer exercises, and
+    // random pipelines would only fill the user's cache. LOOM_JIT_CACHE=1 turns it back on.
+    setenv("LOOM_JIT_CACHE", "0", /*overwrite=*/0);
     if (const char *s = std::getenv("LOOM_FUZZ_SEED")) g_options.seed = (uint32_t)std::strtoul(s, nullptr, 10);
     if (const char *s = std::getenv("LOOM_FUZZ_PAIRS")) g_options.pairs = std::atoi(s);
     if (const char *s = std::getenv("LOOM_FUZZ_AVOID")) add_avoid(s);
