@@ -88,6 +88,12 @@ std::vector<Buffer<>> views(const std::vector<loom::Buffer<>> &inputs) {
     return v;
 }
 
+// Halide's intermediates come from Loom's heap too (apps/common/HalideRunner.h says why: Loom's
+// keeps freed blocks between runs; on malloc the peer would pay page faults Loom does not, and
+// the ratio would compare allocators). Halide may read 8 bytes past a block's end.
+void *peer_malloc(JITUserContext *, size_t bytes) { return loom_malloc(nullptr, (int64_t)bytes + 64); }
+void peer_free(JITUserContext *, void *ptr) { loom_free(nullptr, ptr); }
+
 Pipeline pipeline_of(const PipelineDesc &p, const Backend &b) {
     std::vector<Func> outputs;
     for (int o : p.outputs) outputs.push_back(b.funcs[o]);
@@ -101,6 +107,8 @@ PreparedRun prepare_halide(const PipelineDesc &p, const Schedule &s,
     using namespace with_halide;
     Backend b = build(p, s, views(inputs));
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_of(p, b));
+    pipeline->jit_handlers().custom_malloc = peer_malloc;
+    pipeline->jit_handlers().custom_free = peer_free;
     PreparedRun prepared;
     auto start = std::chrono::steady_clock::now();
     pipeline->compile_jit(target());
