@@ -205,34 +205,32 @@ private:
         return IfThenElse::make(cond, then_case, else_case);
     }
 
-    Stmt visit(const LetStmt *op) override {
-        Expr value = mutate(op->value);
-        auto saved = lets.find(op->name);
+    /** body() with `name` bound to value (its lets expanded) for the sites inside. */
+    template<typename Body>
+    auto with_let(const std::string &name, const Expr &value, Body body) {
+        auto saved = lets.find(name);
         std::optional<Expr> before;
         if (saved != lets.end()) before = saved->second;
-        lets[op->name] = expand(op->value);
-        Stmt body = mutate(op->body);
+        lets[name] = expand(value);
+        auto result = body();
         if (before) {
-            lets[op->name] = *before;
+            lets[name] = *before;
         } else {
-            lets.erase(op->name);
+            lets.erase(name);
         }
+        return result;
+    }
+
+    Stmt visit(const LetStmt *op) override {
+        Expr value = mutate(op->value);
+        Stmt body = with_let(op->name, op->value, [&] { return mutate(op->body); });
         if (value.same_as(op->value) && body.same_as(op->body)) return op;
         return LetStmt::make(op->name, value, body);
     }
 
     Expr visit(const Let *op) override {
         Expr value = mutate(op->value);
-        auto saved = lets.find(op->name);
-        std::optional<Expr> before;
-        if (saved != lets.end()) before = saved->second;
-        lets[op->name] = expand(op->value);
-        Expr body = mutate(op->body);
-        if (before) {
-            lets[op->name] = *before;
-        } else {
-            lets.erase(op->name);
-        }
+        Expr body = with_let(op->name, op->value, [&] { return mutate(op->body); });
         if (value.same_as(op->value) && body.same_as(op->body)) return op;
         return Let::make(op->name, value, body);
     }

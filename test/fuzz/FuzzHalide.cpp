@@ -29,13 +29,8 @@ using namespace Halide;
 using InputBuffer = Buffer<>;
 
 Type elem_type(ET t) {
-    switch (t) {
-    case ET::U8: return UInt(8);
-    case ET::U16: return UInt(16);
-    case ET::I16: return Int(16);
-    case ET::I32: return Int(32);
-    default: return Float(32);
-    }
+    loom::Type l = loom_type(t);
+    return Type((halide_type_code_t)l.code, l.bits(), 1);
 }
 RDom make_rdom(const RDomDesc &rd) {
     Region region;
