@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 
+#include "FuzzData.h"
 #include "FuzzIR.h"
 #include "FuzzRng.h"
 
@@ -922,7 +923,22 @@ private:
 }  // namespace
 
 PipelineDesc generate_pipeline(uint32_t seed, const GenOptions &options) {
-    return PipelineGen(seed, options).run();
+    PipelineDesc p = PipelineGen(seed, options).run();
+    // A large pipeline whose reads spread an input past 2^25 points (a stride of 3 in two
+    // dimensions, a third dimension read at many planes) is drawn again from a derived seed:
+    // its input would take more memory than the machine's share for one pair.
+    auto too_large = [](const PipelineDesc &d) {
+        for (const InputDesc &in : d.inputs) {
+            int64_t points = 1;
+            for (int e : in.extents) points *= e;
+            if (points > (int64_t(1) << 25)) return true;
+        }
+        return false;
+    };
+    for (uint32_t attempt = 1; options.large && too_large(p); attempt++) {
+        p = PipelineGen(fuzz_hash(seed, attempt), options).run();
+    }
+    return p;
 }
 
 }  // namespace loom_fuzz

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <csignal>
 #include <poll.h>
@@ -173,7 +174,11 @@ void write_pair(const Options &opt, const PairResult &r) {
     }
 }
 
-PairResult run_pair(const Options &opt, int k) {
+/** What a pair has done so far, for the report of one stopped by the time limit: written to
+ * the parent as it happens. Lines start with '#'. */
+using Progress = std::function<void(const std::string &)>;
+
+PairResult run_pair(const Options &opt, int k, const Progress &progress = [](const std::string &) {}) {
     PairResult r;
     r.k = k;
     r.pipeline_seed = pipeline_seed(opt.seed, k);
@@ -182,10 +187,14 @@ PairResult run_pair(const Options &opt, int k) {
     Schedule s = generate_schedule(p, r.schedule_seed, false);
     std::vector<loom::Buffer<>> inputs = make_inputs(p);
 
+    char line[160];
     PreparedRun halide_run;
     try {
         halide_run = prepare_halide(p, s, inputs);
-        halide_run.run();
+        std::snprintf(line, sizeof(line), "Halide compiled in %.0f ms", halide_run.compile_ms);
+        progress(line);
+        std::snprintf(line, sizeof(line), "Halide's first run took %.0f ms", time_ms(halide_run.run));
+        progress(line);
     } catch (const std::exception &e) {
         r.status = "halide-rejects";
         r.detail = e.what();
@@ -194,7 +203,10 @@ PairResult run_pair(const Options &opt, int k) {
     PreparedRun loom_run;
     try {
         loom_run = prepare_loom(p, s, inputs, false);
-        loom_run.run();
+        std::snprintf(line, sizeof(line), "Loom compiled in %.0f ms", loom_run.compile_ms);
+        progress(line);
+        std::snprintf(line, sizeof(line), "Loom's first run took %.0f ms", time_ms(loom_run.run));
+        progress(line);
     } catch (const std::exception &e) {
         r.status = "loom-error";
         r.detail = e.what();
@@ -239,9 +251,17 @@ PairResult run_pair_isolated(const Options &opt, int k) {
     if (child == 0) {
         close(fds[0]);
         // The child never returns into main's loop (it would fork pairs of its own).
+        auto send = [&](const std::string &text) {
+            size_t off = 0;
+            while (off < text.size()) {
+                ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+                if (n <= 0) break;
+                off += (size_t)n;
+            }
+        };
         PairResult r;
         try {
-            r = run_pair(opt, k);
+            r = run_pair(opt, k, [&](const std::string &line) { send("#" + line + "\n"); });
         } catch (const std::exception &e) {
             r.status = "crash";
             r.detail = std::string("uncaught exception: ") + e.what();
@@ -253,12 +273,7 @@ PairResult run_pair_isolated(const Options &opt, int k) {
                            " " + std::to_string(r.ratio) + " " + std::to_string(r.loom_compile_ms) + " " +
                            std::to_string(r.halide_compile_ms) + " " + std::to_string(r.output_mib) + "\n" +
                            r.detail;
-        size_t off = 0;
-        while (off < text.size()) {
-            ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-            if (n <= 0) break;
-            off += (size_t)n;
-        }
+        send(text);
         _exit(0);
     }
     close(fds[1]);
@@ -285,9 +300,18 @@ PairResult run_pair_isolated(const Options &opt, int k) {
     if (timed_out) kill(child, SIGKILL);
     int status = 0;
     waitpid(child, &status, 0);
+    // The progress lines, then the result.
+    std::string done;
+    while (!text.empty() && text[0] == '#') {
+        size_t end = text.find('\n');
+        if (end == std::string::npos) break;
+        done += (done.empty() ? "" : "; ") + text.substr(1, end - 1);
+        text.erase(0, end + 1);
+    }
     if (timed_out) {
         r.status = "timeout";
-        r.detail = "stopped after " + std::to_string((int)opt.timeout) + " s";
+        r.detail = "stopped after " + std::to_string((int)opt.timeout) + " s" +
+                   (done.empty() ? "" : " (" + done + ")");
         return r;
     }
     if (WIFSIGNALED(status)) {
