@@ -263,6 +263,39 @@ private:
     }
 };
 
+/** A loop whose whole body, past its lets, is `if (c) s` with c an affine bound on the loop's
+ * variable, as a loop whose range is where c holds and whose body is s: outside that range
+ * the body does nothing. (A GuardWithIf split's inner loop over a region smaller than its
+ * factor, say a vector of 16 guarded down to 1 point, runs its one iteration, not 16 tests.)
+ * Undefined where the body has another shape. */
+Stmt trimmed(const For *op) {
+    std::vector<const LetStmt *> lets;
+    std::map<std::string, Expr> values;
+    Stmt s = op->body;
+    while (const LetStmt *l = s.as<LetStmt>()) {
+        lets.push_back(l);
+        values[l->name] = values.empty() ? l->value : substitute(values, l->value);
+        s = l->body;
+    }
+    const IfThenElse *guard = s.as<IfThenElse>();
+    if (!guard || guard->else_case.defined()) return Stmt();
+    const Call *tag = guard->condition.as<Call>();
+    Expr cond = tag && tag->is_intrinsic(Call::likely) ? tag->args[0] : guard->condition;
+    cond = values.empty() ? cond : substitute(values, cond);
+    if (!expr_uses_var(cond, op->name) || expr_larger_than(cond, 400)) return Stmt();
+    std::optional<IterationRange> range = Solver(op->name, {}).solve(cond);
+    if (!range) return Stmt();
+    Stmt body = guard->then_case;
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = LetStmt::make((*it)->name, (*it)->value, body);
+    const std::string start = op->name + ".trim_start", end = op->name + ".trim_end";
+    Expr start_v = Variable::make(Int(32), start), end_v = Variable::make(Int(32), end);
+    Expr first = range->lo.defined() ? max(op->min, range->lo) : op->min;
+    Expr last_plus_one = op->min + op->extent;
+    if (range->hi.defined()) last_plus_one = min(last_plus_one, range->hi + 1);
+    Stmt loop = For::make(op->name, start_v, max(end_v - start_v, 0), op->for_type, op->device_api, body);
+    return LetStmt::make(start, first, LetStmt::make(end, last_plus_one, loop));
+}
+
 class PartitionLoops : public IRMutator {
 public:
     using IRMutator::mutate;
@@ -271,6 +304,7 @@ private:
     Stmt visit(const For *op) override {
         if (op->for_type != ForType::Serial && op->for_type != ForType::Parallel)
             return IRMutator::visit(op);
+        if (Stmt trim = trimmed(op); trim.defined()) return mutate(trim);
         SteadyState steady_state(op->name);
         Stmt steady = steady_state.mutate(op->body);
         if (steady_state.ranges.empty()) return IRMutator::visit(op);

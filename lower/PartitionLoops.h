@@ -16,8 +16,10 @@ namespace Internal {
  * [hi, end), the middle one with the sites reduced (a parallel loop keeps one loop and tests
  * `lo <= v < hi` at the top of its body instead, so that its iterations stay one task each).
  * Sites inside the steady state partition the loops inside it in turn; the prologue and
- * epilogue keep their sites as plain conditions. Afterwards no `likely` is left but those that
- * are the whole condition of an if (code generation weighs its branches by them). */
+ * epilogue keep their sites as plain conditions. A loop whose body is only `if (c) ...` with
+ * c such a bound (likely or not) is first trimmed to the range where c holds: outside it the
+ * body does nothing. Afterwards no `likely` is left but those that are the whole condition of an
+ * if (code generation weighs its branches by them). */
 Stmt partition_loops(const Stmt &s);
 
 }  // namespace Internal
