@@ -70,21 +70,24 @@ Func constant_exterior(const Func &source, const Tuple &value, const Region &bou
     Func inside = repeat_edge(source, bounds);
     std::vector<Var> vars;
     std::vector<Expr> args;
-    Expr within = loom::Internal::const_true();
+    // One select per bounded dimension, each on that dimension alone: loop partitioning then
+    // removes each in the steady state of the loop over its own coordinate.
+    std::vector<Expr> within;
     for (int i = 0; i < source.dimensions(); i++) {
         vars.emplace_back(source.name() + "_constant_exterior_v" + std::to_string(i));
         args.push_back(vars.back());
         if (i < (int)bounds.size() && bounds[i].min.defined() && bounds[i].extent.defined()) {
             Expr mn = cast(Int(32), bounds[i].min), ext = cast(Int(32), bounds[i].extent);
-            Expr in_dim = args.back() >= mn && args.back() <= mn + ext - 1;
-            within = loom::Internal::is_const_one(within) ? in_dim : (within && in_dim);
+            within.push_back(args.back() >= mn && args.back() <= mn + ext - 1);
         }
     }
     Func f(source.name() + "_constant_exterior_" + loom::Internal::unique_user_name('b'));
     std::vector<Expr> values;
     for (size_t k = 0; k < value.size(); k++) {
         Expr in = source.outputs() == 1 ? Expr(inside(args)) : inside(args)[(int)k];
-        values.push_back(select(likely(within), in, cast(in.type(), value[k])));
+        Expr exterior = cast(in.type(), value[k]);
+        for (auto it = within.rbegin(); it != within.rend(); ++it) in = select(likely(*it), in, exterior);
+        values.push_back(in);
     }
     if (values.size() == 1) {
         f(vars) = values[0];

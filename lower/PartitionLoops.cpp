@@ -42,9 +42,14 @@ struct IterationRange {
     Expr lo, hi;
 };
 
+/** The values a loop inside the one being partitioned takes: [min, max], in names bound outside
+ * the partitioned loop. */
+using InnerRanges = std::map<std::string, std::pair<Expr, Expr>>;
+
 class Solver {
 public:
-    Solver(const std::string &v, const std::set<std::string> &inner) : v(v), inner(inner) {}
+    Solver(const std::string &v, const std::set<std::string> &inner, const InnerRanges &ranges = {})
+        : v(v), inner(inner), ranges(ranges) {}
 
     /** The iterations where cond holds in every lane, when it is a conjunction of affine
      * comparisons of v; nothing otherwise. */
@@ -64,6 +69,7 @@ public:
 private:
     const std::string &v;
     const std::set<std::string> &inner;
+    const InnerRanges &ranges;
 
     static Expr tighter(const Expr &a, const Expr &b, bool lower) {
         if (!a.defined()) return b;
@@ -85,6 +91,14 @@ private:
         if (e.type().is_scalar() && free_of_loop(e)) return Affine{0, e, e};
         if (const Variable *var = e.as<Variable>()) {
             if (var->name == v) return Affine{1, Expr(0), Expr(0)};
+            // A loop inside: the condition must hold at every value it takes, as at every lane
+            // of a vector (a site's condition may read an RVar's loop or the columns inside a
+            // row loop being partitioned).
+            auto range = ranges.find(var->name);
+            if (range != ranges.end() && free_of_loop(range->second.first) &&
+                free_of_loop(range->second.second)) {
+                return Affine{0, range->second.first, range->second.second};
+            }
             return std::nullopt;
         }
         if (const Broadcast *b = e.as<Broadcast>()) return affine(b->value);
@@ -153,17 +167,19 @@ private:
     const std::string v;
     std::map<std::string, Expr> lets;  // bound inside the loop: their values, lets expanded
     std::set<std::string> inner;       // loop variables bound inside the loop
+    InnerRanges inner_ranges;          // and the values they take
     std::map<const IRNode *, int> seen;  // a node reached twice may mean different things
 
     Expr expand(const Expr &e) const { return lets.empty() ? e : substitute(lets, e); }
 
     /** Whether site `node` with condition `cond` (in the steady values of its parts) holds
      * over a range of this loop's iterations; records the range. */
-    bool solved(const IRNode *node, const Expr &cond) {
+    bool solved(const IRNode *node, const Expr &cond, bool over_inner_loops = true) {
         if (seen[node]++) return false;
         Expr c = expand(cond);
         if (!expr_uses_var(c, v) || expr_larger_than(c, 400)) return false;
-        std::optional<IterationRange> range = Solver(v, inner).solve(c);
+        std::optional<IterationRange> range =
+            Solver(v, inner, over_inner_loops ? inner_ranges : InnerRanges()).solve(c);
         if (!range) return false;
         ranges.push_back(*range);
         return true;
@@ -198,8 +214,11 @@ private:
 
     Stmt visit(const IfThenElse *op) override {
         if (!is_likely(op->condition)) return IRMutator::visit(op);
+        // Not over the loops inside: an if inside a loop of its own is trimmed with that loop
+        // (a GuardWithIf tail's lanes), and partitioning the loops around it for the guard
+        // would copy them for nothing.
         Expr cond = mutate(op->condition);
-        if (solved(op, untag(cond))) return mutate(op->then_case);
+        if (solved(op, untag(cond), false)) return mutate(op->then_case);
         Stmt then_case = mutate(op->then_case);
         Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
         return IfThenElse::make(cond, then_case, else_case);
@@ -237,8 +256,12 @@ private:
 
     Stmt visit(const For *op) override {
         const bool added = inner.insert(op->name).second;
+        if (added) inner_ranges[op->name] = {expand(op->min), expand(op->min + op->extent - 1)};
         Stmt result = IRMutator::visit(op);
-        if (added) inner.erase(op->name);
+        if (added) {
+            inner.erase(op->name);
+            inner_ranges.erase(op->name);
+        }
         return result;
     }
 };
@@ -315,7 +338,7 @@ private:
         }
         // The edges run the body as it was, each site a plain condition; the steady state is
         // partitioned further where its loops have sites of their own.
-        Stmt edge = StripLikely().mutate(op->body);
+        Stmt edge = mutate(StripLikely().mutate(op->body));  // trimmed, not partitioned
         steady = mutate(steady);
         const std::string start = op->name + ".partition_start", end = op->name + ".partition_end";
         const std::string steady_lo = op->name + ".steady_lo", steady_hi = op->name + ".steady_hi";
