@@ -316,7 +316,8 @@ PairResult run_pair_isolated(const Options &opt, int k) {
     }
     if (WIFSIGNALED(status)) {
         r.status = "crash";
-        r.detail = std::string("signal ") + strsignal(WTERMSIG(status));
+        r.detail = std::string("signal ") + strsignal(WTERMSIG(status)) +
+                   (done.empty() ? "" : " (" + done + ")");
         return r;
     }
     size_t line1 = text.find('\n'), line2 = text.find('\n', line1 + 1);
