@@ -187,29 +187,27 @@ PairResult run_pair(const Options &opt, int k, const Progress &progress = [](con
     Schedule s = generate_schedule(p, r.schedule_seed, false);
     std::vector<loom::Buffer<>> inputs = make_inputs(p);
 
-    char line[160];
-    PreparedRun halide_run;
-    try {
-        halide_run = prepare_halide(p, s, inputs);
-        std::snprintf(line, sizeof(line), "Halide compiled in %.0f ms", halide_run.compile_ms);
-        progress(line);
-        std::snprintf(line, sizeof(line), "Halide's first run took %.0f ms", time_ms(halide_run.run));
-        progress(line);
-    } catch (const std::exception &e) {
-        r.status = "halide-rejects";
-        r.detail = e.what();
-        return r;
-    }
-    PreparedRun loom_run;
-    try {
-        loom_run = prepare_loom(p, s, inputs, false);
-        std::snprintf(line, sizeof(line), "Loom compiled in %.0f ms", loom_run.compile_ms);
-        progress(line);
-        std::snprintf(line, sizeof(line), "Loom's first run took %.0f ms", time_ms(loom_run.run));
-        progress(line);
-    } catch (const std::exception &e) {
-        r.status = "loom-error";
-        r.detail = e.what();
+    // Each system compiled and run once (the run checked below, and the warm-up of the timing),
+    // its progress reported; what it throws ends the pair with `failure`.
+    auto first_run = [&](const char *who, const std::function<PreparedRun()> &prepare,
+                         const char *failure, PreparedRun &out) {
+        try {
+            out = prepare();
+            char line[160];
+            std::snprintf(line, sizeof(line), "%s compiled in %.0f ms", who, out.compile_ms);
+            progress(line);
+            std::snprintf(line, sizeof(line), "%s's first run took %.0f ms", who, time_ms(out.run));
+            progress(line);
+            return true;
+        } catch (const std::exception &e) {
+            r.status = failure;
+            r.detail = e.what();
+            return false;
+        }
+    };
+    PreparedRun halide_run, loom_run;
+    if (!first_run("Halide", [&] { return prepare_halide(p, s, inputs); }, "halide-rejects", halide_run) ||
+        !first_run("Loom", [&] { return prepare_loom(p, s, inputs, false); }, "loom-error", loom_run)) {
         return r;
     }
     r.loom_compile_ms = loom_run.compile_ms;
