@@ -178,8 +178,10 @@ private:
         if (seen[node]++) return false;
         Expr c = expand(cond);
         if (!expr_uses_var(c, v) || expr_larger_than(c, 400)) return false;
-        std::optional<IterationRange> range =
-            Solver(v, inner, over_inner_loops ? inner_ranges : InnerRanges()).solve(c);
+        static const InnerRanges none;
+        // Both operands lvalues: the ternary binds one, copying neither map.
+        const InnerRanges &relaxed = over_inner_loops ? inner_ranges : none;
+        std::optional<IterationRange> range = Solver(v, inner, relaxed).solve(c);
         if (!range) return false;
         ranges.push_back(*range);
         return true;
