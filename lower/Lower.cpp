@@ -12,6 +12,7 @@
 #include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
 #include "lower/PartitionLoops.h"
+#include "lower/RemoveDeadProductions.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
@@ -89,6 +90,8 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("strip promises", s, [&](const Stmt &in) { return strip_promises(in); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
+    // After simplification, which folds away reads whose values cannot matter.
+    s = logger.run("remove dead productions", s, [&](const Stmt &in) { return remove_dead_productions(in); });
     s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });
     // After simplification, so that dense indices are recognizable ramps.
     s = logger.run("vectorize loops", s, [&](const Stmt &in) { return vectorize_loops(in); });

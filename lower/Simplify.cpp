@@ -13,6 +13,7 @@
 #include "dsl/Parameter.h"
 #include "dsl/Scope.h"
 #include "dsl/Substitute.h"
+#include "lower/ConstantFold.h"
 
 namespace loom {
 namespace Internal {
@@ -28,127 +29,6 @@ bool is_no_op(const Stmt &s) {
 namespace {
 
 bool no_overflow_int(Type t) { return t.is_int() && t.bits() >= 32; }
-
-// ---- constant folding with Loom's exact semantics --------------------------------------------
-
-int64_t euclid_div(int64_t a, int64_t b) {
-    if (b == 0) return 0;
-    if (b == -1) return (int64_t)(0 - (uint64_t)a);  // wraps for INT64_MIN
-    int64_t q = a / b, r = a % b;
-    if (r < 0) q = b > 0 ? q - 1 : q + 1;
-    return q;
-}
-
-int64_t euclid_mod(int64_t a, int64_t b) {
-    if (b == 0 || b == -1) return 0;
-    int64_t r = a % b;
-    if (r < 0) r += b > 0 ? b : -b;
-    return r;
-}
-
-// The value of a scalar integer constant as the type's signed or unsigned view.
-bool const_int_value(const Expr &e, int64_t *v) {
-    if (const IntImm *i = e.as<IntImm>()) {
-        *v = i->value;
-        return true;
-    }
-    return false;
-}
-
-bool const_uint_value(const Expr &e, uint64_t *v) {
-    if (const UIntImm *u = e.as<UIntImm>()) {
-        *v = u->value;
-        return true;
-    }
-    return false;
-}
-
-bool const_float_value(const Expr &e, double *v) {
-    if (const FloatImm *f = e.as<FloatImm>()) {
-        *v = f->value;
-        return true;
-    }
-    return false;
-}
-
-// Sign-extends an int constant of a narrow type after wrapping arithmetic.
-Expr int_const(Type t, uint64_t bits) { return make_const(t, (int64_t)bits); }
-
-enum class Arith { Add, Sub, Mul, Div, Mod, Min, Max };
-
-Expr fold(Arith op, const Expr &a, const Expr &b) {
-    Type t = a.type();
-    int64_t ia, ib;
-    uint64_t ua, ub;
-    double fa, fb;
-    if (const_int_value(a, &ia) && const_int_value(b, &ib)) {
-        uint64_t x = (uint64_t)ia, y = (uint64_t)ib;
-        switch (op) {
-        case Arith::Add: return int_const(t, x + y);
-        case Arith::Sub: return int_const(t, x - y);
-        case Arith::Mul: return int_const(t, x * y);
-        case Arith::Div:
-            // In a narrow type, INT_MIN / -1 wraps in that type, which int_const does.
-            return int_const(t, (uint64_t)euclid_div(ia, ib));
-        case Arith::Mod: return int_const(t, (uint64_t)euclid_mod(ia, ib));
-        case Arith::Min: return ia < ib ? a : b;
-        case Arith::Max: return ia > ib ? a : b;
-        }
-    }
-    if (const_uint_value(a, &ua) && const_uint_value(b, &ub)) {
-        switch (op) {
-        case Arith::Add: return make_const(t, ua + ub);
-        case Arith::Sub: return make_const(t, ua - ub);
-        case Arith::Mul: return make_const(t, ua * ub);
-        case Arith::Div: return make_const(t, ub == 0 ? (uint64_t)0 : ua / ub);
-        case Arith::Mod: return make_const(t, ub == 0 ? (uint64_t)0 : ua % ub);
-        case Arith::Min: return ua < ub ? a : b;
-        case Arith::Max: return ua > ub ? a : b;
-        }
-    }
-    if (const_float_value(a, &fa) && const_float_value(b, &fb)) {
-        // Double arithmetic rounded to float32 equals float32 arithmetic for + - * / (double
-        // has more than twice float's precision), so folding is exact in either width.
-        switch (op) {
-        case Arith::Add: return make_const(t, fa + fb);
-        case Arith::Sub: return make_const(t, fa - fb);
-        case Arith::Mul: return make_const(t, fa * fb);
-        case Arith::Div: return make_const(t, fa / fb);
-        case Arith::Mod: return Expr();  // a - b * floor(a / b) rounds in steps; leave it
-        case Arith::Min: return fa < fb ? a : b;
-        case Arith::Max: return fa > fb ? a : b;
-        }
-    }
-    return Expr();
-}
-
-enum class Compare { EQ, NE, LT, LE, GT, GE };
-
-Expr fold_compare(Compare op, const Expr &a, const Expr &b) {
-    int64_t ia, ib;
-    uint64_t ua, ub;
-    double fa, fb;
-    int c;  // -1, 0, 1; 2 means unordered (NaN)
-    if (const_int_value(a, &ia) && const_int_value(b, &ib)) {
-        c = ia < ib ? -1 : ia > ib ? 1 : 0;
-    } else if (const_uint_value(a, &ua) && const_uint_value(b, &ub)) {
-        c = ua < ub ? -1 : ua > ub ? 1 : 0;
-    } else if (const_float_value(a, &fa) && const_float_value(b, &fb)) {
-        c = fa < fb ? -1 : fa > fb ? 1 : fa == fb ? 0 : 2;
-    } else {
-        return Expr();
-    }
-    bool r = false;
-    switch (op) {
-    case Compare::EQ: r = c == 0; break;
-    case Compare::NE: r = c != 0; break;
-    case Compare::LT: r = c == -1; break;
-    case Compare::LE: r = c == -1 || c == 0; break;
-    case Compare::GT: r = c == 1; break;
-    case Compare::GE: r = c == 1 || c == 0; break;
-    }
-    return make_bool(r);
-}
 
 // ---- canonical linear form of integer sums ---------------------------------------------------
 
@@ -443,26 +323,16 @@ private:
         Expr v = mutate(op->value);
         Type t = op->type;
         if (v.type() == t) return v;
-        if (t.is_scalar()) {
-            int64_t i;
-            uint64_t u;
-            double f;
-            if (const_int_value(v, &i)) return t.is_bool() ? make_bool(i != 0) : make_const(t, i);
-            if (const_uint_value(v, &u)) return t.is_bool() ? make_bool(u != 0) : make_const(t, u);
-            if (const_float_value(v, &f)) {
-                if (t.is_float()) return make_const(t, f);
-                // Float to int folds only where the conversion is defined.
-                if (t.is_int() && !t.is_bool() && std::isfinite(f) &&
-                    std::trunc(f) >= (double)t.min_int() && std::trunc(f) <= (double)t.max_int()) {
-                    return make_const(t, (int64_t)std::trunc(f));
-                }
-                if (t.is_uint() && !t.is_bool() && std::isfinite(f) && std::trunc(f) >= 0 &&
-                    std::trunc(f) <= (double)t.max_uint()) {
-                    return make_const(t, (uint64_t)std::trunc(f));
-                }
-            }
-        }
+        if (Expr f = fold_cast(t, v); f.defined()) return f;
         return v.same_as(op->value) ? Expr(op) : Cast::make(t, v);
+    }
+
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        if (const Call *c = e.as<Call>()) {
+            if (Expr f = fold_intrinsic(c); f.defined()) return f;
+        }
+        return e;
     }
 
     Expr linear_or(const Expr &e) {
@@ -572,7 +442,7 @@ private:
         const bool leave_to_caller = std::exchange(caller_normalizes, false);
         Expr a = mutate_operand(op->a, op->type), b = mutate_operand(op->b, op->type);
         if (Expr v = vector_rule('+', a, b); v.defined()) return v;
-        if (Expr f = fold(Arith::Add, a, b); f.defined()) return f;
+        if (Expr f = fold_arith(Arith::Add, a, b); f.defined()) return f;
         if (is_linear_type(op->type) && !leave_to_caller) return linear_or(Add::make(a, b));
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Add::make(a, b);
@@ -582,7 +452,7 @@ private:
         const bool leave_to_caller = std::exchange(caller_normalizes, false);
         Expr a = mutate_operand(op->a, op->type), b = mutate_operand(op->b, op->type);
         if (Expr v = vector_rule('-', a, b); v.defined()) return v;
-        if (Expr f = fold(Arith::Sub, a, b); f.defined()) return f;
+        if (Expr f = fold_arith(Arith::Sub, a, b); f.defined()) return f;
         if (is_linear_type(op->type) && !leave_to_caller) return linear_or(Sub::make(a, b));
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Sub::make(a, b);
@@ -591,7 +461,7 @@ private:
     Expr visit(const Mul *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
         if (Expr v = vector_rule('*', a, b); v.defined()) return v;
-        if (Expr f = fold(Arith::Mul, a, b); f.defined()) return f;
+        if (Expr f = fold_arith(Arith::Mul, a, b); f.defined()) return f;
         if (op->type.is_int_or_uint()) {
             if (is_const(a) && !is_const(b)) std::swap(a, b);
             if (is_const_one(b)) return a;
@@ -610,7 +480,7 @@ private:
 
     Expr visit(const Div *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
-        if (Expr f = fold(Arith::Div, a, b); f.defined()) return f;
+        if (Expr f = fold_arith(Arith::Div, a, b); f.defined()) return f;
         if (op->type.is_int_or_uint() && is_const_one(b)) return a;
         if (Expr q = divide_out_multiples(a, b); q.defined()) return q;
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
@@ -659,7 +529,7 @@ private:
 
     Expr visit(const Mod *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
-        if (Expr f = fold(Arith::Mod, a, b); f.defined()) return f;
+        if (Expr f = fold_arith(Arith::Mod, a, b); f.defined()) return f;
         if (op->type.is_int_or_uint() && is_const_one(b)) return make_zero(op->type);
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         return Mod::make(a, b);
@@ -675,7 +545,7 @@ private:
     template<typename T>
     Expr min_max(Expr a, Expr b, bool is_min, const T *op) {
         const Type type = a.type();
-        if (Expr f = fold(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
+        if (Expr f = fold_arith(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
         if (type.is_int_or_uint() && deep_equal(a, b)) return a;
         // max(e, 0) is e where e cannot be negative (a partitioned loop's steady iterations
         // over an input's extent), and min(e, 0) is 0.
@@ -728,10 +598,10 @@ private:
         if (const T *inner = a.as<T>()) {
             if (is_const(inner->b) && is_const(b) && type.is_int_or_uint()) {
                 const Arith which = is_min ? Arith::Min : Arith::Max;
-                Expr c = fold(which, inner->b, b);
+                Expr c = fold_arith(which, inner->b, b);
                 const Broadcast *c1 = inner->b.template as<Broadcast>(), *c2 = b.as<Broadcast>();
                 if (!c.defined() && c1 && c2) {
-                    if (Expr value = fold(which, c1->value, c2->value); value.defined())
+                    if (Expr value = fold_arith(which, c1->value, c2->value); value.defined())
                         c = Broadcast::make(value, c1->lanes);
                 }
                 if (c.defined()) return T::make(inner->a, c);

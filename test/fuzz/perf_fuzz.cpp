@@ -8,9 +8,10 @@
 // both systems' lowered loop nests.
 //
 //   loom_perf_fuzz [--seed=N] [--pairs=N] [--out=DIR] [--worst=N] [--min-time=SECONDS]
-//                  [--timeout=SECONDS] [--only=K] [--check-only] [--small]
+//                  [--timeout=SECONDS] [--only=K[,K...]] [--check-only] [--small]
 //
-// --only=K runs pair K alone and writes its program and loop nests.
+// --only=K runs pair K alone and writes its program and loop nests; --only=K1,K2,... runs those
+// pairs of the seed's sequence (a rerun of an earlier run's worst, say) and writes each.
 //
 // --check-only compares outputs and times nothing (CI's batch: no timing in tests); --small
 // generates the correctness fuzzer's small pipelines. The exit status is 1 when Loom failed to
@@ -44,7 +45,7 @@ struct Options {
     int worst = 8;
     double min_time = 0.3;
     double timeout = 60;  // seconds a pair may take, compiles and runs together
-    int only = -1;        // >= 0: run and write only this pair
+    std::vector<int> only;  // not empty: run and write only these pairs
     bool check_only = false, small = false;
     std::string out = "perf_fuzz_out";
 };
@@ -344,14 +345,21 @@ Options parse(int argc, char **argv) {
         else if (const char *v = value("--worst=")) opt.worst = std::atoi(v);
         else if (const char *v = value("--min-time=")) opt.min_time = std::atof(v);
         else if (const char *v = value("--timeout=")) opt.timeout = std::atof(v);
-        else if (const char *v = value("--only=")) opt.only = std::atoi(v);
+        else if (const char *v = value("--only=")) {
+            for (const char *p = v; *p;) {
+                char *end = nullptr;
+                opt.only.push_back((int)std::strtol(p, &end, 10));
+                if (end == p) break;
+                p = *end == ',' ? end + 1 : end;
+            }
+        }
         else if (const char *v = value("--out=")) opt.out = v;
         else if (a == "--check-only") opt.check_only = true;
         else if (a == "--small") opt.small = true;
         else {
             std::fprintf(stderr,
                          "unknown argument %s\nusage: loom_perf_fuzz [--seed=N] [--pairs=N] [--out=DIR] "
-                         "[--worst=N] [--min-time=SECONDS] [--timeout=SECONDS] [--only=K] [--check-only] [--small]\n",
+                         "[--worst=N] [--min-time=SECONDS] [--timeout=SECONDS] [--only=K[,K...]] [--check-only] [--small]\n",
                          argv[i]);
             std::exit(2);
         }
@@ -403,9 +411,12 @@ int main(int argc, char **argv) {
     write_cmake_project(opt.out);
     std::vector<PairResult> results;
     int failures = 0;
-    for (int k = opt.only >= 0 ? opt.only : 0; k < (opt.only >= 0 ? opt.only + 1 : opt.pairs); k++) {
+    std::vector<int> pairs = opt.only;
+    if (pairs.empty())
+        for (int k = 0; k < opt.pairs; k++) pairs.push_back(k);
+    for (int k : pairs) {
         PairResult r = run_pair_isolated(opt, k);
-        if (opt.only >= 0) write_pair(opt, r);
+        if (!opt.only.empty()) write_pair(opt, r);
         if (r.status == "timed") {
             std::printf("pair %3d: Loom %9.3f ms  Halide %9.3f ms  ratio %5.2f  compile %6.1f / %7.1f ms  %.1f MiB\n",
                         k, r.loom_ms, r.halide_ms, r.ratio, r.loom_compile_ms, r.halide_compile_ms,
@@ -439,7 +450,7 @@ int main(int argc, char **argv) {
     }
     std::printf("\nloom_perf_fuzz --seed=%u: %d pairs; %zu compared equal, %d rejected by Halide 14, %d "
                 "where Halide 14's outputs are wrong, %d failures of Loom\n",
-                opt.seed, opt.pairs, compile_ratios.size(), rejected, halide_differs, failures);
+                opt.seed, (int)pairs.size(), compile_ratios.size(), rejected, halide_differs, failures);
     if (!opt.check_only) print_distribution("run time Loom/Halide", run_ratios);
     print_distribution("compile time Loom/Halide", compile_ratios);
 

@@ -261,4 +261,55 @@ TEST(Simplify, MergesAdjacentIfsWithTheSameCondition) {
     EXPECT_EQ(to_string(simplify(different)), to_string(different)) << simplify(different);
 }
 
+// Pure intrinsics of constants fold with the generated code's semantics: a negative shift
+// amount shifts the other way, a right shift of a signed value is arithmetic, counts look at
+// the type's width; a shift by the width or more (undefined in the generated code) stays.
+TEST(Simplify, FoldsIntrinsicsOfConstants) {
+    check(Expr(-81) >> 8, -1);
+    check(Expr(81) >> 3, 10);
+    check(Expr(3) << 4, 48);
+    check(Expr(48) << Expr(-4), 3);
+    check(cast<uint8_t>(Expr(200)) >> cast<uint8_t>(Expr(3)), Expr((uint8_t)25));
+    check(cast<int8_t>(Expr(-128)) >> cast<int8_t>(Expr(7)), Expr((int8_t)-1));
+    check(cast<uint8_t>(Expr(3)) << cast<uint8_t>(Expr(7)), Expr((uint8_t)128));
+    check(Expr(0x0ff0) & Expr(0x00ff), 0x00f0);
+    check(Expr(0x0f00) | Expr(0x00f0), 0x0ff0);
+    check(cast<int16_t>(Expr(-6)) ^ cast<int16_t>(Expr(3)), Expr((int16_t)-7));
+    check(~cast<uint8_t>(Expr(5)), Expr((uint8_t)250));
+    check(popcount(cast<uint16_t>(Expr(0xf0f1))), Expr((uint16_t)9));
+    check(count_leading_zeros(cast<uint8_t>(Expr(1))), Expr((uint8_t)7));
+    check(count_leading_zeros(cast<int32_t>(Expr(0))), 32);
+    check(count_trailing_zeros(cast<int16_t>(Expr(-32768))), Expr((int16_t)15));
+    check(abs(Expr(INT32_MIN)), Expr((uint32_t)2147483648u));
+    check(abs(Expr(-2.5f)), Expr(2.5f));
+    check(absd(cast<int8_t>(Expr(-128)), cast<int8_t>(Expr(127))), Expr((uint8_t)255));
+    check(absd(cast<uint8_t>(Expr(3)), cast<uint8_t>(Expr(250))), Expr((uint8_t)247));
+    Expr too_far = Expr(1) << 32;
+    check(too_far, too_far);
+    Expr too_far_back = Expr(1) >> Expr(-40);
+    check(too_far_back, too_far_back);
+}
+
+// An operation on selects between constants (under one condition) and constants folds each
+// side: one constant where both agree. A select between non-constants, or two selects under
+// different conditions, are left as they are.
+TEST(Simplify, FoldsThroughSelectsOfConstants) {
+    Expr x = i32("x"), y = i32("y");
+    Expr c = x < y;
+    check(select(c, -81, -78) >> 8, -1);
+    check(select(c, 1, 2) + 3, select(c, 4, 5));
+    check(10 - select(c, 1, 2), select(c, 9, 8));
+    check(select(c, 8, 9) / 2 == 4, const_true());
+    check(cast<uint8_t>(select(c, 300, 44)), Expr((uint8_t)44));
+    check(cast<int16_t>(Expr(-30729)) % cast<int16_t>(Expr(-8)) <= cast<int16_t>(Expr(-2)), const_false());
+    check(select(c, 3, 5) * select(c, 2, 4), select(c, 6, 20));
+    check(min(select(c, 3, 9), 5), select(c, 3, 5));
+    Expr different_conditions = simplify(select(c, 3, 5) + select(x < 2, 1, 2));
+    const Add *sum = different_conditions.as<Add>();
+    ASSERT_NE(sum, nullptr) << different_conditions;
+    EXPECT_TRUE(sum->a.as<Select>() && sum->b.as<Select>()) << different_conditions;
+    Expr not_constant = select(c, x, 5) + 1;
+    check(not_constant, not_constant);
+}
+
 }  // namespace
