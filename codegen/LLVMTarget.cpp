@@ -98,6 +98,9 @@ namespace {
 //                   (unsharp +8%, interpolate +7% without it);
 //   indvars:        64-bit induction variables, addresses without sign extension
 //                   (camera_pipe +15% without it);
+//   loop-deletion after the second instcombine: a reduction over constants (minimum of
+//                   an RDom's coordinates) folds there, leaving its loop empty, and an empty
+//                   loop inside a loop keeps the vectorizer out of it (fuzz seed 2026 pair 468);
 //   loop-rotate, loop-unroll, loop-vectorize, slp-vectorizer: a loop the schedule leaves
 //                   scalar, as a user's first schedule does, gets what Halide 14's O3 gives it
 //                   (LLVM vectorizes and unrolls it; invariant loads leave rotated loops). The
@@ -119,6 +122,7 @@ constexpr const char *kLoomFunctionPipeline = "function("
                                               "loop(indvars,loop-deletion),"
                                               "loop-unroll<O3>,"
                                               "instcombine<max-iterations=1;no-verify-fixpoint>,"
+                                              "loop(loop-deletion),"
                                               "loop-mssa(licm<allowspeculation>),"
                                               "loop-vectorize,"
                                               "slp-vectorizer,"

@@ -16,6 +16,7 @@
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
+#include "lower/StorageFolding.h"
 #include "lower/StorageFlattening.h"
 #include "lower/StripPromises.h"
 #include "lower/UnrollLoops.h"
@@ -79,6 +80,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env); });
     // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
     s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs, env); });
+    // After bounds inference, whose boxes it reads; before sliding window, so that each
+    // iteration's window is the whole region that iteration needs.
+    s = logger.run("storage folding", s, [&](const Stmt &in) { return storage_folding(in, env); });
     // After bounds inference, whose per-iteration regions it trims.
     s = logger.run("sliding window", s, [&](const Stmt &in) { return sliding_window(in, env); });
     // The checks read the boxes of input calls, which flattening turns into Loads.

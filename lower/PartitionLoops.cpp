@@ -145,13 +145,64 @@ private:
     /** Where every lane of a <= b - slack. */
     std::optional<IterationRange> at_most(const Expr &a, const Expr &b, int slack) const {
         auto x = affine(a), y = affine(b);
-        if (!x || !y) return std::nullopt;
-        int64_t c = x->c - y->c;
-        if (c == 0 || c > (1 << 20) || c < -(1 << 20)) return std::nullopt;
+        if (!x || !y) return at_most_with_quotient(a, b, slack);
         // c * v + r <= 0, r the largest lane of a less the smallest of b.
-        Expr r = x->hi - y->lo + slack;
+        return where_at_most_zero(x->c - y->c, x->hi - y->lo + slack);
+    }
+
+    /** The iterations where c * v + r <= 0. */
+    static std::optional<IterationRange> where_at_most_zero(int64_t c, const Expr &r) {
+        if (c == 0 || c > (1 << 20) || c < -(1 << 20)) return std::nullopt;
         if (c > 0) return IterationRange{Expr(), (0 - r) / (int)c};
         return IterationRange{(r + (int)(-c) - 1) / (int)(-c), Expr()};
+    }
+
+    /** A sum's terms with their signs (differences flattened). */
+    static void terms_of(const Expr &e, int sign, std::vector<std::pair<Expr, int>> &terms) {
+        if (const Add *op = e.as<Add>()) {
+            terms_of(op->a, sign, terms);
+            terms_of(op->b, sign, terms);
+        } else if (const Sub *op = e.as<Sub>()) {
+            terms_of(op->a, sign, terms);
+            terms_of(op->b, -sign, terms);
+        } else {
+            terms.push_back({e, sign});
+        }
+    }
+
+    /** a <= b - slack where v appears only in one quotient n / k of a positive constant k
+     * (a row y / 2 of an upsampling): moving every other term across gives q <= T or q >= T
+     * with T free of v, and n / k <= T holds where n <= k * T + k - 1, n / k >= T where
+     * n >= k * T (division rounds down), n affine in v. */
+    std::optional<IterationRange> at_most_with_quotient(const Expr &a, const Expr &b, int slack) const {
+        if (!a.type().is_int() || a.type().bits() != 32) return std::nullopt;
+        std::vector<std::pair<Expr, int>> terms;  // a - b as a sum of signed terms
+        terms_of(a, 1, terms);
+        terms_of(b, -1, terms);
+        const Div *quotient = nullptr;
+        int sign = 0;
+        Expr rest = make_const(a.type(), slack);  // a - b + slack = sign * q + rest <= 0
+        for (const auto &[t, s] : terms) {
+            const Div *d = t.as<Div>();
+            if (d && !free_of_loop(d->a) && !quotient) {
+                quotient = d;
+                sign = s;
+            } else {
+                rest = s > 0 ? rest + t : rest - t;
+            }
+        }
+        std::optional<int64_t> k = quotient ? const_int_value(quotient->b) : std::nullopt;
+        if (!k || *k <= 0) return std::nullopt;
+        auto n = affine(quotient->a), r = affine(rest);
+        if (!n || !r || r->c != 0) return std::nullopt;
+        const int kk = (int)*k;
+        if (sign > 0) {
+            // q <= -rest for every lane: n's largest over k at most -rest's smallest.
+            Expr t_lo = 0 - r->hi;
+            return where_at_most_zero(n->c, n->hi - (t_lo * kk + (kk - 1)));
+        }
+        // q >= rest for every lane: n's smallest at least k times rest's largest.
+        return where_at_most_zero(-n->c, r->hi * kk - n->lo);
     }
 };
 

@@ -151,4 +151,42 @@ TEST(PartitionLoops, RowsAndColumnsPartitionInTurn) {
     }
 }
 
+// Rows read through a quotient (an upsampling, y / 2 + r over an RDom inside): the row loop's
+// steady range is solved through the division over every value of the RDom, so the RDom loop
+// in the interior tests nothing and keeps its constant extent (LLVM unrolls it whole).
+TEST(PartitionLoops, RowsReadThroughAQuotientPartitionOverTheLoopsInside) {
+    const int w = 40, h = 30;
+    Buffer<int> in(std::vector<int>{w, h}, "in");
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) in(x, y) = (x * 5 + y * 11) % 31;
+    Var x("x"), y("y");
+    RDom r(-2, 4, "r");
+    Func b = BoundaryConditions::repeat_edge(in), f("f");
+    f(x, y) = 0;
+    f(x, y) += b(x, y / 2 + r.x) * (r.x + 3);
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    std::string rows = steady_loop(stmt.substr(stmt.find("f.s1")));
+    ASSERT_NE(rows.find("f.s1.y.steady_lo"), std::string::npos) << stmt;
+    std::string columns = steady_loop(rows.substr(rows.find('\n') + 1));
+    ASSERT_FALSE(columns.empty()) << rows;
+    for (const char *test : {"select(", "min(", "max(", "if (", "steady"}) {
+        EXPECT_EQ(columns.find(test, columns.find('\n')), std::string::npos) << test << " in\n" << columns;
+    }
+    EXPECT_NE(columns.find("for (f.s1.r$x, -2, 4)"), std::string::npos) << columns;
+    Buffer<int> out(std::vector<int>{w + 6, 2 * h + 9}, "out");
+    out.set_min({-3, -5});
+    p.realize(out);
+    for (int yy = -5; yy < 2 * h + 4; yy++) {
+        for (int xx = -3; xx < w + 3; xx++) {
+            int expected = 0;
+            const int half = yy >= 0 ? yy / 2 : -((-yy + 1) / 2);
+            for (int k = -2; k < 2; k++) {
+                expected += in(clamp_to(xx, 0, w - 1), clamp_to(half + k, 0, h - 1)) * (k + 3);
+            }
+            ASSERT_EQ(out(xx, yy), expected) << xx << ", " << yy;
+        }
+    }
+}
+
 }  // namespace

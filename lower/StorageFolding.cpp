@@ -1,0 +1,178 @@
+#include "lower/StorageFolding.h"
+
+#include <optional>
+
+#include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
+#include "dsl/IRVisitor.h"
+#include "lower/Bounds.h"
+#include "lower/Monotonic.h"
+#include "lower/Simplify.h"
+
+namespace loom {
+namespace Internal {
+
+namespace {
+
+// Whether s writes or reads Func `name`, and whether it does so inside a GPU loop.
+class FindAccesses : public IRVisitor {
+public:
+    explicit FindAccesses(const std::string &name) : name(name) {}
+    bool found = false, on_gpu = false;
+
+private:
+    const std::string &name;
+    int gpu_depth = 0;
+
+    void note() {
+        found = true;
+        on_gpu = on_gpu || gpu_depth > 0;
+    }
+    void visit(const Provide *op) override {
+        if (op->name == name) note();
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        if (op->call_type == Call::Halide && op->name == name) note();
+        IRVisitor::visit(op);
+    }
+    void visit(const For *op) override {
+        const bool gpu = op->device_api != DeviceAPI::Host || op->for_type == ForType::GPUBlock ||
+                         op->for_type == ForType::GPUThread;
+        gpu_depth += gpu;
+        IRVisitor::visit(op);
+        gpu_depth -= gpu;
+    }
+};
+
+bool accesses(const Stmt &s, const std::string &name) {
+    FindAccesses f(name);
+    s.accept(&f);
+    return f.found;
+}
+
+// The outermost loop of `body` (a Realize's) around every access of `name`, if it is
+// serial: the lets, markers and blocks above it hold none.
+const For *loop_around_every_access(Stmt body, const std::string &name) {
+    while (body.defined()) {
+        if (const LetStmt *l = body.as<LetStmt>()) {
+            body = l->body;
+        } else if (const ProducerConsumer *pc = body.as<ProducerConsumer>()) {
+            body = pc->body;
+        } else if (const Block *b = body.as<Block>()) {
+            const bool in_first = accesses(b->first, name), in_rest = accesses(b->rest, name);
+            if (in_first && in_rest) return nullptr;
+            body = in_first ? b->first : b->rest;
+        } else if (const For *f = body.as<For>()) {
+            return f->for_type == ForType::Serial && f->device_api == DeviceAPI::Host ? f : nullptr;
+        } else {
+            return nullptr;
+        }
+    }
+    return nullptr;
+}
+
+// Every coordinate `dim` of `func` written or read, taken modulo `factor`.
+class FoldAccesses : public IRMutator {
+public:
+    FoldAccesses(const std::string &func, const std::map<size_t, int64_t> &factors)
+        : func(func), factors(factors) {}
+
+private:
+    const std::string &func;
+    const std::map<size_t, int64_t> &factors;
+
+    std::vector<Expr> folded(std::vector<Expr> args) {
+        for (const auto &[d, k] : factors) args[d] = args[d] % make_const(args[d].type(), k);
+        return args;
+    }
+    Stmt visit(const Provide *op) override {
+        Stmt s = IRMutator::visit(op);
+        const Provide *p = s.as<Provide>();
+        if (op->name != func) return s;
+        return Provide::make(p->name, p->values, folded(p->args));
+    }
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        const Call *c = e.as<Call>();
+        if (op->call_type != Call::Halide || op->name != func) return e;
+        return Call::with_args(c, folded(c->args));
+    }
+};
+
+int64_t next_power_of_two(int64_t v) {
+    int64_t p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
+
+class StorageFolding : public IRMutator {
+public:
+    explicit StorageFolding(const Environment &env) : env(env) {}
+
+private:
+    const Environment &env;
+
+    Stmt visit(const Realize *op) override {
+        Stmt body = mutate(op->body);
+        auto it = env.functions.find(op->name);
+        std::map<size_t, int64_t> factors;
+        if (it != env.functions.end()) factors = fold_factors(*it->second, op->bounds, body);
+        Region bounds = op->bounds;
+        if (!factors.empty()) {
+            for (const auto &[d, k] : factors) bounds[d] = Range(make_zero(Int(32)), make_const(Int(32), k));
+            body = FoldAccesses(op->name, factors).mutate(body);
+        }
+        if (body.same_as(op->body) && factors.empty()) return op;
+        return Realize::make(op->name, op->types, bounds, body);
+    }
+
+    std::map<size_t, int64_t> fold_factors(const FunctionContents &f, const Region &bounds,
+                                           const Stmt &body) {
+        std::map<size_t, int64_t> factors;
+        if (!f.schedule.folds.empty() || f.args.empty()) return factors;
+        FindAccesses where(f.name);
+        body.accept(&where);
+        if (!where.found || where.on_gpu) return factors;
+        const For *loop = loop_around_every_access(body, f.name);
+        if (!loop) return factors;
+        // The coordinates one iteration touches, as expressions of the loop's variable.
+        Box touched = box_union(boxes_provided(loop->body)[f.name], box_required(loop->body, f.name));
+        if (touched.size() != f.args.size()) return factors;
+        Scope<Interval> iterations;
+        iterations.push(loop->name, Interval(loop->min, simplify(loop->min + loop->extent - 1)));
+        size_t innermost = 0;
+        if (!f.schedule.storage_order.empty()) {
+            for (size_t d = 0; d < f.args.size(); d++) {
+                if (f.args[d] == f.schedule.storage_order[0]) innermost = d;
+            }
+        }
+        for (size_t d = 0; d < f.args.size(); d++) {
+            if (d == innermost || !touched[d].is_bounded()) continue;
+            Monotonic lo = is_monotonic(touched[d].min, loop->name);
+            Monotonic hi = is_monotonic(touched[d].max, loop->name);
+            const bool forward = (lo == Monotonic::Increasing || lo == Monotonic::Constant) &&
+                                 (hi == Monotonic::Increasing || hi == Monotonic::Constant);
+            const bool backward = (lo == Monotonic::Decreasing || lo == Monotonic::Constant) &&
+                                  (hi == Monotonic::Decreasing || hi == Monotonic::Constant);
+            if (!forward && !backward) continue;
+            Expr extent = simplify(touched[d].max - touched[d].min + 1);
+            std::optional<int64_t> k = const_int_value(extent);
+            if (!k) k = const_int_value(bounds_of_expr_in_scope(extent, iterations).max);
+            if (!k || *k <= 0) continue;
+            const int64_t factor = next_power_of_two(*k);
+            // Nothing to gain where the whole realization is no larger.
+            std::optional<int64_t> whole = const_int_value(simplify(bounds[d].extent));
+            if (whole && *whole <= factor) continue;
+            factors[d] = factor;
+        }
+        return factors;
+    }
+};
+
+}  // namespace
+
+Stmt storage_folding(const Stmt &s, const Environment &env) { return StorageFolding(env).mutate(s); }
+
+}  // namespace Internal
+}  // namespace loom
