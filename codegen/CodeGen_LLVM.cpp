@@ -385,14 +385,18 @@ private:
     std::map<std::string, llvm::MDNode *> tbaa_tags;
     bool is_allocation(const std::string &buffer) const { return !external_buffers.count(buffer); }
 
-    // Type-based alias metadata on every load and store of a buffer: one tag per allocation,
-    // and one tag shared by all external buffers (inputs and outputs may overlap each other).
-    // The tags are siblings, so LLVM knows that a store to an allocation (a tile of
-    // accumulators) never clobbers an input, and can keep the tile in registers. Without them
-    // it must prove that the allocation's address does not escape, and its capture tracking
-    // gives up after 100 uses: an unrolled tile has hundreds.
+    // Type-based alias metadata on every load and store of a buffer: one tag per buffer,
+    // siblings, so LLVM knows that a store to one never changes another. A store to an
+    // allocation (a tile of accumulators) never clobbers an input, so the tile stays in
+    // registers (without the tags LLVM must prove that the allocation's address does not
+    // escape, and its capture tracking gives up after 100 uses: an unrolled tile has
+    // hundreds); a store to an output never changes an input, so a loop whose reads LLVM
+    // cannot bound (a row read at x / 3) still vectorizes without runtime overlap checks (fuzz
+    // seed 2026 pair 469). As in Halide 14, whose tags are per buffer too, a pipeline's inputs
+    // and outputs must not overlap in memory (an output written over its own input is not
+    // supported).
     llvm::MDNode *tbaa_tag(const std::string &buffer) {
-        std::string key = is_allocation(buffer) ? "loom.alloc." + buffer : "loom.external";
+        std::string key = (is_allocation(buffer) ? "loom.alloc." : "loom.external.") + buffer;
         llvm::MDNode *&tag = tbaa_tags[key];
         if (!tag) {
             llvm::MDBuilder md(ctx);
