@@ -189,4 +189,30 @@ TEST(PartitionLoops, RowsReadThroughAQuotientPartitionOverTheLoopsInside) {
     }
 }
 
+// A ShiftInwards split's start, min(xo * 8, extent - 8), hides the boundary condition's
+// clamps of the unrolled points from the xo loop; where those clamps are there to partition,
+// the steady state also takes the start as xo * 8, and then tests nothing.
+TEST(PartitionLoops, ClampsBehindAShiftInwardsStartPartitionTheOuterLoop) {
+    const int w = 100;
+    Buffer<int> in(std::vector<int>{w}, "in");
+    for (int x = 0; x < w; x++) in(x) = (x * 7) % 23;
+    Var x("x"), xo("xo"), xi("xi");
+    Func b = BoundaryConditions::repeat_edge(in), f("f");
+    f(x) = b(x - 1) + b(x + 1) * 2;
+    f.split(x, xo, xi, 8, TailStrategy::ShiftInwards).unroll(xi);
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    std::string steady = steady_loop(stmt);
+    ASSERT_NE(steady.find("f.s0.x.xo.steady_lo"), std::string::npos) << stmt;
+    for (const char *test : {"select(", "min(", "max(", "if ("}) {
+        EXPECT_EQ(steady.find(test), std::string::npos) << test << " in\n" << steady;
+    }
+    Buffer<int> out(std::vector<int>{w + 7}, "out");
+    out.set_min({-4});
+    p.realize(out);
+    for (int i = -4; i < w + 3; i++) {
+        ASSERT_EQ(out(i), in(clamp_to(i - 1, 0, w - 1)) + in(clamp_to(i + 1, 0, w - 1)) * 2) << i;
+    }
+}
+
 }  // namespace
