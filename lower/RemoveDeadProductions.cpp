@@ -22,21 +22,30 @@ public:
     std::map<std::string, std::set<std::string>> writers;
     // The buffers each production stores into directly (not in a production inside it).
     std::map<std::string, std::set<std::string>> writes;
-    // The productions around each read of a buffer (one entry per distinct stack).
-    std::map<std::string, std::set<std::vector<std::string>>> reads;
+    // The stacks of productions met, outermost first, each once; reads name them by index.
+    std::vector<std::vector<std::string>> stacks{{}};
+    // The stacks of productions around the reads of each buffer.
+    std::map<std::string, std::set<size_t>> reads;
     // The productions holding an assertion or a call with an effect.
     std::set<std::string> with_effects;
 
 private:
     std::vector<std::string> productions;  // enclosing productions, outermost first
+    size_t stack = 0;                      // productions' index in stacks
+    std::map<std::pair<size_t, std::string>, size_t> child_stacks;
 
     void visit(const ProducerConsumer *op) override {
         if (!op->is_producer) {
             IRVisitor::visit(op);
             return;
         }
+        const size_t outer = stack;
         productions.push_back(op->name);
+        auto [it, added] = child_stacks.emplace(std::make_pair(outer, op->name), stacks.size());
+        if (added) stacks.push_back(productions);
+        stack = it->second;
         IRVisitor::visit(op);
+        stack = outer;
         productions.pop_back();
     }
 
@@ -53,13 +62,13 @@ private:
     }
 
     void visit(const Load *op) override {
-        reads[op->name].insert(productions);
+        reads[op->name].insert(stack);
         IRVisitor::visit(op);
     }
 
     // A buffer named as a value (its host pointer, handed to a call) may be read through it.
     void visit(const Variable *op) override {
-        if (op->type.is_handle()) reads[op->name].insert(productions);
+        if (op->type.is_handle()) reads[op->name].insert(stack);
     }
 
     void visit(const AssertStmt *op) override {
@@ -91,9 +100,9 @@ std::set<std::string> dead_productions(const FindAccesses &a) {
         for (const auto &[buffer, stacks] : a.reads) {
             auto w = a.writers.find(buffer);
             if (w == a.writers.end()) continue;  // a let, a loop variable, an input
-            for (const std::vector<std::string> &stack : stacks) {
+            for (size_t stack : stacks) {
                 bool inside_dead_or_writer = false;
-                for (const std::string &p : stack) {
+                for (const std::string &p : a.stacks[stack]) {
                     inside_dead_or_writer = inside_dead_or_writer || dead.count(p) || w->second.count(p);
                 }
                 if (inside_dead_or_writer) continue;
@@ -137,6 +146,19 @@ private:
 }  // namespace
 
 Stmt remove_dead_productions(const Stmt &s) {
+    // Only what a pipeline allocates can go.
+    class HasAllocation : public IRVisitor {
+    public:
+        bool found = false;
+
+    private:
+        void visit(const Allocate *) override { found = true; }
+        void visit(const Store *) override {}
+        void visit(const Evaluate *) override {}
+        void visit(const AssertStmt *) override {}
+    } has_allocation;
+    s.accept(&has_allocation);
+    if (!has_allocation.found) return s;
     FindAccesses accesses;
     s.accept(&accesses);
     std::set<std::string> dead = dead_productions(accesses);
