@@ -211,15 +211,27 @@ private:
             slide_dim = slidable_dimension(*f, loop, mins, maxs);
             if (slide_dim < 0) continue;
             Expr v = int_var(loop.name);
+            Expr emin = expand_in_iteration(mins[slide_dim], loop.name, nullptr);
             Expr emax = expand_in_iteration(maxs[slide_dim], loop.name, nullptr);
             Expr previous_max = substitute(loop.name, v - 1, emax);
+            // Where consecutive iterations' regions never overlap, there is nothing to reuse.
+            if (can_prove(emin > previous_max)) {
+                slide_dim = -1;
+                continue;
+            }
+            // The rows past the previous iteration's, but none before this iteration's own
+            // region: where consecutive regions leave a gap (a consumer reading row 2 y), the
+            // rows in it are read by no iteration, and computing them would overrun a storage
+            // fold, which storage folding sized by the regions before the slide (an update
+            // would then read a slot a later row of the gap has overwritten).
+            Expr new_min = max(previous_max + 1, emin);
             // In the first iteration every slid min has its value before the slide (all
             // slide over this loop), so each stage's min may stay as written there.
             for (int k = 0; k < f->stages(); k++) {
                 std::string name = region_let(*f, k, stage_pure_var(f->stage(k), *f, k, slide_dim), "min");
                 for (auto &l : lets) {
                     if (l.first != name) continue;
-                    slid_values[name] = simplify(select(v > loop.min, previous_max + 1, l.second));
+                    slid_values[name] = simplify(select(v > loop.min, new_min, l.second));
                     slid.insert(name);
                 }
             }
