@@ -7,6 +7,7 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
 #include "lower/Monotonic.h"
 #include "lower/Simplify.h"
@@ -22,13 +23,79 @@ struct Loop {
     size_t conditions; // IfThenElse branches around the loop's body when it was entered
 };
 
+// The pure Var of stage k of f at argument position d, or "" where that argument is an RDom
+// variable or an expression (the update scatters along d). Bounds inference names a stage's
+// region lets after these Vars: <f>.s<k>.<var>.min / .max.
+std::string stage_pure_var(const Definition &def, const FunctionContents &f, int k, size_t d) {
+    if (k == 0) return f.args[d];
+    const Variable *v = def.args[d].as<Variable>();
+    return v && !v->param && !v->rdom ? v->name : std::string();
+}
+
+std::string region_let(const FunctionContents &f, int k, const std::string &var, const char *end) {
+    return f.name + ".s" + std::to_string(k) + "." + var + "." + end;
+}
+
+// Whether every reference to Func `func` reads it at the Var `var` in argument position d.
+class ReadsOnlyAt : public IRVisitor {
+public:
+    ReadsOnlyAt(const std::string &func, const std::string &var, size_t d) : func(func), var(var), d(d) {}
+    bool ok = true;
+
+private:
+    const std::string &func, &var;
+    size_t d;
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type != Call::Halide || op->name != func) return;
+        const Variable *v = d < op->args.size() ? op->args[d].as<Variable>() : nullptr;
+        if (!v || v->param || v->rdom || v->name != var) ok = false;
+    }
+};
+
+// Whether an update definition (and each of its specializations) keeps to one coordinate
+// along dimension d of f: it writes f at its own pure Var there and reads f only at that
+// Var there. Then a row (a slice along d) of f after every stage depends only on the same row
+// after the pure stage, so the rows earlier iterations of a slid loop computed are final and
+// an iteration may run all stages over its new rows alone. An update that scatters along d
+// (an RDom or an expression in argument d) or reads f at another coordinate of d (f(x, y - 1):
+// a recurrence down the rows) needs rows of other iterations, and blocks the slide.
+bool update_stays_in_place(const Definition &def, const FunctionContents &f, int k, size_t d) {
+    std::string var = stage_pure_var(def, f, k, d);
+    if (var.empty()) return false;
+    ReadsOnlyAt reads(f.name, var, d);
+    for (const Expr &e : def.args) e.accept(&reads);
+    for (const Expr &e : def.values) e.accept(&reads);
+    if (def.predicate.defined()) def.predicate.accept(&reads);
+    if (!reads.ok) return false;
+    for (const Specialization &spec : def.specializations) {
+        if (spec.definition && !update_stays_in_place(*spec.definition, f, k, d)) return false;
+    }
+    return true;
+}
+
 class SlidingWindow : public IRMutator {
 public:
-    explicit SlidingWindow(const Environment &env) : env(env) {}
+    explicit SlidingWindow(const Environment &env) {
+        for (const auto &entry : env.functions) {
+            const FunctionPtr &f = entry.second;
+            for (int k = 0; k < f->stages(); k++) {
+                for (size_t d = 0; d < f->args.size(); d++) {
+                    std::string var = stage_pure_var(f->stage(k), *f, k, d);
+                    if (var.empty()) continue;
+                    region_lets[region_let(*f, k, var, "min")] = f;
+                    region_lets[region_let(*f, k, var, "max")] = f;
+                }
+            }
+        }
+    }
     using IRMutator::mutate;
 
 private:
-    const Environment &env;
+    // The region lets bounds inference makes (every stage's, for each of its pure Vars) and
+    // the Func each belongs to.
+    std::map<std::string, FunctionPtr> region_lets;
     std::vector<Loop> loops;                   // enclosing loops, outermost first
     std::map<std::string, size_t> realized_at;  // Func -> loops.size() at its Realize
     // Names bound inside the loops, in order, with the values lets had before any slide
@@ -69,10 +136,12 @@ private:
         return result;
     }
 
-    // The lets bounds inference put around a production: <f>.s0.<arg>.min / .max for each arg.
+    // The lets bounds inference put around a production: <f>.s<k>.<var>.min / .max for each
+    // stage k and each of its pure Vars, the updates' first (the pure stage's are written in
+    // their names).
     Stmt visit(const LetStmt *op) override {
-        const FunctionPtr *func = production_of(op->name);
-        if (!func) {
+        auto owner = region_lets.find(op->name);
+        if (owner == region_lets.end()) {
             Expr value = mutate(op->value);
             defined.push_back({op->name, op->value});
             Stmt body = mutate(op->body);
@@ -80,36 +149,32 @@ private:
             if (value.same_as(op->value) && body.same_as(op->body)) return op;
             return LetStmt::make(op->name, value, body);
         }
-        return slide(*func, op);
+        return slide(owner->second, op);
     }
 
     // Bounds inference puts a Func's region lets at the top of its loop level, outside its
     // Realize when that is at the same level (at the root, where there is no loop to slide
     // over, they are still found so that its fold_storage is checked).
-    const FunctionPtr *production_of(const std::string &let_name) {
-        for (auto &entry : env.functions) {
-            const FunctionPtr &f = entry.second;
-            if (!f->args.empty() && let_name == f->name + ".s0." + f->args[0] + ".min") return &entry.second;
-        }
-        return nullptr;
-    }
-
     Stmt slide(const FunctionPtr &f, const LetStmt *first) {
-        // Collect the chain of this Func's region lets.
+        // Collect the chain of this Func's region lets. The producers computed in the same
+        // iteration expand them as they were before any slide, and so do the searches below
+        // (the pure stage's region is written in the names of the updates').
         std::vector<std::pair<std::string, Expr>> lets;
         Stmt s = first;
-        std::string prefix = f->name + ".s0.";
         while (const LetStmt *l = s.as<LetStmt>()) {
-            if (l->name.compare(0, prefix.size(), prefix) != 0) break;
+            auto owner = region_lets.find(l->name);
+            if (owner == region_lets.end() || owner->second != f) break;
             lets.push_back({l->name, l->value});
             s = l->body;
         }
+        size_t mark = defined.size();
+        for (auto &l : lets) defined.push_back(l);
         size_t dims = f->args.size();
         std::vector<Expr> mins(dims), maxs(dims);
         for (auto &l : lets) {
             for (size_t d = 0; d < dims; d++) {
-                if (l.first == prefix + f->args[d] + ".min") mins[d] = l.second;
-                if (l.first == prefix + f->args[d] + ".max") maxs[d] = l.second;
+                if (l.first == region_let(*f, 0, f->args[d], "min")) mins[d] = l.second;
+                if (l.first == region_let(*f, 0, f->args[d], "max")) maxs[d] = l.second;
             }
         }
         // One production's window in a folded dimension must fit in the fold.
@@ -131,44 +196,62 @@ private:
         // computed per vector of blur_y's row, slid down the rows): each of their iterations
         // then finds the rows of earlier iterations of the slid loop where its own iteration
         // of them left them.
+        // Every stage slides: each update keeps to its own row (see update_stays_in_place),
+        // so its region along the slid dimension is the consumers' (bounds inference gives the
+        // pure stage that region joined with what the updates touch, the same rows), and
+        // its min moves as the pure stage's.
+        std::map<std::string, Expr> slid_values;
         int slide_dim = -1;
-        if (!f->has_updates()) {
-            auto realized = realized_at.find(f->name);
-            size_t outermost = realized == realized_at.end() ? loops.size() : realized->second;
-            for (size_t at = loops.size(); at-- > outermost && slide_dim < 0;) {
-                const Loop &loop = loops[at];
-                if (loop.for_type != ForType::Serial) continue;
-                if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
-                slide_dim = slidable_dimension(*f, loop, mins, maxs);
-                if (slide_dim < 0) continue;
-                Expr v = int_var(loop.name);
-                Expr emax = expand_in_iteration(maxs[slide_dim], loop.name, nullptr);
-                // In the first iteration every slid min in mins[d] has its value before the
-                // slide (all slide over this loop), so mins[d] may stay as written there.
-                Expr previous_max = substitute(loop.name, v - 1, emax);
-                mins[slide_dim] = simplify(select(v > loop.min, previous_max + 1, mins[slide_dim]));
-                slid.insert(prefix + f->args[slide_dim] + ".min");
+        auto realized = realized_at.find(f->name);
+        size_t outermost = realized == realized_at.end() ? loops.size() : realized->second;
+        for (size_t at = loops.size(); at-- > outermost && slide_dim < 0;) {
+            const Loop &loop = loops[at];
+            if (loop.for_type != ForType::Serial) continue;
+            if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
+            slide_dim = slidable_dimension(*f, loop, mins, maxs);
+            if (slide_dim < 0) continue;
+            Expr v = int_var(loop.name);
+            Expr emin = expand_in_iteration(mins[slide_dim], loop.name, nullptr);
+            Expr emax = expand_in_iteration(maxs[slide_dim], loop.name, nullptr);
+            Expr previous_max = substitute(loop.name, v - 1, emax);
+            // Where consecutive iterations' regions never overlap, there is nothing to reuse.
+            if (can_prove(emin > previous_max)) {
+                slide_dim = -1;
+                continue;
+            }
+            // The rows past the previous iteration's, but none before this iteration's own
+            // region: where consecutive regions leave a gap (a consumer reading row 2 y), the
+            // rows in it are read by no iteration, and computing them would overrun a storage
+            // fold, which storage folding sized by the regions before the slide (an update
+            // would then read a slot a later row of the gap has overwritten).
+            Expr new_min = max(previous_max + 1, emin);
+            // In the first iteration every slid min has its value before the slide (all
+            // slide over this loop), so each stage's min may stay as written there.
+            for (int k = 0; k < f->stages(); k++) {
+                std::string name = region_let(*f, k, stage_pure_var(f->stage(k), *f, k, slide_dim), "min");
+                for (auto &l : lets) {
+                    if (l.first != name) continue;
+                    slid_values[name] = simplify(select(v > loop.min, new_min, l.second));
+                    slid.insert(name);
+                }
             }
         }
-        // The producers computed in the same iteration expand these lets as they were.
-        size_t mark = defined.size();
-        for (auto &l : lets) defined.push_back(l);
         Stmt inner = mutate(s);
         defined.resize(mark);
         checks.push_back(inner);
         Stmt result = Block::make(checks);
         for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
-            Expr value = it->second;
-            if (slide_dim >= 0 && it->first == prefix + f->args[slide_dim] + ".min") value = mins[slide_dim];
-            result = LetStmt::make(it->first, value, result);
+            auto slid_value = slid_values.find(it->first);
+            result = LetStmt::make(it->first, slid_value == slid_values.end() ? it->second : slid_value->second, result);
         }
         return result;
     }
 
     // The dimension of f's region (given by its lets' mins and maxs) that can slide over
     // `loop`, or -1: the only one whose bounds move with the loop, forward, in names bound
-    // outside it, over a loop of f's own that is plain (see loops_over_transformed), and whose
-    // max does not read a min slid before (its value differs from the one expanded). The
+    // outside it, over loops of f's own that are plain (see loops_over_transformed), along
+    // which every update keeps to its own row (see update_stays_in_place), and whose max
+    // does not read a min slid before (its value differs from the one expanded). The
     // lets are written in the names of the regions of the other Funcs computed in the same
     // iteration, which are expanded with their values before any slide (a slid min is not
     // what this Func's consumers read of it in the first iteration).
@@ -192,7 +275,10 @@ private:
             if (!only_outer_names(emins[d], loop) || !only_outer_names(emaxs[d], loop)) return -1;
             if (!never_decreases(emins[d], loop.name) || !never_decreases(emaxs[d], loop.name))
                 return -1;
-            if (loops_over_transformed(f, f.args[d]) || max_uses_slid[d]) return -1;
+            if (loops_over_transformed(f, d) || max_uses_slid[d]) return -1;
+            for (int k = 1; k < f.stages(); k++) {
+                if (!update_stays_in_place(f.stage(k), f, k, d)) return -1;
+            }
             found = (int)d;
         }
         return found;
@@ -261,22 +347,27 @@ private:
         return m == Monotonic::Constant || m == Monotonic::Increasing;
     }
 
-    // Whether the Func's own loop over `arg` is split, fused, or not a plain serial loop in
-    // some version of its definition. A slid region may be shorter than the split factor (or
-    // empty), and the rounded or shifted loop over it would compute outside the storage.
-    static bool loops_over_transformed(const FunctionContents &f, const std::string &arg) {
-        auto transforms = [&](const StageSchedule &s) {
-            for (const Split &split : s.splits) {
-                if (split.old_var == arg || split.outer == arg || split.inner == arg) return true;
+    // Whether some stage's own loop over dimension d is split, fused, or not a plain serial
+    // loop in some version of its definition. A slid region may be shorter than the split
+    // factor (or empty), and the rounded or shifted loop over it would compute outside the
+    // storage.
+    static bool loops_over_transformed(const FunctionContents &f, size_t d) {
+        for (int k = 0; k < f.stages(); k++) {
+            const Definition &def = f.stage(k);
+            std::string arg = stage_pure_var(def, f, k, d);
+            auto transforms = [&](const StageSchedule &s) {
+                for (const Split &split : s.splits) {
+                    if (split.old_var == arg || split.outer == arg || split.inner == arg) return true;
+                }
+                for (const Dim &dim : s.dims) {
+                    if (dim.var == arg && dim.for_type != ForType::Serial) return true;
+                }
+                return false;
+            };
+            if (transforms(def.schedule)) return true;
+            for (const Specialization &spec : def.specializations) {
+                if (spec.definition && transforms(spec.definition->schedule)) return true;
             }
-            for (const Dim &dim : s.dims) {
-                if (dim.var == arg && dim.for_type != ForType::Serial) return true;
-            }
-            return false;
-        };
-        if (transforms(f.init.schedule)) return true;
-        for (const Specialization &spec : f.init.specializations) {
-            if (spec.definition && transforms(spec.definition->schedule)) return true;
         }
         return false;
     }

@@ -2,9 +2,12 @@
 // recompute, in each iteration, what earlier iterations already stored. Where the region an
 // iteration needs moves forward monotonically in one dimension (a stencil walking down rows,
 // an upsampling reading rows y / 2 and (y + 1) / 2), each iteration after the first computes
-// only the part past what the previous one computed. A dimension the Func's own schedule
-// splits, fuses or maps to a non-serial loop is not slid (its loop may not run over a region
-// shorter than the split factor).
+// only the part past what the previous one computed, in every stage: the pure definition
+// and each update, which must write and read the Func only at its own pure Var in the slid
+// dimension (an update that scatters along it through an RDom, or reads another row of the
+// Func, keeps the whole region recomputed). A dimension some stage's schedule splits, fuses
+// or maps to a non-serial loop is not slid (its loop may not run over a region shorter than
+// the split factor).
 // Also checks, for fold_storage, that one iteration's window fits in the fold.
 #pragma once
 
