@@ -5,6 +5,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IRVisitor.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 
@@ -36,6 +37,34 @@ RVar::operator Expr() const {
     return Variable::make(Int(32), name(), nullptr, dom);
 }
 
+namespace {
+
+// What an RDom's bounds may not use: a Var or RVar (the bounds are evaluated once, before any
+// loop of the definition that reduces over them, where no such variable has a value) and a
+// Func (bounds inference would need the region of the Func before it knows the domain).
+// Params, the sizes of ImageParams and names bound inside the bounds are fine.
+class FindFreeNames : public IRVisitor {
+public:
+    std::string var, func;
+
+private:
+    Scope<int> bound;
+    void visit(const Variable *op) override {
+        if (!op->param && !bound.contains(op->name) && var.empty()) var = op->name;
+    }
+    void visit(const Let *op) override {
+        op->value.accept(this);
+        ScopedBinding<int> b(bound, op->name, 0);
+        op->body.accept(this);
+    }
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (op->call_type == Call::Halide && func.empty()) func = op->name;
+    }
+};
+
+}  // namespace
+
 RDom::RDom(const Region &region, const std::string &name) {
     user_assert(!region.empty() && region.size() <= 4)
         << "An RDom has between 1 and 4 dimensions, not " << region.size();
@@ -48,6 +77,19 @@ RDom::RDom(const Region &region, const std::string &name) {
         for (const Expr *e : {&region[i].min, &region[i].extent}) {
             user_assert(e->type().is_int_or_uint() && e->type().is_scalar())
                 << "The bounds of RDom " << dom->name << " must be integers, not " << *e;
+            FindFreeNames names;
+            e->accept(&names);
+            user_assert(names.var.empty())
+                << "The bounds of RDom " << dom->name << " in dimension " << i << " ("
+                << region[i].min << ", " << region[i].extent << ") use the variable "
+                << names.var << ". An RDom's bounds may use constants, Params and the sizes of "
+                << "inputs only. To reduce over a range that depends on " << names.var
+                << ", reduce over one that holds every such range and restrict it with "
+                << "where() (r.where(r < " << names.var << ")).";
+            user_assert(names.func.empty())
+                << "The bounds of RDom " << dom->name << " in dimension " << i << " ("
+                << region[i].min << ", " << region[i].extent << ") call the Func " << names.func
+                << ". An RDom's bounds may use constants, Params and the sizes of inputs only.";
         }
         dom->domain.push_back(ReductionVariable{dom->name + "$" + suffix[i], cast(Int(32), region[i].min),
                                                 cast(Int(32), region[i].extent)});

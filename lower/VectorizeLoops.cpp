@@ -22,7 +22,24 @@ Expr widen(const Expr &e, int lanes) {
     return Broadcast::make(e, lanes);
 }
 
+// The largest lane of a vector of ints, where it is known without evaluating the lanes one by
+// one (a ramp's is at one of its ends); undefined otherwise.
+Expr max_over_lanes(const Expr &e) {
+    if (e.type().is_scalar()) return e;
+    if (const Broadcast *b = e.as<Broadcast>()) return b->value;
+    if (const Ramp *r = e.as<Ramp>()) {
+        return simplify(max(r->base, r->base + r->stride * (r->lanes - 1)));
+    }
+    return Expr();
+}
+
 // Rewrites the body of one vectorized loop. Variables in `vector_vars` hold vectors.
+//
+// The body runs once for all lanes, statement after statement, where the scalar loop ran each
+// lane's whole iteration before the next one's. That is the same computation because the lanes
+// are independent: what one lane writes, no other lane reads or writes (Funcs computed inside
+// the loop write pure values of their coordinates; the storage of one lane's intermediates is
+// its own, see visit(Allocate)).
 class Vectorize : public IRMutator {
 public:
     Vectorize(const std::string &var, Expr ramp, int lanes) : lanes(lanes) {
@@ -34,6 +51,21 @@ public:
 private:
     int lanes;
     Scope<Expr> vector_vars;  // name -> replacement (a Ramp, or a Variable of vector type)
+    // Allocations made inside the vectorized loop, now one slot per lane (see visit(Allocate)).
+    Scope<int> widened;
+    // How many loops enclose the current node whose lanes start at different places (see
+    // visit(For)).
+    int rebased_loops = 0;
+
+    // Element `index` of a widened allocation, for every lane: lane l's copy of element i is
+    // at i * lanes + l.
+    Expr lane_slots(const Expr &index) const {
+        if (index.type().is_scalar()) return Ramp::make(index * lanes, 1, lanes);
+        if (const Ramp *r = index.as<Ramp>()) {
+            return Ramp::make(r->base * lanes, simplify(r->stride * lanes + 1), lanes);
+        }
+        return index * Broadcast::make(make_const(Int(32), lanes), lanes) + Ramp::make(0, 1, lanes);
+    }
 
     Expr visit(const Variable *op) override {
         if (const Expr *r = vector_vars.find(op->name)) return *r;
@@ -121,6 +153,9 @@ private:
 
     Expr visit(const Load *op) override {
         Expr index = mutate(op->index);
+        if (widened.contains(op->name)) {
+            return Load::make(op->type.with_lanes(lanes), op->name, lane_slots(index));
+        }
         if (index.same_as(op->index)) return op;
         return Load::make(op->type.with_lanes(index.type().lanes()), op->name, index);
     }
@@ -180,6 +215,15 @@ private:
 
     Stmt visit(const Store *op) override {
         Expr value = mutate(op->value), index = mutate(op->index);
+        if (widened.contains(op->name)) {
+            return Store::make(op->name, widen(value, lanes), lane_slots(index));
+        }
+        if (rebased_loops > 0) {
+            // Lanes whose loops start at different places reach the same element in different
+            // iterations: only a lane's own storage is sure not to be shared.
+            needs_scalar_fallback = true;
+            return op;
+        }
         if (value.same_as(op->value) && index.same_as(op->index)) return op;
         int n = std::max(value.type().lanes(), index.type().lanes());
         if (n == 1) return Store::make(op->name, value, index);
@@ -202,18 +246,48 @@ private:
         return IRMutator::visit(op);
     }
 
+    // A serial loop inside the vectorized one stays a loop, each iteration running all lanes.
+    // Its extent must be the same for every lane (lanes with fewer iterations would need a
+    // mask); where only its min differs per lane, it runs from 0 and each lane adds its own
+    // min to the loop variable.
     Stmt visit(const For *op) override {
         Expr mn = mutate(op->min), ext = mutate(op->extent);
-        if (mn.type().is_vector() || ext.type().is_vector()) {
+        if (ext.type().is_vector()) {
             needs_scalar_fallback = true;
             return op;
         }
-        return IRMutator::visit(op);
+        if (mn.type().is_scalar()) {
+            Stmt body = mutate(op->body);
+            if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return op;
+            return For::make(op->name, mn, ext, op->for_type, op->device_api, body);
+        }
+        Expr from_zero = Variable::make(Int(32), op->name);
+        Expr value = mn.as<Ramp>() ? Ramp::make(from_zero + mn.as<Ramp>()->base, mn.as<Ramp>()->stride, lanes)
+                                   : Add::make(Broadcast::make(from_zero, lanes), mn);
+        ScopedBinding<Expr> bind(vector_vars, op->name, value);
+        rebased_loops++;
+        Stmt body = mutate(op->body);
+        rebased_loops--;
+        return For::make(op->name, make_zero(Int(32)), ext, op->for_type, op->device_api, body);
     }
 
+    // Storage allocated inside the loop belongs to one iteration: each lane gets its own copy
+    // of every element, side by side (element i of lane l at i * lanes + l), so that an
+    // accumulator's loads and stores are dense vectors.
     Stmt visit(const Allocate *op) override {
-        needs_scalar_fallback = true;  // storage inside a vector loop: keep it scalar
-        return op;
+        std::vector<Expr> extents{make_const(Int(32), lanes)};
+        for (const Expr &e : op->extents) {
+            // Lanes of different sizes get the largest: a lane never reaches past its own.
+            Expr extent = max_over_lanes(mutate(e));
+            if (!extent.defined()) {
+                needs_scalar_fallback = true;
+                return op;
+            }
+            extents.push_back(extent);
+        }
+        ScopedBinding<int> bind(widened, op->name, 0);
+        Stmt body = mutate(op->body);
+        return Allocate::make(op->name, op->type, extents, body);
     }
 
     Stmt visit(const AssertStmt *op) override {

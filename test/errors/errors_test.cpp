@@ -246,4 +246,20 @@ TEST(UserErrors, PipelineStillWorksAfterAnError) {
     for (int i = 0; i < 4; i++) EXPECT_EQ(out(i), i * 7) << "at " << i;
 }
 
+TEST(UserErrors, RDomBoundsUsingAVarOrAFunc) {
+    // As in Halide: the bounds are evaluated before any loop of the reduction (Loom used to
+    // fail inside code generation, "Variable row_var is not bound").
+    Var row_var("row_var"), x("x");
+    std::string message = message_of<CompileError>([&] { RDom r(0, row_var % 5, "by_row"); });
+    EXPECT_THAT(message, AllOf(HasSubstr("by_row"), HasSubstr("row_var"), HasSubstr("where()")));
+    Func size_func("size_func");
+    size_func(x) = x;
+    message = message_of<CompileError>([&] { RDom r(size_func(0), 4, "by_func"); });
+    EXPECT_THAT(message, AllOf(HasSubstr("by_func"), HasSubstr("size_func")));
+    // Params and input sizes are what bounds are for.
+    Param<int32_t> count("count");
+    ImageParam input(Int(32), 1, "input");
+    EXPECT_NO_THROW(RDom(count, input.width() - count, "by_param"));
+}
+
 }  // namespace
