@@ -155,6 +155,7 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &t
     std::shared_ptr<JITModule> module =
         JITModule::load_cached(definition.bytes, name, args, target, p.options);
     std::string lowered_bytes;
+    if (module && lowered.body.defined()) lowered_bytes = lowered_key(lowered);
     if (!module) {
         if (!lowered.body.defined()) lowered = lower_pipeline(p, target);
         lowered_bytes = lowered_key(lowered);

@@ -372,6 +372,42 @@ TEST_F(JITCache, AHitReadsThisProcesssParamsAndBuffers) {
     EXPECT_EQ(other, 0);
 }
 
+// Within a process, a Pipeline reuses its code while its definition key is unchanged: any
+// directive given after a realize (a prefetch, a LoopLevel's stage, which the text
+// fingerprint used before did not see) is lowered anew.
+TEST_F(JITCache, ADirectiveAfterARealizeCompilesAnew) {
+    setenv("LOOM_JIT_CACHE", "0", 1);
+    ImageParam in(UInt(16), 2, "in");
+    Buffer<uint16_t> input = make_input();
+    in.set(input);
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = in(x, y) + 1;
+    f(x, y) = g(x, y) * 2;
+    f(x, y) += cast<uint16_t>(in(x, y) + 1);
+    g.compute_root();
+    Pipeline p(f);
+    Buffer<uint16_t> out(kWidth, kHeight);
+    auto lowers = [&] {
+        const uint64_t before = Internal::lowerings_run();
+        p.realize(out);
+        return Internal::lowerings_run() - before;
+    };
+    EXPECT_EQ(lowers(), 1u);
+    EXPECT_EQ(lowers(), 0u);  // nothing changed
+    f.prefetch(in, y, y, 2);
+    EXPECT_EQ(lowers(), 1u);
+    g.compute_at(f, y);  // the first stage of f that reads g: stage 0
+    EXPECT_EQ(lowers(), 1u);
+    g.compute_at(LoopLevel(f, y, 0));  // the same loop, named by its stage
+    EXPECT_EQ(lowers(), 1u);
+    EXPECT_EQ(lowers(), 0u);
+    for (int yy = 0; yy < kHeight; yy++)
+        for (int xx = 0; xx < kWidth; xx++)
+            ASSERT_EQ(out(xx, yy), uint16_t((input_value(xx, yy) + 1) * 3)) << xx << ", " << yy;
+    unsetenv("LOOM_JIT_CACHE");
+}
+
 // Options that ask for the lowering's log or checks lower the pipeline (to log or check it)
 // but still load the machine code from the cache.
 TEST_F(JITCache, VerifyingTheLoweringStillLoadsTheCode) {
