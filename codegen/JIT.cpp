@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <thread>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
@@ -17,6 +19,7 @@
 #include "codegen/CodeGen_LLVM.h"
 #include "codegen/JITCache.h"
 #include "codegen/JITCacheKey.h"
+#include "codegen/KeyWriter.h"
 #include "codegen/LLVMTarget.h"
 #include "codegen/LoopOutlining.h"
 #include "codegen/ParallelCompile.h"
@@ -119,18 +122,25 @@ std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
 }  // namespace
 
 // Links machine code into a fresh JIT. A friend of JITModule; returns an error rather than
-// throwing, so that a cached entry that does not link falls back to a compile.
+// throwing, so that a cached entry that does not link falls back to a compile. Needs no
+// TargetMachine (nor LLVM's registered targets): JITLink reads the objects, and the machine's
+// description and data layout are given.
 struct JITLinker {
     static llvm::Expected<std::shared_ptr<JITModule>>
     link(const std::string &entry_name, const std::vector<std::string> &objects,
-         llvm::TargetMachine &tm) {
-        llvm::orc::JITTargetMachineBuilder jtmb(tm.getTargetTriple());
-        jtmb.setCPU(tm.getTargetCPU().str());
-        jtmb.addFeatures(std::vector<std::string>{tm.getTargetFeatureString().str()});
+         const MachineSpec &machine, const std::string &data_layout) {
+        llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(machine.triple)};
+        jtmb.setCPU(machine.cpu);
+        jtmb.addFeatures(std::vector<std::string>{machine.features});
 
+        auto layout = llvm::DataLayout::parse(data_layout);
+        if (!layout) return layout.takeError();
         llvm::orc::LLJITBuilder builder;
         builder.setJITTargetMachineBuilder(std::move(jtmb));
-        builder.setDataLayout(tm.createDataLayout());
+        builder.setDataLayout(std::move(*layout));
+        // The objects have no static initializers to run (Loom emits none), so the JIT needs
+        // no platform support for them; setting it up cost about 0.1 ms per link.
+        builder.setPlatformSetUp(llvm::orc::setUpInactivePlatform);
         builder.setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder)
             -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
             return std::make_unique<NoIRCompiler>();
@@ -167,33 +177,105 @@ struct JITLinker {
     }
 };
 
+namespace {
+
+// An entry's interface (JITCacheEntry::interface): what the code expects of the process that
+// links it. First the data layout it was compiled for (the JIT needs one, and making a
+// TargetMachine to learn it would cost a hit more than the rest of the load), then the entry
+// point's name and the arguments in the order it reads them, with what each is bound to in
+// realize() (an embedded Buffer, a Param or ImageParam, an output). The objects' symbols say
+// nothing of the order of arguments: an entry is run only where this part matches.
+std::string interface_of(const std::string &name, const std::vector<LoweredArgument> &args) {
+    KeyWriter w;
+    w.str(name);
+    w.u64(args.size());
+    for (const LoweredArgument &a : args) {
+        w.str(a.name);
+        w.u64(a.kind);
+        w.type(a.type);
+        w.u64((uint64_t)a.dimensions);
+        w.u64((uint64_t)a.value_index);
+        w.u64(a.buffer ? 1 : a.param ? 2 : a.output ? 3 : 0);
+    }
+    return std::move(w.out);
+}
+
+std::string entry_interface(const std::string &data_layout, const std::string &name,
+                            const std::vector<LoweredArgument> &args) {
+    KeyWriter w;
+    w.str(data_layout);
+    return w.out + interface_of(name, args);
+}
+
+// The data layout an entry's interface gives, if the rest of it is `expected`.
+std::optional<std::string> data_layout_of(const std::string &interface,
+                                          const std::string &expected) {
+    uint32_t n;
+    if (interface.size() < 4) return std::nullopt;
+    std::memcpy(&n, interface.data(), 4);
+    if (interface.size() - 4 < n || interface.compare(4 + n, std::string::npos, expected) != 0) {
+        return std::nullopt;
+    }
+    return interface.substr(4, n);
+}
+
+}  // namespace
+
+std::shared_ptr<JITModule> JITModule::load_cached(const std::string &definition,
+                                                  const std::string &name,
+                                                  const std::vector<LoweredArgument> &args,
+                                                  const Target &target,
+                                                  const CompileOptions &options) {
+    const JITCache cache(options);
+    if (!cache.enabled()) return nullptr;
+    const MachineSpec machine = machine_spec(target);
+    const std::string key =
+        jit_cache_key(definition, target, machine, thread_count(options.compile_threads));
+    std::optional<JITCacheEntry> entry = cache.load(key);
+    if (!entry) return nullptr;
+    // The key holds everything the arguments are inferred from, so a difference here is a
+    // key that misses something: the entry is dropped rather than run with wrong arguments.
+    std::optional<std::string> data_layout = data_layout_of(entry->interface, interface_of(name, args));
+    if (!data_layout) {
+        cache.forget(key, "its entry point or arguments differ from the pipeline's");
+        return nullptr;
+    }
+    auto linked = JITLinker::link(name, entry->objects, machine, *data_layout);
+    if (!linked) {
+        cache.forget(key, "its objects do not link: " + error_text(linked.takeError()));
+        return nullptr;
+    }
+    (*linked)->from_cache = true;
+    return std::move(*linked);
+}
+
 std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target,
-                                              const CompileOptions &options) {
+                                              const CompileOptions &options,
+                                              const std::string &definition) {
     initialize_llvm();
     PooledTargetMachine tm = borrow_target_machine(target);
     const unsigned threads = thread_count(options.compile_threads);
-    const JITCache cache(options);
-    std::string key;
-    if (cache.enabled()) {
-        key = jit_cache_key(pipeline, target, *tm, threads);
-        if (std::optional<std::vector<std::string>> objects = cache.load(key)) {
-            auto linked = JITLinker::link(pipeline.name, *objects, *tm);
-            if (linked) {
-                (*linked)->from_cache = true;
-                return std::move(*linked);
-            }
-            cache.forget(key, "its objects do not link: " + error_text(linked.takeError()));
-        }
-    }
     ModuleBuilder build = [&pipeline, threads](llvm::LLVMContext &ctx, llvm::TargetMachine &tm,
                                                bool verify) {
         return codegen_for_jit(pipeline, ctx, tm, threads, verify);
     };
     std::vector<std::string> objects = compile_to_objects(build, *tm, target, threads);
-    std::shared_ptr<JITModule> result =
-        check(JITLinker::link(pipeline.name, objects, *tm), "Linking the compiled pipeline");
+    const MachineSpec machine = machine_spec(target);
+    const std::string data_layout = tm->createDataLayout().getStringRepresentation();
+    std::shared_ptr<JITModule> result = check(JITLinker::link(pipeline.name, objects, machine, data_layout),
+                                              "Linking the compiled pipeline");
     // Stored only once the objects linked: an entry is code that ran through the linker.
-    if (cache.enabled()) cache.store(key, objects);
+    // Entries are keyed by the definition alone, not also by the lowered code: the cache's
+    // purpose is a repeated program, which repeats its definitions exactly, while a second
+    // key per entry would cost a second file (or a second lookup on every hit) for the rare
+    // pipelines whose different definitions lower alike. Within one process, Pipeline still
+    // reuses code whose lowering did not change.
+    const JITCache cache(options);
+    if (cache.enabled() && !definition.empty()) {
+        cache.store(jit_cache_key(definition, target, machine, threads),
+                    JITCacheEntry{entry_interface(data_layout, pipeline.name, pipeline.args),
+                                  std::move(objects)});
+    }
     return result;
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dsl/Target.h"
 #include "lower/Lower.h"
@@ -17,12 +18,24 @@ class JITModule {
 public:
     using Entry = int32_t (*)(void *user_context, void **args);
 
+    /** The machine code of the pipeline whose definition_key is `definition`
+     * (codegen/JITCacheKey.h), loaded from the persistent cache (codegen/JITCache.h) and linked:
+     * nothing is lowered and no LLVM pass runs. Null where the cache is off or holds no such
+     * pipeline. `name` and `args` are what lowering the definition gives (its function name
+     * and lower/InferArguments.h's list, which the caller binds when it runs the code); an
+     * entry made for another name or argument list is deleted, never run. */
+    static std::shared_ptr<JITModule> load_cached(const std::string &definition,
+                                                  const std::string &name,
+                                                  const std::vector<LoweredArgument> &args,
+                                                  const Target &target,
+                                                  const CompileOptions &options);
     /** Lowered pipeline -> LLVM IR -> optimize_module -> machine code, its functions compiled on
      * options.compile_threads threads, or one per core where it is 0 (codegen/ParallelCompile).
-     * With options.jit_cache, the machine code comes from the persistent cache where it holds
-     * the pipeline's (codegen/JITCache.h), and goes there after a compile. */
+     * With options.jit_cache and the definition_key of the pipeline `pipeline` was lowered
+     * from, the machine code goes to the persistent cache, where load_cached finds it. */
     static std::shared_ptr<JITModule> compile(const LoweredPipeline &pipeline, const Target &target,
-                                              const CompileOptions &options = CompileOptions());
+                                              const CompileOptions &options = CompileOptions(),
+                                              const std::string &definition = std::string());
     ~JITModule();
 
     Entry entry() const { return entry_point; }

@@ -25,7 +25,7 @@ namespace {
 
 constexpr char kMagic[8] = {'L', 'O', 'O', 'M', 'J', 'I', 'T', '\0'};
 // Bump when the layout of an entry changes: entries of another version are not read.
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8 + 8 + 8;
 constexpr const char *kEntrySuffix = ".loomjit";
 constexpr const char *kTempPrefix = ".tmp-";
@@ -96,9 +96,25 @@ bool write_all(int fd, const std::string &bytes) {
     return true;
 }
 
-// The objects of an entry, or the reason it is not believed.
+// Reads the length-prefixed blob at `at`, moving past it; false where it runs past the end.
+bool take_blob(const std::string &bytes, size_t &at, std::string &blob) {
+    if (bytes.size() - at < 8) return false;
+    const uint64_t n = get<uint64_t>(bytes, at);
+    at += 8;
+    if (n > bytes.size() - at) return false;
+    blob.assign(bytes, at, n);
+    at += n;
+    return true;
+}
+
+void put_blob(std::string &out, const std::string &blob) {
+    put<uint64_t>(out, blob.size());
+    out += blob;
+}
+
+// The contents of an entry, or the reason it is not believed.
 struct Parsed {
-    std::vector<std::string> objects;
+    JITCacheEntry entry;
     std::string damage;  // empty: the entry is whole and belongs to the key
 };
 
@@ -126,30 +142,25 @@ Parsed parse_entry(const std::string &bytes, const std::string &key) {
     }
     if (!r.damage.empty()) return r;
     size_t at = kHeaderBytes + key_bytes;
-    for (uint32_t i = 0; i < count; i++) {
-        if (bytes.size() - at < 8) break;
-        const uint64_t n = get<uint64_t>(bytes, at);
-        at += 8;
-        if (n > bytes.size() - at) break;
-        r.objects.emplace_back(bytes, at, n);
-        at += n;
+    bool whole = take_blob(bytes, at, r.entry.interface);
+    for (uint32_t i = 0; whole && i < count; i++) {
+        r.entry.objects.emplace_back();
+        whole = take_blob(bytes, at, r.entry.objects.back());
     }
-    if (r.objects.size() != count || at != bytes.size()) {
-        r.objects.clear();
-        r.damage = "object lengths disagree with the payload";
+    if (!whole || at != bytes.size()) {
+        r.entry = JITCacheEntry();
+        r.damage = "blob lengths disagree with the payload";
     }
     return r;
 }
 
-std::string make_entry(const std::string &key, const std::vector<std::string> &objects) {
+std::string make_entry(const std::string &key, const JITCacheEntry &contents) {
     std::string body = key;
-    for (const std::string &o : objects) {
-        put<uint64_t>(body, o.size());
-        body += o;
-    }
+    put_blob(body, contents.interface);
+    for (const std::string &o : contents.objects) put_blob(body, o);
     std::string entry(kMagic, 8);
     put<uint32_t>(entry, kFormatVersion);
-    put<uint32_t>(entry, (uint32_t)objects.size());
+    put<uint32_t>(entry, (uint32_t)contents.objects.size());
     put<uint64_t>(entry, key.size());
     put<uint64_t>(entry, body.size() - key.size());
     put<uint64_t>(entry, checksum(body.data(), body.size()));
@@ -195,7 +206,7 @@ std::string JITCache::entry_path(const std::string &key) const {
     return dir + "/" + llvm::toHex(hash, /*LowerCase=*/true) + kEntrySuffix;
 }
 
-std::optional<std::vector<std::string>> JITCache::load(const std::string &key) const {
+std::optional<JITCacheEntry> JITCache::load(const std::string &key) const {
     if (!enabled()) return std::nullopt;
     const std::string path = entry_path(key);
     int fd = -1;
@@ -214,7 +225,7 @@ std::optional<std::vector<std::string>> JITCache::load(const std::string &key) c
     ::futimens(fd, nullptr);
     ::close(fd);
     report("hit " + path);
-    return std::move(entry.objects);
+    return std::move(entry.entry);
 }
 
 void JITCache::forget(const std::string &key, const std::string &why) const {
@@ -226,7 +237,7 @@ void JITCache::forget(const std::string &key, const std::string &why) const {
     ::unlink(path.c_str());
 }
 
-void JITCache::store(const std::string &key, const std::vector<std::string> &objects) const {
+void JITCache::store(const std::string &key, const JITCacheEntry &contents) const {
     if (!enabled()) return;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
@@ -240,7 +251,7 @@ void JITCache::store(const std::string &key, const std::vector<std::string> &obj
         report("can't write in " + dir + ": " + std::strerror(errno));
         return;
     }
-    const bool written = write_all(fd, make_entry(key, objects));
+    const bool written = write_all(fd, make_entry(key, contents));
     const int write_errno = errno;
     const bool closed = ::close(fd) == 0;
     const std::string path = entry_path(key);

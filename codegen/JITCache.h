@@ -1,7 +1,7 @@
 // The persistent JIT cache: the machine code JITModule::compile made for a pipeline, kept on
-// disk so that a later process compiling the same pipeline (same lowered code, target,
-// options, Loom build and LLVM version: codegen/JITCacheKey.h) links it instead of running
-// LLVM's optimizer and code generator.
+// disk so that a later process defining the same pipeline (same definition and schedule,
+// target, options, Loom build and LLVM version: codegen/JITCacheKey.h) links it without
+// lowering it and without running LLVM's optimizer and code generator.
 //
 // Where: CompileOptions::jit_cache_dir, else $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else
 // $HOME/.cache/loom. Off: CompileOptions::jit_cache = false, or LOOM_JIT_CACHE=0 in the
@@ -11,7 +11,9 @@
 //   header (kHeaderBytes): magic "LOOMJIT\0", format version (u32), object count (u32),
 //     key length (u64), payload length (u64), xxh3-64 of everything after the header (u64);
 //   the key itself (so that a different key of the same hash is told apart);
-//   the payload: per object, its length (u64) and its bytes (relocatable ELF objects).
+//   the payload: the interface (its length, u64, and its bytes: what the code expects of the
+//     process that links it, see JITCacheEntry), then per object its length (u64) and its
+//     bytes (relocatable ELF objects).
 // Integers are little-endian. An entry is read whole and believed only if every field agrees
 // (lengths with the file's size, the checksum, the key byte for byte); otherwise it is
 // deleted and the pipeline compiled anew. An entry never holds a pointer into a process: the
@@ -41,6 +43,15 @@
 namespace loom {
 namespace Internal {
 
+/** What an entry holds. */
+struct JITCacheEntry {
+    /** What the code expects of the process that links it: its entry point's name and its
+     * arguments in order (codegen/JIT.cpp writes and checks it). */
+    std::string interface;
+    /** Relocatable objects, linked together. */
+    std::vector<std::string> objects;
+};
+
 class JITCache {
 public:
     /** The bound where neither CompileOptions nor the environment gives one. */
@@ -54,13 +65,14 @@ public:
     const std::string &directory() const { return dir; }
     uint64_t max_bytes() const { return bound; }
 
-    /** The objects stored under key, or nothing where there is no entry or it is damaged (then
-     * it is deleted). A hit marks the entry as just used. */
-    std::optional<std::vector<std::string>> load(const std::string &key) const;
-    /** Stores the objects under key (replacing an entry), then evicts down to the bound.
-     * Failures are ignored (logged with LOOM_JIT_CACHE_LOG=1). */
-    void store(const std::string &key, const std::vector<std::string> &objects) const;
-    /** Deletes the entry of key: one whose objects passed every check but did not link. */
+    /** The entry stored under key, or nothing where there is none or it is damaged (then it
+     * is deleted). A hit marks the entry as just used. */
+    std::optional<JITCacheEntry> load(const std::string &key) const;
+    /** Stores an entry under key (replacing one), then evicts down to the bound. Failures are
+     * ignored (logged with LOOM_JIT_CACHE_LOG=1). */
+    void store(const std::string &key, const JITCacheEntry &entry) const;
+    /** Deletes the entry of key: one that passed every check but does not fit the pipeline
+     * or does not link. */
     void forget(const std::string &key, const std::string &why) const;
 
 private:

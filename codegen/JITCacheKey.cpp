@@ -1,230 +1,283 @@
 #include "codegen/JITCacheKey.h"
 
-#include <cstring>
+#include <map>
 
 #include <llvm/Config/llvm-config.h>
-#include <llvm/Target/TargetMachine.h>
 
-#include "dsl/IRVisitor.h"
+#include "codegen/KeyWriter.h"
+#include "dsl/Buffer.h"
+#include "dsl/Parameter.h"
+#include "dsl/RDom.h"
 
 namespace loom {
 namespace Internal {
 
 namespace {
 
-// Bump when the meaning of the key's bytes changes (what is written, or in what order).
-constexpr const char *kKeyFormat = "loom-jit-cache-key 1";
+// Bump when the meaning of a key's bytes changes (what is written, or in what order).
+constexpr const char *kKeyFormat = "loom-jit-cache-key 2";
+constexpr const char *kDefinitionFormat = "loom-definition 1";
+constexpr const char *kLoweredFormat = "loom-lowered 1";
 
-// Writes the key. Every value is written so that the bytes read back in only one way:
-// numbers at a fixed width, strings and lists behind their length, an absent child as a byte
-// of its own, and every node behind its kind (and, for an Expr, its type).
-class KeyWriter : public IRVisitor {
+// Writes a definition. Each structure is taken apart with a structured binding that names all
+// of its fields: a field added to one of them makes the binding fail to compile, so that it
+// is written here, or the binding says why it need not be. The bindings are [[maybe_unused]]
+// for the fields left out on purpose.
+class DefinitionWriter : public KeyWriter {
 public:
-    std::string out;
+    std::vector<const void *> inputs;
 
-    void u64(uint64_t v) {
-        char bytes[8];
-        std::memcpy(bytes, &v, 8);
-        out.append(bytes, 8);
+    void function(const FunctionContents *f) {
+        if (!first_meeting(f)) return;
+        const auto &[name, args, output_types, init, updates, schedule] = *f;
+        str(name);
+        strs(args);
+        u64(output_types.size());
+        for (Type t : output_types) type(t);
+        definition(init);
+        u64(updates.size());
+        for (const Definition &d : updates) definition(d);
+        func_schedule(schedule);
     }
-    void str(const std::string &s) {
-        u64(s.size());
-        out += s;
+
+    void target(const Target &t) {
+        // A default Target ("host") is resolved by the machine part of jit_cache_key.
+        const auto &[os, arch, bits, features] = t;
+        u64((uint64_t)os);
+        u64((uint64_t)arch);
+        u64((uint64_t)bits);
+        u64(features.size());
+        for (Target::Feature f : features) u64((uint64_t)f);
     }
-    void type(Type t) {
-        u64(t.code);
-        u64(t.bits());
-        u64(t.lanes());
+
+    void options(const CompileOptions &o) {
+        // Only streaming_min_bytes changes the code lowering and codegen make. Logging and
+        // verifying the passes check the same code; compile_threads is resolved to a count in
+        // jit_cache_key; copying outputs to the host happens in realize(); the cache's own
+        // settings say where code is kept.
+        [[maybe_unused]] const auto &[log_passes, verify_ir, compile_threads, streaming_min_bytes,
+                                      copy_outputs_to_host, jit_cache, jit_cache_dir,
+                                      jit_cache_max_bytes] = o;
+        u64((uint64_t)streaming_min_bytes);
     }
-    void expr(const Expr &e) {
-        if (!e.defined()) {
-            out += '-';
-            return;
-        }
-        out += '+';
-        e.accept(this);
+
+    void argument(const Argument &a) {
+        const auto &[name, kind, arg_type, dimensions] = a;
+        str(name);
+        u64((uint64_t)kind);
+        type(arg_type);
+        u64((uint64_t)dimensions);
     }
-    void stmt(const Stmt &s) {
-        if (!s.defined()) {
-            out += '-';
-            return;
-        }
-        out += '+';
-        s.accept(this);
+
+protected:
+    void references(const Variable *op) override {
+        param(op->param.get());
+        rdom(op->rdom.get());
     }
-    void exprs(const std::vector<Expr> &list) {
-        u64(list.size());
-        for (const Expr &e : list) expr(e);
+    void references(const Call *op) override {
+        function(op->func.get());
+        buffer(op->buffer.get());
+        param(op->param.get());
     }
 
 private:
-    // One `fields` per node kind, written after the node's kind (and type): a node kind added
-    // to IR.h without one here does not compile (the visit below calls it for every kind).
-    void fields(const IntImm *op) { u64((uint64_t)op->value); }
-    void fields(const UIntImm *op) { u64(op->value); }
-    void fields(const FloatImm *op) {
-        uint64_t bits;
-        std::memcpy(&bits, &op->value, 8);
-        u64(bits);
-    }
-    void fields(const StringImm *op) { str(op->value); }
-    void fields(const Cast *op) { expr(op->value); }
-    void fields(const Reinterpret *op) { expr(op->value); }
-    void fields(const Variable *op) { str(op->name); }
-#define LOOM_KEY_BINARY(T)                                                                         \
-    void fields(const T *op) {                                                                     \
-        expr(op->a);                                                                               \
-        expr(op->b);                                                                               \
-    }
-    LOOM_KEY_BINARY(Add)
-    LOOM_KEY_BINARY(Sub)
-    LOOM_KEY_BINARY(Mul)
-    LOOM_KEY_BINARY(Div)
-    LOOM_KEY_BINARY(Mod)
-    LOOM_KEY_BINARY(Min)
-    LOOM_KEY_BINARY(Max)
-    LOOM_KEY_BINARY(EQ)
-    LOOM_KEY_BINARY(NE)
-    LOOM_KEY_BINARY(LT)
-    LOOM_KEY_BINARY(LE)
-    LOOM_KEY_BINARY(GT)
-    LOOM_KEY_BINARY(GE)
-    LOOM_KEY_BINARY(And)
-    LOOM_KEY_BINARY(Or)
-#undef LOOM_KEY_BINARY
-    void fields(const Not *op) { expr(op->a); }
-    void fields(const Select *op) {
-        expr(op->condition);
-        expr(op->true_value);
-        expr(op->false_value);
-    }
-    void fields(const Load *op) {
-        str(op->name);
-        expr(op->index);
-    }
-    void fields(const Ramp *op) {
-        expr(op->base);
-        expr(op->stride);
-        u64((uint64_t)op->lanes);
-    }
-    void fields(const Broadcast *op) {
-        expr(op->value);
-        u64((uint64_t)op->lanes);
-    }
-    void fields(const Let *op) {
-        str(op->name);
-        expr(op->value);
-        expr(op->body);
-    }
-    void fields(const Call *op) {
-        str(op->name);
-        exprs(op->args);
-        u64(op->call_type);
-        u64(op->op);
-        u64((uint64_t)op->value_index);
-    }
-    void fields(const LetStmt *op) {
-        str(op->name);
-        expr(op->value);
-        stmt(op->body);
-    }
-    void fields(const AssertStmt *op) {
-        expr(op->condition);
-        expr(op->message);
-    }
-    void fields(const ProducerConsumer *op) {
-        str(op->name);
-        u64(op->is_producer);
-        stmt(op->body);
-    }
-    void fields(const For *op) {
-        str(op->name);
-        expr(op->min);
-        expr(op->extent);
-        u64((uint64_t)op->for_type);
-        u64((uint64_t)op->device_api);
-        stmt(op->body);
-    }
-    void fields(const Store *op) {
-        str(op->name);
-        expr(op->value);
-        expr(op->index);
-    }
-    void fields(const Provide *op) {
-        str(op->name);
-        exprs(op->values);
-        exprs(op->args);
-    }
-    void fields(const Allocate *op) {
-        str(op->name);
-        type(op->type);
-        exprs(op->extents);
-        stmt(op->body);
-    }
-    void fields(const Free *op) { str(op->name); }
-    void fields(const Realize *op) {
-        str(op->name);
-        u64(op->types.size());
-        for (Type t : op->types) type(t);
-        u64(op->bounds.size());
-        for (const Range &r : op->bounds) {
-            expr(r.min);
-            expr(r.extent);
-        }
-        stmt(op->body);
-    }
-    void fields(const Block *op) {
-        stmt(op->first);
-        stmt(op->rest);
-    }
-    void fields(const IfThenElse *op) {
-        expr(op->condition);
-        stmt(op->then_case);
-        stmt(op->else_case);
-    }
-    void fields(const Evaluate *op) { expr(op->value); }
+    std::map<const void *, uint64_t> met;
 
-#define LOOM_KEY_EXPR(T)                                                                           \
-    void visit(const T *op) override {                                                             \
-        u64((uint64_t)op->node_type);                                                              \
-        type(op->type);                                                                            \
-        fields(op);                                                                                \
+    // Whether `p` is met for the first time (its contents are to be written next). Writes
+    // which: '0' for none, 'r' and the number it got when first met, or 'n'.
+    bool first_meeting(const void *p) {
+        if (!p) {
+            out += '0';
+            return false;
+        }
+        auto it = met.find(p);
+        if (it != met.end()) {
+            out += 'r';
+            u64(it->second);
+            return false;
+        }
+        met.emplace(p, (uint64_t)met.size());
+        out += 'n';
+        return true;
     }
-#define LOOM_KEY_STMT(T)                                                                           \
-    void visit(const T *op) override {                                                             \
-        u64((uint64_t)op->node_type);                                                              \
-        fields(op);                                                                                \
+
+    void definition(const Definition &d) {
+        const auto &[args, values, schedule, domain, predicate, specializations] = d;
+        exprs(args);
+        exprs(values);
+        stage_schedule(schedule);
+        rdom(domain.get());
+        expr(predicate);
+        u64(specializations.size());
+        for (const Specialization &s : specializations) {
+            const auto &[condition, specialized, failure, failure_message] = s;
+            expr(condition);
+            out += specialized ? '+' : '-';
+            if (specialized) definition(*specialized);
+            u64(failure);
+            str(failure_message);
+        }
     }
-    LOOM_FOR_EACH_IR_EXPR(LOOM_KEY_EXPR)
-    LOOM_FOR_EACH_IR_STMT(LOOM_KEY_STMT)
-#undef LOOM_KEY_EXPR
-#undef LOOM_KEY_STMT
+
+    void stage_schedule(const StageSchedule &s) {
+        const auto &[splits, dims, prefetches] = s;
+        u64(splits.size());
+        for (const Split &sp : splits) {
+            const auto &[kind, old_var, outer, inner, factor, tail] = sp;
+            u64((uint64_t)kind);
+            str(old_var);
+            str(outer);
+            str(inner);
+            expr(factor);
+            u64((uint64_t)tail);
+        }
+        u64(dims.size());
+        for (const Dim &dim : dims) {
+            const auto &[var, for_type, device_api, is_rvar] = dim;
+            str(var);
+            u64((uint64_t)for_type);
+            u64((uint64_t)device_api);
+            u64(is_rvar);
+        }
+        u64(prefetches.size());
+        for (const PrefetchDirective &p : prefetches) {
+            const auto &[image, func, at, from, offset, strategy] = p;
+            param(image.get());
+            function(func.get());
+            str(at);
+            str(from);
+            expr(offset);
+            u64((uint64_t)strategy);
+        }
+    }
+
+    // LoopLevel keeps its fields private; these accessors read all four (kind, Func, loop,
+    // stage).
+    void loop_level(const LoopLevel &l) {
+        u64(l.is_root() ? 1 : l.is_inlined() ? 2 : 3);
+        str(l.func());
+        str(l.var());
+        u64((uint64_t)(int64_t)l.stage_index());
+    }
+
+    void bounds(const std::vector<Bound> &list) {
+        u64(list.size());
+        for (const Bound &b : list) {
+            const auto &[var, min, extent] = b;
+            str(var);
+            expr(min);
+            expr(extent);
+        }
+    }
+
+    void func_schedule(const FuncSchedule &s) {
+        // Estimates change no code; they are written all the same, as hints an
+        // auto-scheduler may one day turn into code before lowering.
+        const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds] = s;
+        loop_level(compute_level);
+        loop_level(store_level);
+        bounds(bound_list);
+        bounds(estimates);
+        strs(storage_order);
+        u64(folds.size());
+        for (const StorageFold &fold : folds) {
+            const auto &[var, extent] = fold;
+            str(var);
+            expr(extent);
+        }
+    }
+
+    void rdom(const ReductionDomainContents *r) {
+        if (!first_meeting(r)) return;
+        const auto &[name, domain, predicate] = *r;
+        str(name);
+        u64(domain.size());
+        for (const ReductionVariable &rv : domain) {
+            const auto &[var, min, extent] = rv;
+            str(var);
+            expr(min);
+            expr(extent);
+        }
+        expr(predicate);
+    }
+
+    void param(const ParameterContents *p) {
+        if (!first_meeting(p)) return;
+        inputs.push_back(p);
+        // The value of a scalar Param and the Buffer bound to an ImageParam are read by the
+        // compiled code from its arguments when it runs; lowering never reads them.
+        [[maybe_unused]] const auto &[name, param_type, is_buffer, dimensions, scalar_bits,
+                                      scalar_set, bound_buffer] = *p;
+        str(name);
+        type(param_type);
+        u64(is_buffer);
+        u64((uint64_t)dimensions);
+    }
+
+    void buffer(const BufferContents *b) {
+        if (!first_meeting(b)) return;
+        inputs.push_back(b);
+        // An embedded Buffer is an argument of the compiled code like an ImageParam: its shape
+        // (mins, extents, strides: AddImageChecks binds name.min.0 ... from the argument) and
+        // its memory are read when the pipeline runs, never by lowering. Its element type is
+        // raw.type, written through type().
+        [[maybe_unused]] const auto &[name, dims, raw, storage] = *b;
+        str(name);
+        type(b->type());
+        u64(dims.size());
+    }
 };
 
 }  // namespace
 
-std::string jit_cache_key(const LoweredPipeline &pipeline, const Target &target,
-                          const llvm::TargetMachine &tm, unsigned compile_threads) {
+DefinitionKey definition_key(const std::vector<FunctionPtr> &outputs, const std::string &name,
+                             const Target &target, const CompileOptions &options,
+                             const std::vector<Argument> &requested_args) {
+    DefinitionWriter w;
+    w.str(kDefinitionFormat);
+    w.str(name);
+    w.target(target);
+    w.options(options);
+    w.u64(requested_args.size());
+    for (const Argument &a : requested_args) w.argument(a);
+    w.u64(outputs.size());
+    for (const FunctionPtr &f : outputs) w.function(f.get());
+    return DefinitionKey{std::move(w.out), std::move(w.inputs)};
+}
+
+std::string lowered_key(const LoweredPipeline &pipeline) {
+    KeyWriter w;
+    const auto &[name, body, args, streaming_min_bytes] = pipeline;
+    w.str(kLoweredFormat);
+    w.u64((uint64_t)streaming_min_bytes);
+    w.str(name);
+    w.u64(args.size());
+    for (const LoweredArgument &a : args) {
+        // What an argument is bound to (a Buffer, a Param, an output Func) is this process's.
+        [[maybe_unused]] const auto &[arg_name, kind, type, dimensions, buffer, param, output,
+                                      value_index] = a;
+        w.str(arg_name);
+        w.u64(kind);
+        w.type(type);
+        w.u64((uint64_t)dimensions);
+        w.u64((uint64_t)value_index);
+    }
+    w.stmt(body);
+    return std::move(w.out);
+}
+
+std::string jit_cache_key(const std::string &pipeline, const Target &target,
+                          const MachineSpec &machine, unsigned compile_threads) {
     KeyWriter w;
     w.str(kKeyFormat);
     w.str(loom_build_id());
     w.str(LLVM_VERSION_STRING);
     w.str(target.to_string());
-    w.str(tm.getTargetTriple().str());
-    w.str(tm.getTargetCPU().str());
-    w.str(tm.getTargetFeatureString().str());
+    w.str(machine.triple);
+    w.str(machine.cpu);
+    w.str(machine.features);
     w.u64(compile_threads);
-    w.u64((uint64_t)pipeline.streaming_min_bytes);
-    w.str(pipeline.name);
-    w.u64(pipeline.args.size());
-    for (const LoweredArgument &a : pipeline.args) {
-        w.str(a.name);
-        w.u64(a.kind);
-        w.type(a.type);
-        w.u64((uint64_t)a.dimensions);
-        w.u64((uint64_t)a.value_index);
-    }
-    w.stmt(pipeline.body);
+    w.str(pipeline);
     return std::move(w.out);
 }
 

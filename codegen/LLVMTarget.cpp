@@ -68,29 +68,35 @@ std::string feature_string(const Target &t) {
 
 }  // namespace
 
-std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t) {
-    initialize_llvm();
-    std::string triple = llvm::sys::getProcessTriple();
-    std::string error;
-    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-    internal_assert(target) << "LLVM has no target for " << triple << ": " << error;
-    std::string cpu, features;
+MachineSpec machine_spec(const Target &t) {
+    MachineSpec spec;
+    spec.triple = llvm::sys::getProcessTriple();
     if (t.is_host_default()) {
-        cpu = llvm::sys::getHostCPUName().str();
+        spec.cpu = llvm::sys::getHostCPUName().str();
         for (const auto &f : llvm::sys::getHostCPUFeatures()) {
-            features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+            spec.features += (spec.features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") +
+                             f.first().str();
         }
     } else {
-        cpu = "x86-64";
-        features = feature_string(t);
+        spec.cpu = "x86-64";
+        spec.features = feature_string(t);
     }
+    return spec;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t) {
+    initialize_llvm();
+    const MachineSpec spec = machine_spec(t);
+    std::string error;
+    const llvm::Target *target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
+    internal_assert(target) << "LLVM has no target for " << spec.triple << ": " << error;
     llvm::TargetOptions options;
     // Results must not depend on whether the backend fuses a multiply and an add.
     options.AllowFPOpFusion = llvm::FPOpFusion::Strict;
     std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-        triple, cpu, features, options, llvm::Reloc::PIC_, std::nullopt,
+        spec.triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_, std::nullopt,
         llvm::CodeGenOptLevel::Aggressive));
-    internal_assert(tm) << "Could not create an LLVM TargetMachine for " << triple;
+    internal_assert(tm) << "Could not create an LLVM TargetMachine for " << spec.triple;
     return tm;
 }
 

@@ -18,7 +18,15 @@ namespace Internal {
 /** Registers the x86 (and NVPTX) backends once per process. */
 void initialize_llvm();
 
-/** A TargetMachine for t. FP contraction is off: Loom's results never depend on it. */
+/** What LLVM is told of the machine a Target names: its triple, CPU and features (for a
+ * default Target, this host's CPU and features). Needs no registered target. */
+struct MachineSpec {
+    std::string triple, cpu, features;
+};
+MachineSpec machine_spec(const Target &t);
+
+/** A TargetMachine for t (of machine_spec(t)). FP contraction is off: Loom's results never
+ * depend on it. */
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t);
 
 /** Optimizes every function of m that is not optnone, with the passes Loom's scheduled

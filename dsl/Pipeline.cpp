@@ -6,14 +6,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "codegen/AOT.h"
 #include "codegen/JIT.h"
+#include "codegen/JITCacheKey.h"
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
-#include "dsl/IRVisitor.h"
-#include "dsl/RDom.h"
 #include "dsl/ScheduleSource.h"
 #include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
@@ -26,13 +24,15 @@ namespace Internal {
 struct PipelineContents {
     std::vector<FunctionPtr> outputs;
     CompileOptions options;
-    // The last compilation, reused while the algorithm, the schedule, the inputs' identities
-    // and the target are unchanged (fingerprint), or, failing that, while the lowered code is.
-    std::string fingerprint;
-    std::string compiled_for; // the target of module, as text; empty: compile anew
-    LoweredPipeline lowered;  // module's lowering
-
+    // The last compilation, reused while the definition (codegen/JITCacheKey.h's
+    // definition_key: algorithm, schedule, target, options) is unchanged; its arguments are
+    // inferred again when the Params and Buffers the definition reads are other objects.
     std::shared_ptr<JITModule> module;
+    std::string definition;              // module's definition key; empty: compile anew
+    std::vector<const void *> inputs;    // the identities of args' inputs
+    std::vector<LoweredArgument> args;   // what module's entry point takes, in order
+    std::string compiled_for;            // the target of module, as text
+    std::string lowered;                 // lowered_key of module's code; empty: not lowered here
     double last_compile_seconds = 0;
     bool last_compile_from_cache = false;
 };
@@ -62,88 +62,6 @@ std::string function_name(const std::vector<FunctionPtr> &outputs) {
 LoweredPipeline lower_pipeline(const PipelineContents &p, const Target &target,
                                const std::vector<Argument> &args = {}) {
     return lower(p.outputs, function_name(p.outputs), target, p.options, args, std::cerr);
-}
-
-// The lowered code and its arguments as text: what the compiled code is made from.
-std::string lowering_text(const LoweredPipeline &l) {
-    std::string key;
-    for (const LoweredArgument &a : l.args) {
-        key += a.name + ":" + std::to_string(a.kind) + ":" + type_to_string(a.type) + ":" +
-               std::to_string(a.dimensions) + "\n";
-    }
-    return key + to_string(l.body);
-}
-
-// Everything the compiled code depends on, as text: each Func's definitions and schedule,
-// and the identity of every Buffer and Param it reads (a new Buffer of the same name is a
-// different input). Much cheaper than lowering, so a repeated realize() skips lowering.
-class Fingerprint : public IRVisitor {
-public:
-    std::ostringstream out;
-
-    void add(const FunctionPtr &f) {
-        out << "func " << f->name << "(";
-        for (const std::string &a : f->args) out << a << ",";
-        out << ") " << f->schedule.compute_level.to_string() << " " << f->schedule.store_level.to_string() << "\n";
-        for (const Bound &b : f->schedule.bounds) out << " bound " << b.var << " " << b.min << " " << b.extent << "\n";
-        for (const std::string &v : f->schedule.storage_order) out << " storage " << v;
-        for (const StorageFold &fold : f->schedule.folds) out << " fold " << fold.var << " " << fold.extent;
-        for (int k = 0; k < f->stages(); k++) {
-            const Definition &d = f->stage(k);
-            out << " stage " << k << ":";
-            for (const Expr &a : d.args) expr(a);
-            out << " =";
-            for (const Expr &v : d.values) expr(v);
-            if (d.predicate.defined()) expr(d.predicate);
-            if (d.rdom) {
-                for (const ReductionVariable &rv : d.rdom->domain) {
-                    out << " " << rv.var;
-                    expr(rv.min);
-                    expr(rv.extent);
-                }
-            }
-            schedule(d);
-            for (const Specialization &sp : d.specializations) {
-                out << " specialize";
-                expr(sp.condition);
-                if (sp.failure) out << " fail " << sp.failure_message;
-                if (sp.definition) schedule(*sp.definition);
-            }
-            out << "\n";
-        }
-    }
-
-    void schedule(const Definition &d) {
-        for (const Split &sp : d.schedule.splits) {
-            out << " split" << (int)sp.kind << " " << sp.old_var << " " << sp.outer << " " << sp.inner << " "
-                << (int)sp.tail;
-            if (sp.factor.defined()) expr(sp.factor);
-        }
-        for (const Dim &dim : d.schedule.dims) out << " " << dim.var << ":" << (int)dim.for_type;
-    }
-
-private:
-    void expr(const Expr &e) {
-        out << " " << e;
-        e.accept(this);
-    }
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        if (op->buffer) out << " @" << op->buffer.get();
-        if (op->param) out << " @" << op->param.get();
-    }
-    void visit(const Variable *op) override {
-        if (op->param) out << " @" << op->param.get();
-    }
-};
-
-std::string fingerprint(const PipelineContents &p, const Target &target) {
-    Environment env = find_environment(p.outputs);
-    Fingerprint f;
-    f.out << target.to_string() << " " << p.options.log_passes << p.options.verify_ir << "\n";
-    for (const FunctionPtr &o : p.outputs) f.out << "output " << o->name << " " << o.get() << "\n";
-    for (const std::string &name : env.order) f.add(env.functions.at(name));
-    return f.out.str();
 }
 
 /** Writes text or bytes (object files) as they are. */
@@ -181,8 +99,7 @@ void Pipeline::set_options(const CompileOptions &options) {
         << "CompileOptions::jit_cache_max_bytes is " << options.jit_cache_max_bytes
         << ": give a size in bytes, or 0 for $LOOM_JIT_CACHE_MAX_BYTES or the default (256 MiB).";
     contents->options = options;
-    contents->compiled_for.clear();
-    contents->fingerprint.clear();
+    contents->definition.clear();
 }
 
 const CompileOptions &Pipeline::options() const { return contents->options; }
@@ -210,33 +127,57 @@ bool Pipeline::last_compile_from_cache() const { return contents->last_compile_f
 
 namespace {
 
-// Compiles (or reuses) the pipeline and returns the lowering whose arguments the call binds.
-const LoweredPipeline &prepare(PipelineContents &p, const Target &target) {
+// Compiles (or reuses) the pipeline and returns the arguments its entry point takes.
+//
+// The persistent JIT cache is looked up by the pipeline's definition, before lowering: a hit
+// lowers nothing. Lowering still runs first where the options ask for its log or its checks.
+const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &target) {
     user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
     auto start = std::chrono::steady_clock::now();
-    std::string print = fingerprint(p, target);
+    const std::string name = function_name(p.outputs);
+    DefinitionKey definition = definition_key(p.outputs, name, target, p.options, {});
     p.last_compile_from_cache = false;
-    if (p.module && print == p.fingerprint) {
+    if (p.module && definition.bytes == p.definition) {
+        if (definition.inputs != p.inputs) {
+            // Other Params or Buffers of the same names, types and dimensions: the same code,
+            // bound to them.
+            p.args = infer_arguments(p.outputs, find_environment(p.outputs), {});
+            p.inputs = std::move(definition.inputs);
+        }
         p.last_compile_seconds = 0;
-        return p.lowered;
+        return p.args;
     }
-    LoweredPipeline lowered = lower_pipeline(p, target);
-    // Printing both lowerings to compare them costs ~0.5 ms for a large pipeline: only done
-    // where there is a module they could share.
-    const bool same_code = p.module && p.compiled_for == target.to_string() &&
-                           lowering_text(lowered) == lowering_text(p.lowered);
-    if (!same_code) {
-        p.module = JITModule::compile(lowered, target, p.options);
-        p.last_compile_from_cache = p.module->loaded_from_cache();
-        p.compiled_for = target.to_string();
-        p.last_compile_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    } else {
-        p.last_compile_seconds = 0;
+    // Both throw the user's mistakes in the pipeline's structure (an undefined Func, two
+    // inputs of one name), which a cached entry's definition cannot have.
+    std::vector<LoweredArgument> args = infer_arguments(p.outputs, find_environment(p.outputs), {});
+    LoweredPipeline lowered;
+    if (p.options.log_passes || p.options.verify_ir) lowered = lower_pipeline(p, target);
+    std::shared_ptr<JITModule> module =
+        JITModule::load_cached(definition.bytes, name, args, target, p.options);
+    std::string lowered_bytes;
+    if (module && lowered.body.defined()) lowered_bytes = lowered_key(lowered);
+    if (!module) {
+        if (!lowered.body.defined()) lowered = lower_pipeline(p, target);
+        lowered_bytes = lowered_key(lowered);
+        // Another definition that lowers to the same code (a schedule directive with no effect
+        // here, say) runs the code compiled for the last one.
+        const bool same_code = p.module && p.compiled_for == target.to_string() &&
+                               lowered_bytes == p.lowered;
+        module = same_code ? p.module
+                           : JITModule::compile(lowered, target, p.options, definition.bytes);
+        args = std::move(lowered.args);
     }
-    p.fingerprint = print;
-    p.lowered = std::move(lowered);
-    return p.lowered;
+    const bool reused = module == p.module;
+    p.module = std::move(module);
+    p.definition = std::move(definition.bytes);
+    p.inputs = std::move(definition.inputs);
+    p.args = std::move(args);
+    p.compiled_for = target.to_string();
+    p.lowered = std::move(lowered_bytes);
+    p.last_compile_from_cache = !reused && p.module->loaded_from_cache();
+    p.last_compile_seconds =
+        reused ? 0 : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return p.args;
 }
 
 loom_buffer_t *bind_input(const LoweredArgument &a) {
@@ -264,17 +205,17 @@ void Pipeline::compile_jit(const Target &target) { prepare(*contents, target); }
 void Pipeline::realize(RealizationArg outputs, const Target &target) {
     static const bool handler_installed = (loom_set_error_handler(collect_error), true);
     (void)handler_installed;
-    const LoweredPipeline &lowered = prepare(*contents, target);
+    const std::vector<LoweredArgument> &arguments = prepare(*contents, target);
 
     std::vector<void *> args;
     size_t next_output = 0;
     const std::vector<Buffer<>> &out = outputs.buffers;
     size_t expected_outputs = 0;
-    for (const LoweredArgument &a : lowered.args) expected_outputs += a.kind == Argument::OutputBuffer;
+    for (const LoweredArgument &a : arguments) expected_outputs += a.kind == Argument::OutputBuffer;
     user_assert(out.size() == expected_outputs)
         << "The pipeline has " << expected_outputs << " outputs but realize was given "
         << out.size() << " buffers";
-    for (const LoweredArgument &a : lowered.args) {
+    for (const LoweredArgument &a : arguments) {
         switch (a.kind) {
         case Argument::InputScalar:
             args.push_back(a.param ? &a.param->scalar_bits : nullptr);

@@ -41,10 +41,12 @@ struct CompileOptions {
      * such an output on the host. It changes no compiled code. */
     bool copy_outputs_to_host = true;
     /** Keep the machine code of each JIT compile in a persistent cache on disk, and load it from
-     * there when a later compile (in this process or another) has the same lowered code,
-     * target, options, Loom build and LLVM version: a hit links the code without running LLVM
-     * (codegen/JITCache.h). LOOM_JIT_CACHE=0 in the environment turns it off for every
-     * pipeline. It changes no compiled code; last_compile_from_cache() says whether it was used. */
+     * there when a later compile (in this process or another) has the same definition (every
+     * Func's algorithm and schedule, the inputs' names, types and dimensions), target, options,
+     * Loom build and LLVM version: a hit links the code without lowering the pipeline or running
+     * LLVM (codegen/JITCache.h, codegen/JITCacheKey.h). LOOM_JIT_CACHE=0 in the environment
+     * turns it off for every pipeline. It changes no compiled code; last_compile_from_cache()
+     * says whether it was used. */
     bool jit_cache = true;
     /** The cache's directory; empty: $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else
      * $HOME/.cache/loom. It is created when first written; deleting it clears the cache. */
@@ -76,8 +78,8 @@ public:
     std::string assembly(const Target &target = Target());
     /** The schedule of every Func of the pipeline as the C++ directives that recreate it. */
     std::string schedule_source() const;
-    /** Seconds the last compilation spent lowering and in LLVM (0 when the compiled code of
-     * the previous call was reused). */
+    /** Seconds the last compilation spent lowering and in LLVM, or loading from the JIT cache
+     * (0 when the compiled code of the previous call was reused). */
     double last_compile_seconds() const;
     /** Whether the last compilation loaded its machine code from the persistent JIT cache
      * (CompileOptions::jit_cache) instead of running LLVM's optimizer and code generator. */

@@ -1,5 +1,6 @@
 #include "lower/Lower.h"
 
+#include <atomic>
 #include <chrono>
 #include <ostream>
 #include <string>
@@ -64,11 +65,16 @@ private:
     std::ostream &log;
 };
 
+std::atomic<uint64_t> lowerings{0};
+
 }  // namespace
+
+uint64_t lowerings_run() { return lowerings.load(); }
 
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
                       const std::vector<Argument> &requested_args, std::ostream &log) {
+    lowerings++;
     LoweringLogger logger(options, log);
     Environment env = find_environment(outputs);
     LoweredPipeline result;

@@ -1,6 +1,7 @@
 // Funcs + schedules -> one loop-nest Stmt, ready for code generation.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ struct LoweredPipeline {
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
                       const std::vector<Argument> &requested_args, std::ostream &log);
+
+/** How many times lower() has run in this process. Instrumentation only (it changes no
+ * result): the JIT cache's tests check that a hit lowers nothing. */
+uint64_t lowerings_run();
 
 }  // namespace Internal
 }  // namespace loom

@@ -3,12 +3,15 @@
 //   loom_jit_cache_bench [--apps=a,b,...] [--benchmark_* flags of Google Benchmark]
 //
 // Four times per app (its hand schedule), each from the pipeline's definition to runnable code
-// (Runner::compile_seconds: lowering, then LLVM or the cache):
+// (Runner::compile_seconds: building the Funcs, the cache's lookup by their definition, and
+// on a miss lowering and LLVM):
 //   NewProcess/Cold  this binary started again (--child), compiling with the cache off;
 //   NewProcess/Warm  the same with the cache holding the pipeline: what a repeated program pays;
 //   SameProcess/Cold and SameProcess/Warm: the same compiles, repeated in this process.
 // A new process's time includes LLVM's one-time start-up (its targets, the first TargetMachine)
-// but not loading the binary; its wall time from spawn to exit is the counter process_ms.
+// but not loading the binary; its wall time from spawn to exit is the counter process_ms. The
+// counter median_ms is the median of a new process's iterations (the mean, Time, moves with
+// whatever else the machine runs).
 // The cache lives in a temporary directory (LOOM_CACHE_DIR), deleted at the end.
 #include <benchmark/benchmark.h>
 
@@ -17,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -94,6 +98,7 @@ ChildResult spawn_child(const std::string &app, bool cache) {
 
 void new_process(benchmark::State &state, const std::string &app, bool cache) {
     double process = 0;
+    std::vector<double> times;
     for (auto _ : state) {
         ChildResult r = spawn_child(app, cache);
         if (r.from_cache != cache) {
@@ -102,8 +107,11 @@ void new_process(benchmark::State &state, const std::string &app, bool cache) {
         }
         state.SetIterationTime(r.compile_seconds);
         process += r.process_seconds;
+        times.push_back(r.compile_seconds);
     }
     state.counters["process_ms"] = process * 1e3 / (double)state.iterations();
+    std::sort(times.begin(), times.end());
+    state.counters["median_ms"] = times[times.size() / 2] * 1e3;
 }
 
 void same_process(benchmark::State &state, const std::string &app, bool cache) {

@@ -116,12 +116,17 @@ void copy_region(const Buffer<> &from, Buffer<> &to) {
 
 } // namespace
 
-PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
-                         const std::vector<Buffer<>> &inputs, bool stream_every_output) {
+std::vector<Func> loom_outputs(const PipelineDesc &p, const Schedule &s,
+                               const std::vector<Buffer<>> &inputs) {
     with_loom::Backend b = with_loom::build(p, s, inputs);
     std::vector<Func> outputs;
     for (int o : p.outputs) outputs.push_back(b.funcs[o]);
-    auto pipeline = std::make_shared<Pipeline>(outputs);
+    return outputs;
+}
+
+PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
+                         const std::vector<Buffer<>> &inputs, bool stream_every_output) {
+    auto pipeline = std::make_shared<Pipeline>(loom_outputs(p, s, inputs));
     if (stream_every_output) {
         CompileOptions options;
         options.streaming_min_bytes = 0;
@@ -170,10 +175,7 @@ std::vector<Buffer<>> requested_outputs(const PipelineDesc &p, const std::vector
 }
 
 std::string loom_lowered(const PipelineDesc &p, const Schedule &s, const std::vector<Buffer<>> &inputs) {
-    with_loom::Backend b = with_loom::build(p, s, inputs);
-    std::vector<Func> outputs;
-    for (int o : p.outputs) outputs.push_back(b.funcs[o]);
-    return Pipeline(outputs).lowered_stmt();
+    return Pipeline(loom_outputs(p, s, inputs)).lowered_stmt();
 }
 
 std::vector<Buffer<>> realize(const PipelineDesc &p, const Schedule &s,

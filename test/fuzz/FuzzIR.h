@@ -229,6 +229,10 @@ PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
 /** p's requested output region, copied out of a prepared run's buffers. */
 std::vector<loom::Buffer<>> requested_outputs(const PipelineDesc &p,
                                               const std::vector<loom::Buffer<>> &whole);
+/** p's output Funcs, defined and scheduled by s over `inputs`, in realization order (nothing
+ * compiled). Throws what Loom's directives throw. */
+std::vector<loom::Func> loom_outputs(const PipelineDesc &p, const Schedule &s,
+                                     const std::vector<loom::Buffer<>> &inputs);
 /** The loop nest Loom lowers p scheduled by s to, as text. */
 std::string loom_lowered(const PipelineDesc &p, const Schedule &s,
                          const std::vector<loom::Buffer<>> &inputs);

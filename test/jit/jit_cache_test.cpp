@@ -1,6 +1,7 @@
 // The persistent JIT cache (codegen/JITCache.h): a repeated compile loads the machine code from
-// disk, in this process and in a new one; damaged entries are compiled again and never run;
-// the directory stays under its bound; processes compiling at once all succeed.
+// disk, in this process and in a new one, without lowering the pipeline; damaged entries are
+// compiled again and never run; the directory stays under its bound; processes compiling at
+// once all succeed. (test/jit/jit_cache_key_test.cpp checks the key itself.)
 //
 // Each test works in a temporary cache directory of its own (LOOM_CACHE_DIR, which child
 // processes inherit) and turns the cache on whatever the suite's environment says
@@ -17,6 +18,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +28,9 @@
 #include <vector>
 
 #include <loom.h>
+
+#include "codegen/JITCache.h"
+#include "lower/Lower.h"
 
 namespace {
 
@@ -68,6 +74,7 @@ Buffer<uint16_t> make_input() {
 struct Compiled {
     bool from_cache = false;
     int wrong = 0;  // output values that differ from the reference
+    int lowered = 0;  // times the pipeline was lowered
 };
 
 // Defines the pipeline anew (as a new process would), compiles it, runs it and checks it.
@@ -76,8 +83,10 @@ Compiled compile_and_run(int variant, const CompileOptions &options = CompileOpt
     Pipeline p(make_blur(in, variant));
     p.set_options(options);
     Buffer<uint16_t> out(kWidth, kHeight);
+    const uint64_t lowerings = Internal::lowerings_run();
     p.realize(out);
     Compiled c;
+    c.lowered = int(Internal::lowerings_run() - lowerings);
     c.from_cache = p.last_compile_from_cache();
     for (int y = 0; y < kHeight; y++)
         for (int x = 0; x < kWidth; x++) c.wrong += out(x, y) != expected_blur(x, y, variant);
@@ -153,7 +162,8 @@ protected:
         return pid;
     }
 
-    // The child's report once it exited, or a message saying how it failed.
+    // The child's report ("hit" or "miss", the number of wrong values, the number of times it
+    // lowered the pipeline) once it exited, or a message saying how it failed.
     std::string wait_child(pid_t pid, const fs::path &report) {
         int status = 0;
         if (pid < 0) return "posix_spawn failed";
@@ -169,13 +179,16 @@ TEST_F(JITCache, SecondCompileLoadsTheSameCode) {
     Compiled first = compile_and_run(0);
     EXPECT_FALSE(first.from_cache);
     EXPECT_EQ(first.wrong, 0);
+    EXPECT_EQ(first.lowered, 1);
     std::vector<fs::path> stored = entries(dir);
     ASSERT_EQ(stored.size(), 1u);
     const std::string entry = read_bytes(stored[0]);
 
+    // The cache is looked up by the pipeline's definition: a hit lowers nothing.
     Compiled second = compile_and_run(0);
     EXPECT_TRUE(second.from_cache);
     EXPECT_EQ(second.wrong, 0);
+    EXPECT_EQ(second.lowered, 0);
     // A hit rewrites nothing.
     EXPECT_EQ(entries(dir), stored);
     EXPECT_EQ(read_bytes(stored[0]), entry);
@@ -220,9 +233,10 @@ TEST_F(JITCache, ADirectoryThatCantBeWrittenNeverFailsACompile) {
 TEST_F(JITCache, ANewProcessLoadsFromDisk) {
     EXPECT_FALSE(compile_and_run(2).from_cache);
     const fs::path report = dir / "report";
-    EXPECT_EQ(wait_child(start_child(2, report), report), "hit 0");
+    // Loaded without lowering, and run: the same values.
+    EXPECT_EQ(wait_child(start_child(2, report), report), "hit 0 0");
     // A pipeline this process never compiled is a miss there, then stored for the next one.
-    EXPECT_EQ(wait_child(start_child(3, report), report), "miss 0");
+    EXPECT_EQ(wait_child(start_child(3, report), report), "miss 0 1");
     EXPECT_TRUE(compile_and_run(3).from_cache);
 }
 
@@ -232,7 +246,7 @@ TEST_F(JITCache, ProcessesCompilingAtOnceAllSucceed) {
     for (int i = 0; i < kChildren; i++) pids.push_back(start_child(4, dir / ("report" + std::to_string(i))));
     for (int i = 0; i < kChildren; i++) {
         std::string r = wait_child(pids[i], dir / ("report" + std::to_string(i)));
-        EXPECT_TRUE(r == "hit 0" || r == "miss 0") << "child " << i << ": " << r;
+        EXPECT_TRUE(r == "hit 0 0" || r == "miss 0 1") << "child " << i << ": " << r;
     }
     // One whole entry, whichever child wrote it last.
     EXPECT_EQ(entries(dir).size(), 1u);
@@ -319,6 +333,118 @@ TEST_F(JITCache, EvictionKeepsTheLeastRecentlyUsedOut) {
     EXPECT_EQ(entries(dir).size(), 3u);
 }
 
+// The key holds no value of a Param and no shape or contents of an input: a hit runs the
+// loaded code on this process's values, read through its arguments.
+TEST_F(JITCache, AHitReadsThisProcesssParamsAndBuffers) {
+    auto run = [](int add, int width, int height, int *wrong) {
+        Buffer<uint16_t> table({width, height}, "table");  // embedded
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++) table(x, y) = uint16_t(x * 3 + y);
+        ImageParam image(UInt(16), 2, "image");
+        Buffer<uint16_t> bound({width, height}, "bound");
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++) bound(x, y) = uint16_t(x ^ y);
+        image.set(bound);
+        Param<int> offset("offset");
+        offset.set(add);
+        Var x("x"), y("y");
+        Func f("f");
+        f(x, y) = cast<uint16_t>(table(x, y) + image(width - 1 - x, y) + offset);
+        f.vectorize(x, 8, TailStrategy::GuardWithIf);
+        Pipeline p(f);
+        Buffer<uint16_t> out(width, height);
+        const uint64_t lowerings = Internal::lowerings_run();
+        p.realize(out);
+        *wrong = 0;
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++)
+                *wrong += out(x, y) != uint16_t(x * 3 + y + ((width - 1 - x) ^ y) + add);
+        return std::make_pair(p.last_compile_from_cache(), int(Internal::lowerings_run() - lowerings));
+    };
+    int wrong = -1;
+    EXPECT_EQ(run(3, 64, 32, &wrong), std::make_pair(false, 1));
+    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(run(5, 64, 32, &wrong), std::make_pair(true, 0));
+    EXPECT_EQ(wrong, 0);
+    // Other sizes: only the definition's constants (64 - 1 here) are in the code.
+    int other = -1;
+    EXPECT_EQ(run(5, 64, 20, &other), std::make_pair(true, 0));
+    EXPECT_EQ(other, 0);
+}
+
+// Within a process, a Pipeline reuses its code while its definition key is unchanged: any
+// directive given after a realize (a prefetch, a LoopLevel's stage, which the text
+// fingerprint used before did not see) is lowered anew.
+TEST_F(JITCache, ADirectiveAfterARealizeCompilesAnew) {
+    setenv("LOOM_JIT_CACHE", "0", 1);
+    ImageParam in(UInt(16), 2, "in");
+    Buffer<uint16_t> input = make_input();
+    in.set(input);
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = in(x, y) + 1;
+    f(x, y) = g(x, y) * 2;
+    f(x, y) += cast<uint16_t>(in(x, y) + 1);
+    g.compute_root();
+    Pipeline p(f);
+    Buffer<uint16_t> out(kWidth, kHeight);
+    auto lowers = [&] {
+        const uint64_t before = Internal::lowerings_run();
+        p.realize(out);
+        return Internal::lowerings_run() - before;
+    };
+    EXPECT_EQ(lowers(), 1u);
+    EXPECT_EQ(lowers(), 0u);  // nothing changed
+    f.prefetch(in, y, y, 2);
+    EXPECT_EQ(lowers(), 1u);
+    g.compute_at(f, y);  // the first stage of f that reads g: stage 0
+    EXPECT_EQ(lowers(), 1u);
+    g.compute_at(LoopLevel(f, y, 0));  // the same loop, named by its stage
+    EXPECT_EQ(lowers(), 1u);
+    EXPECT_EQ(lowers(), 0u);
+    for (int yy = 0; yy < kHeight; yy++)
+        for (int xx = 0; xx < kWidth; xx++)
+            ASSERT_EQ(out(xx, yy), uint16_t((input_value(xx, yy) + 1) * 3)) << xx << ", " << yy;
+    unsetenv("LOOM_JIT_CACHE");
+}
+
+// Options that ask for the lowering's log or checks lower the pipeline (to log or check it)
+// but still load the machine code from the cache.
+TEST_F(JITCache, VerifyingTheLoweringStillLoadsTheCode) {
+    EXPECT_FALSE(compile_and_run(8).from_cache);
+    CompileOptions verify;
+    verify.verify_ir = true;
+    Compiled c = compile_and_run(8, verify);
+    EXPECT_TRUE(c.from_cache);
+    EXPECT_EQ(c.lowered, 1);
+    EXPECT_EQ(c.wrong, 0);
+}
+
+// An entry whose bytes are whole and whose key matches, but made for another entry point or
+// other arguments than the pipeline's (as a key that missed a field would give), is dropped,
+// never run.
+TEST_F(JITCache, AnEntryForOtherArgumentsIsNotRun) {
+    EXPECT_FALSE(compile_and_run(9).from_cache);
+    ASSERT_EQ(entries(dir).size(), 1u);
+    const std::string bytes = read_bytes(entries(dir)[0]);
+    uint64_t key_bytes = 0;
+    std::memcpy(&key_bytes, bytes.data() + 16, 8);  // the header's key length
+    const std::string key = bytes.substr(40, key_bytes);
+    const Internal::JITCache cache{CompileOptions()};
+    std::optional<Internal::JITCacheEntry> entry = cache.load(key);
+    ASSERT_TRUE(entry.has_value());
+    // The entry point's name ("loom_pipelineout") with one letter changed; stored whole, with
+    // its checksum.
+    const size_t at = entry->interface.find("loom_pipelineout");
+    ASSERT_NE(at, std::string::npos);
+    entry->interface[at + 15] = 'u';
+    cache.store(key, *entry);
+    Compiled c = compile_and_run(9);
+    EXPECT_FALSE(c.from_cache);
+    EXPECT_EQ(c.wrong, 0);
+    EXPECT_TRUE(compile_and_run(9).from_cache);  // compiled and stored anew
+}
+
 // A GPU pipeline's PTX is constant data in its host object: a cached entry holds it, so a hit
 // needs nothing else (compiling needs no GPU driver; running it does, see loom_gpu_test).
 TEST_F(JITCache, GPUPipelinesKeepTheirPTX) {
@@ -344,7 +470,7 @@ TEST(JITCacheChild, CompileAndReport) {
     const char *report = std::getenv("LOOM_JIT_CACHE_TEST_REPORT");
     if (!report) GTEST_SKIP() << "run by JITCache tests in a child process";
     Compiled c = compile_and_run(std::atoi(std::getenv("LOOM_JIT_CACHE_TEST_VARIANT")));
-    std::ofstream(report) << (c.from_cache ? "hit " : "miss ") << c.wrong;
+    std::ofstream(report) << (c.from_cache ? "hit " : "miss ") << c.wrong << " " << c.lowered;
 }
 
 }  // namespace
