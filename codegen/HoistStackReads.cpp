@@ -2,26 +2,12 @@
 
 #include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
-#include "dsl/IRVisitor.h"
+#include "dsl/IROperator.h"
 
 namespace loom {
 namespace Internal {
 
 namespace {
-
-// Whether e is the same value wherever it is evaluated: no variables, no loads.
-bool is_constant_expr(const Expr &e) {
-    class FindsVariable : public IRVisitor {
-    public:
-        bool found = false;
-
-    private:
-        void visit(const Variable *) override { found = true; }
-        void visit(const Load *) override { found = true; }
-    } finder;
-    e.accept(&finder);
-    return !finder.found;
-}
 
 class HoistConstantReads : public IRMutator {
 public:

@@ -4,6 +4,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 
 namespace loom {
 
@@ -52,6 +53,23 @@ Expr make_one(Type t) { return make_const(t, (int64_t)1); }
 Expr make_bool(bool value, int lanes) { return make_const(Bool(lanes), (int64_t)value); }
 Expr const_true(int lanes) { return make_bool(true, lanes); }
 Expr const_false(int lanes) { return make_bool(false, lanes); }
+
+bool is_constant_expr(const Expr &e) {
+    class Finder : public IRVisitor {
+    public:
+        bool found = false;
+
+    private:
+        void visit(const Variable *) override { found = true; }
+        void visit(const Load *) override { found = true; }
+        void visit(const Call *op) override {
+            if (op->call_type != Call::PureIntrinsic) found = true;
+            if (!found) IRVisitor::visit(op);
+        }
+    } finder;
+    e.accept(&finder);
+    return !finder.found;
+}
 
 const int64_t *as_const_int(const Expr &e) {
     if (!e.defined()) return nullptr;

@@ -41,6 +41,9 @@ std::optional<uint64_t> const_uint_value(const Expr &e);
 std::optional<double> const_float_value(const Expr &e);
 /** IntImm, UIntImm or FloatImm, or a Broadcast of one. */
 bool is_const(const Expr &e);
+/** Whether e is the same value wherever it is evaluated: made of constants and pure intrinsics
+ * alone (no variable, load, Func or image read, or call to a function). */
+bool is_constant_expr(const Expr &e);
 bool is_const(const Expr &e, int64_t value);
 inline bool is_const_zero(const Expr &e) { return is_const(e, 0); }
 inline bool is_const_one(const Expr &e) { return is_const(e, 1); }

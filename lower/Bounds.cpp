@@ -607,7 +607,7 @@ private:
     // other side's calls (select(173 < 0, f(x, x - 1), f(x - 2, y)) reads no row x - 1 of f)
     // would widen the region, and simplification drops that side before any code runs.
     void visit(const Select *op) override {
-        if (made_of_constants(op->condition)) {
+        if (is_constant_expr(op->condition)) {
             Expr c = simplify(op->condition);
             if (is_const(c)) {
                 (is_const_zero(c) ? op->false_value : op->true_value).accept(this);
@@ -615,23 +615,6 @@ private:
             }
         }
         IRVisitor::visit(op);
-    }
-
-    static bool made_of_constants(const Expr &e) {
-        class Finder : public IRVisitor {
-        public:
-            bool found = false;
-
-        private:
-            void visit(const Variable *) override { found = true; }
-            void visit(const Load *) override { found = true; }
-            void visit(const Call *op) override {
-                if (op->call_type != Call::PureIntrinsic) found = true;
-                if (!found) IRVisitor::visit(op);
-            }
-        } finder;
-        e.accept(&finder);
-        return !finder.found;
     }
 
     // Inside `if (v <= e)` (a split's guard), v is known to be at most e.
