@@ -75,6 +75,22 @@ bool update_stays_in_place(const Definition &def, const FunctionContents &f, int
     return true;
 }
 
+// Wraps the production of one Func in a condition: its region is computed only where the
+// condition holds (the first iteration of the loops its region does not move with).
+class GuardProduction : public IRMutator {
+public:
+    GuardProduction(const std::string &func, Expr condition) : func(func), condition(std::move(condition)) {}
+
+private:
+    const std::string &func;
+    Expr condition;
+    using IRMutator::visit;
+    Stmt visit(const ProducerConsumer *op) override {
+        if (op->is_producer && op->name == func) return IfThenElse::make(condition, op, Stmt());
+        return IRMutator::visit(op);
+    }
+};
+
 class SlidingWindow : public IRMutator {
 public:
     explicit SlidingWindow(const Environment &env) {
@@ -204,6 +220,19 @@ private:
         int slide_dim = -1;
         auto realized = realized_at.find(f->name);
         size_t outermost = realized == realized_at.end() ? loops.size() : realized->second;
+        // A region no loop between the storage and the production moves (a row of an
+        // input computed per tile of a consumer that walks along the other dimension): the
+        // first iteration of those loops computes it, the others find it in storage.
+        Expr first_iteration;
+        for (size_t at = loops.size(); at-- > outermost;) {
+            const Loop &loop = loops[at];
+            if (loop.for_type != ForType::Serial && loop.for_type != ForType::Unrolled) break;
+            if (loop.conditions != conditions) break;
+            if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
+            if (!region_invariant_in(lets, loop)) break;
+            Expr at_first = int_var(loop.name) == loop.min;
+            first_iteration = first_iteration.defined() ? (at_first && first_iteration) : at_first;
+        }
         for (size_t at = loops.size(); at-- > outermost && slide_dim < 0;) {
             const Loop &loop = loops[at];
             if (loop.for_type != ForType::Serial) continue;
@@ -237,6 +266,7 @@ private:
             }
         }
         Stmt inner = mutate(s);
+        if (first_iteration.defined()) inner = GuardProduction(f->name, first_iteration).mutate(inner);
         defined.resize(mark);
         checks.push_back(inner);
         Stmt result = Block::make(checks);
@@ -282,6 +312,17 @@ private:
             found = (int)d;
         }
         return found;
+    }
+
+    // Whether every region let of a Func (each stage's min and max along each pure Var) is
+    // the same in every iteration of `loop`: written, once the lets bound inside the loop are
+    // expanded, in names bound outside it.
+    bool region_invariant_in(const std::vector<std::pair<std::string, Expr>> &lets, const Loop &loop) {
+        for (const auto &l : lets) {
+            Expr e = expand_in_iteration(l.second, loop.name, nullptr);
+            if (expr_uses_var(e, loop.name) || !only_outer_names(e, loop)) return false;
+        }
+        return true;
     }
 
     // Whether the loops inside loops[at] (around the production) run the same iterations in

@@ -4,7 +4,8 @@
 // and reads the Func only at its own pure Var along the slid dimension. Each test checks the
 // outputs against a plain C++ reference and counts, by running the lowered loop nest's loop
 // bounds with the buffer shapes given, the rows each stage computes per iteration of the slid
-// loop.
+// loop. SlidingWindowInvariant: a region no loop between the storage and the production moves
+// is computed in the first iteration of those loops only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -415,6 +416,97 @@ TEST(SlidingWindowUpdates, SplitUpdateLoopDoesNotSlide) {
 
     IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
     EXPECT_EQ(per_iteration(c, "g.s0.y"), std::vector<int64_t>(H, 3));
+}
+
+// A region no loop between the storage and the production moves (f reads rows 0 and 2 of g
+// in every row): the first iteration computes it, in every stage, and the others reuse it. The
+// update scatters along y through an RDom, which would block a slide, but not this.
+TEST(SlidingWindowInvariant, RegionTheLoopDoesNotMoveIsComputedOnce) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    RDom r(0, 3, "r");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    g(x, r) = g(x, r) * 3 + r;
+    f(x, y) = g(x, 0) * y + g(x, 2);
+    g.store_root().compute_at(f, y);
+
+    auto g_ref = [](int x, int y) { return pure_value(x, y) * 3 + y; };
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) expected[y][x] = g_ref(x, 0) * y + g_ref(x, 2);
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), first_then(3, 0, H));
+    EXPECT_EQ(per_iteration(c, "g.s1.r$x"), first_then(3 * W, 0, H));
+}
+
+// Computed per pixel of f, stored at the root, reading a fixed 2 x 2 corner of g: only the
+// first pixel of the image computes it (the first iteration of both loops).
+TEST(SlidingWindowInvariant, InvariantAcrossTwoLoopsIsComputedByTheFirstOfBoth) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    f(x, y) = g(0, 0) + g(1, 1) * x - y;
+    g.store_root().compute_at(f, x);
+
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) expected[y][x] = pure_value(0, 0) + pure_value(1, 1) * x - y;
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), first_then(2, 0, H));
+    EXPECT_EQ(c.total["g.s0.x"], 4);
+}
+
+// Stored per row and computed per pixel: the first pixel of each row computes it, since the
+// storage is inside the row loop.
+TEST(SlidingWindowInvariant, StorageInsideAnOuterLoopRecomputesPerIterationOfIt) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    f(x, y) = g(0, y) + g(3, y) * x;
+    g.store_at(f, y).compute_at(f, x);
+
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) expected[y][x] = pure_value(0, y) + pure_value(3, y) * x;
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.x"), std::vector<int64_t>(H, 4));
+}
+
+// Rows split by 4 with GuardWithIf, g computed per inner row: the region moves with neither
+// loop. The outer rows whose inner loop runs all 4 rows share one production, in the first
+// inner row of the first; the tail outer row (its own loop, whose inner extent moves with it)
+// computes g again in its first inner row.
+TEST(SlidingWindowInvariant, InvariantOverASplitLoopIsComputedOnce) {
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    f(x, y) = g(x, 0) * y + g(x, 2);
+    f.split(y, yo, yi, 4, TailStrategy::GuardWithIf);
+    g.store_root().compute_at(f, yi);
+
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) expected[y][x] = pure_value(x, 0) * y + pure_value(x, 2);
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y.yo");
+    std::vector<int64_t> rows = first_then(3, 0, (H + 3) / 4);
+    rows.back() = 3;
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), rows);
 }
 
 }  // namespace
