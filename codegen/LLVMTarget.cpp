@@ -10,6 +10,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Transforms/Vectorize/SLPVectorizer.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -125,11 +126,15 @@ namespace {
 //                   them changes a result: LLVM reorders no float operation without fast-math
 //                   flags, which Loom never sets, and its vectorizer leaves loops of vector
 //                   code (the scheduled ones) alone.
-// Not here: slp-vectorizer. It was half of the JIT time of the slowest-compiling fuzz pairs
-// (it searches the scalarized gathers loop-vectorize leaves in boundary loops: 600 loads and
-// 600 insertelements in one function), and the performance fuzzer's first 150 pairs of seed
-// 2026 without it: Loom/Halide run time unchanged (geomean of the per-pair change 0.98),
-// compile-time ratio p90 0.36 -> 0.29; the apps' table unchanged (BENCHMARKS.md).
+//   loom-scalar-slp: LLVM's slp-vectorizer on the functions that hold no vector code after
+//                   loop-vectorize: a short loop unrolled whole, its lanes consecutive
+//                   (fuzz seed 2026 pair 235, a 16-wide inner loop: 8x Halide's time
+//                   scalar). On a function loop-vectorize vectorized, the SLP search
+//                   spent half the JIT time of the slowest-compiling fuzz pairs in the
+//                   scalarized gathers loop-vectorize leaves in boundary loops (600 loads
+//                   and 600 insertelements in one function) and sped nothing up: over the
+//                   first 150 pairs of seed 2026, run time without it unchanged (per-pair
+//                   geomean 0.98), compile-time ratio p90 0.36 -> 0.29.
 // InstCombine runs once per use: a fixpoint is not needed for the code to be right.
 constexpr const char *kLoomFunctionPipeline = "function("
                                               "sroa<modify-cfg>,"
@@ -146,10 +151,24 @@ constexpr const char *kLoomFunctionPipeline = "function("
                                               "loop(loop-deletion),"
                                               "loop-mssa(licm<allowspeculation>),"
                                               "loop-vectorize,"
+                                              "loom-scalar-slp,"
                                               "instcombine<max-iterations=1;no-verify-fixpoint>,"
                                               "dse,"
                                               "adce,"
                                               "simplifycfg)";
+
+// SLPVectorizerPass on a function without vector code (see kLoomFunctionPipeline).
+struct ScalarFunctionSLP : llvm::PassInfoMixin<ScalarFunctionSLP> {
+    llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &am) {
+        for (const llvm::BasicBlock &block : f) {
+            for (const llvm::Instruction &i : block) {
+                if (i.getType()->isVectorTy()) return llvm::PreservedAnalyses::all();
+            }
+        }
+        return slp.run(f, am);
+    }
+    llvm::SLPVectorizerPass slp;
+};
 
 } // namespace
 
@@ -168,6 +187,12 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm) {
     pb.registerFunctionAnalyses(fam);
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
+    pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::FunctionPassManager &fpm,
+                                          llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (name != "loom-scalar-slp") return false;
+        fpm.addPass(ScalarFunctionSLP());
+        return true;
+    });
     llvm::ModulePassManager mpm;
     if (llvm::Error error = pb.parsePassPipeline(mpm, kLoomFunctionPipeline)) {
         internal_error << "LLVM rejected Loom's pass pipeline: "

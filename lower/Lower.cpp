@@ -13,6 +13,7 @@
 #include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
 #include "lower/PartitionLoops.h"
+#include "lower/PeelLoopVariables.h"
 #include "lower/RemoveDeadProductions.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
@@ -113,6 +114,8 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // Last: unrolling and vectorization make the constant indices it looks for.
     s = logger.run("fold allocation indices", s,
                    [&](const Stmt &in) { return fold_allocation_indices(in); });
+    // Last of the rewrites: it hides equalities from the simplifier (see its header).
+    s = logger.run("peel loop variables", s, [&](const Stmt &in) { return peel_loop_variables(in); });
     // On the final loop nest: the kernels code generation extracts are these loops.
     validate_gpu_loops(s, target);
     s = logger.run("inject device copies", s, [&](const Stmt &in) { return inject_device_copies(in); });

@@ -688,6 +688,31 @@ TEST(VectorCode, InnermostLoopAddressesAdvanceByAFixedStep) {
     }
 }
 
+// A split's inner loop the schedule leaves scalar (16 points of x, a user's first schedule)
+// becomes vector code: its point is a let of the loop variable plus the split's base, which
+// the uses read as `base + xi` (lower/PeelLoopVariables.h), so that LLVM, unrolling the 16
+// iterations, finds the loads and stores consecutive and combines them. Each read as its own
+// 32-bit sum, sign-extended, they stayed 16 scalar loads (8x Halide's time on the performance
+// fuzzer's pair 235 of seed 2026).
+TEST(VectorCode, ScalarInnerLoopOfASplitBecomesVectorCode) {
+    Buffer<int32_t> in(std::vector<int>{70, 9}, "in");
+    for (int yy = 0; yy < 9; yy++)
+        for (int xx = 0; xx < 70; xx++)
+            in(xx, yy) = xx * 1001 - yy * 77;
+    Var x("x"), y("y"), xi("xi");
+    Func f("f");
+    f(x, y) = cast<uint16_t>(y) ^ cast<uint16_t>(in(x + 2, y + 1));
+    f.split(x, x, xi, 16);
+    std::string ir = Pipeline(f).llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_GE(occurrences(ir, "store <16 x i16>"), 1) << ir;  // one store of the 16 points
+    Buffer<uint16_t> out = f.realize({60, 8});
+    for (int yy = 0; yy < 8; yy++) {
+        for (int xx = 0; xx < 60; xx++) {
+            EXPECT_EQ(out(xx, yy), (uint16_t)((uint16_t)yy ^ (uint16_t)in(xx + 2, yy + 1))) << xx << ", " << yy;
+        }
+    }
+}
+
 // LLVM doesn't unroll a loop around other loops behind the schedule's back: the channel loop
 // (constant trip count 4) around the vectorized x loop stays a loop, so the store appears once
 // (LLVM's full unrolling made four copies of the x loop). The schedule's unroll() still does.
