@@ -43,6 +43,15 @@ void initialize_llvm() {
         auto &options = llvm::cl::getRegisteredOptions();
         auto cmov = options.find("x86-cmov-converter");
         if (cmov != options.end()) cmov->second->addOccurrence(0, "x86-cmov-converter", "false");
+        // LLVM 19's SLP vectorizer narrows a min reduction over zero-extended bytes to a
+        // signed byte minimum (llvm.vector.reduce.smin.v4i8 where the scalar code took smin of
+        // the i32 zero extensions): wrong for bytes of 128 and above (schedule-invariance fuzz
+        // seed 7, pipeline 62: an argmin unrolled by LLVM). Its horizontal reductions stay off;
+        // the store chains it vectorizes (a short loop unrolled whole) are unaffected.
+        auto slp_reductions = options.find("slp-vectorize-hor");
+        if (slp_reductions != options.end()) {
+            slp_reductions->second->addOccurrence(0, "slp-vectorize-hor", "false");
+        }
     });
 }
 

@@ -10,6 +10,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -709,6 +710,36 @@ TEST(VectorCode, ScalarInnerLoopOfASplitBecomesVectorCode) {
     for (int yy = 0; yy < 8; yy++) {
         for (int xx = 0; xx < 60; xx++) {
             EXPECT_EQ(out(xx, yy), (uint16_t)((uint16_t)yy ^ (uint16_t)in(xx + 2, yy + 1))) << xx << ", " << yy;
+        }
+    }
+}
+
+// The scalar tail of a vectorized argmin over 4 rows of bytes (GuardWithIf): LLVM unrolls
+// the 4-tap minimum, and LLVM 19's SLP vectorizer would turn the minimum of the bytes' 32-bit
+// zero extensions into a signed byte minimum, wrong for bytes of 128 and above (the
+// schedule-invariance fuzzer's seed 7, pipeline 62). Its horizontal reductions are off
+// (codegen/LLVMTarget.cpp).
+TEST(VectorCode, MinimumOfBytesUnrolledByLLVMStaysUnsigned) {
+    Buffer<float> in(std::vector<int>{40, 30}, "in");
+    in.set_min({0, -1});
+    for (int yy = -1; yy < 29; yy++)
+        for (int xx = 0; xx < 40; xx++)
+            in(xx, yy) = (float)((xx * 37 + yy * 101 + 400) % 300) - 20.0f;
+    Var x("x"), y("y");
+    RDom r(-1, 4, "r");
+    Func bytes("bytes"), f("f");
+    bytes(x, y) = cast<uint8_t>(clamp(in(x, y), 0.0f, 255.0f));
+    f(x, y) = argmin(cast<int32_t>(bytes(x + 1, y + r.x) - (cast<uint8_t>(y) & cast<uint8_t>(11))))[1] + 52;
+    f.vectorize(x, 16, TailStrategy::GuardWithIf);
+    Buffer<int32_t> out = f.realize({23, 20});
+    for (int yy = 0; yy < 20; yy++) {
+        for (int xx = 0; xx < 23; xx++) {
+            int best = 1 << 30;
+            for (int k = -1; k < 3; k++) {
+                float v = std::min(std::max(in(xx + 1, yy + k), 0.0f), 255.0f);
+                best = std::min(best, (int)(uint8_t)((uint8_t)v - (uint8_t)(yy & 11)));
+            }
+            EXPECT_EQ(out(xx, yy), best + 52) << xx << ", " << yy;
         }
     }
 }
