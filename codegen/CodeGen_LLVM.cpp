@@ -27,6 +27,7 @@
 
 #include "codegen/ByteTableLookup.h"
 #include "codegen/ClampedRamp.h"
+#include "codegen/ConstantLoopNest.h"
 #include "codegen/DeviceGlue.h"
 #include "codegen/ExpF32.h"
 #include "codegen/FloatDivision.h"
@@ -821,6 +822,8 @@ private:
     // is 19 instructions a vector instead of 33, with no spill (run time within the noise).
     bool clamped_offsets_in_64_bits = false;
     static constexpr size_t kMaxClampedBases = 6;
+    // The most iterations of a constant loop nest LLVM may unroll whole (see serial_loop).
+    static constexpr int64_t kMostUnrolledNestIterations = 16;
 
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
     // terms that neither are constants nor the innermost loop's variable, plus that variable,
@@ -1960,8 +1963,15 @@ private:
         llvm::BranchInst *back = builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
         // Unrolling whole is for constant trip counts only: LLVM would also unroll a loop whose
         // extent has a small upper bound (min(n, 4)), into copies each followed by an exit.
+        // Nor around loops, unless the whole nest is a few constant iterations (a Func's
+        // 2 x 2 taps): unrolled whole, it leaves the loop around it innermost (fuzz seed 2026
+        // pair 285, an argmin per pixel: 10x Halide's time with the taps' outer loop kept).
+        const int64_t *extent = as_const_int(op->extent);
+        const int64_t inner_iterations = around_loops ? constant_nest_iterations(op->body) : -1;
+        const bool small_nest = extent && inner_iterations > 0 &&
+                                *extent * inner_iterations <= kMostUnrolledNestIterations;
         back->setMetadata(llvm::LLVMContext::MD_loop,
-                          unrolling_limits(around_loops || !is_const(op->extent)));
+                          unrolling_limits((around_loops && !small_nest) || !extent));
         // A loop that runs at most a few times is weighted so, so that code generation does not
         // take it for a hot loop (~32 iterations by default) and favour it over its neighbours
         // in register allocation: the serial tail of a split, say.

@@ -744,6 +744,32 @@ TEST(VectorCode, MinimumOfBytesUnrolledByLLVMStaysUnsigned) {
     }
 }
 
+// A nest of a few constant iterations (an argmin's 2 x 2 taps per pixel, no schedule) may be
+// unrolled whole by LLVM, though its outer loop is around a loop: the pixel loop is then
+// innermost and LLVM vectorizes it, as Halide's code is (fuzz seed 2026 pair 285: 10x Halide's
+// time with the taps' outer loop kept).
+TEST(VectorCode, SmallConstantNestInsideAPixelLeavesThePixelLoopVectorizable) {
+    Buffer<int32_t> in(std::vector<int>{80, 12}, "in");
+    in.set_min({0, -2});
+    for (int yy = -2; yy < 10; yy++)
+        for (int xx = 0; xx < 80; xx++)
+            in(xx, yy) = (xx * 53 + yy * 29) % 1000;
+    Var x("x"), y("y");
+    RDom r(-2, 2, -1, 2, "r");
+    Func f("f");
+    f(x, y) = cast<int32_t>(argmin(cast<uint8_t>(in(x, y + r.x)) ^ cast<uint8_t>(11))[2]);
+    std::string ir = Pipeline(f).llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_GE(occurrences(ir, "store <"), 1) << ir;
+    Buffer<int32_t> out = f.realize({80, 8});
+    for (int yy = 0; yy < 8; yy++) {
+        for (int xx = 0; xx < 80; xx++) {
+            int best = 255;
+            for (int k = -2; k < 0; k++) best = std::min(best, (int)(uint8_t)((uint8_t)in(xx, yy + k) ^ 11));
+            EXPECT_EQ(out(xx, yy), best) << xx << ", " << yy;
+        }
+    }
+}
+
 // LLVM doesn't unroll a loop around other loops behind the schedule's back: the channel loop
 // (constant trip count 4) around the vectorized x loop stays a loop, so the store appears once
 // (LLVM's full unrolling made four copies of the x loop). The schedule's unroll() still does.
