@@ -823,7 +823,7 @@ private:
     bool clamped_offsets_in_64_bits = false;
     static constexpr size_t kMaxClampedBases = 6;
     // The most iterations of a constant loop nest LLVM may unroll whole (see serial_loop).
-    static constexpr int64_t kMostUnrolledNestIterations = 16;
+    static constexpr int64_t kMostUnrolledNestIterations = 256;
 
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
     // terms that neither are constants nor the innermost loop's variable, plus that variable,
@@ -1963,9 +1963,11 @@ private:
         llvm::BranchInst *back = builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
         // Unrolling whole is for constant trip counts only: LLVM would also unroll a loop whose
         // extent has a small upper bound (min(n, 4)), into copies each followed by an exit.
-        // Nor around loops, unless the whole nest is a few constant iterations (a Func's
-        // 2 x 2 taps): unrolled whole, it leaves the loop around it innermost (fuzz seed 2026
-        // pair 285, an argmin per pixel: 10x Halide's time with the taps' outer loop kept).
+        // Nor around loops, unless the whole nest has constant extents and at most 256
+        // iterations (a Func's taps per pixel; LLVM's size thresholds still decide): unrolled
+        // whole, it leaves the loop around it innermost and vectorizable (fuzz seed 2026 pair
+        // 285, an argmin over 2 x 2 taps: 10x Halide's time with the taps' outer loop kept;
+        // pair 498, two sums of 8 taps inside 4 x 4 taps: 13x).
         const int64_t *extent = as_const_int(op->extent);
         const int64_t inner_iterations = around_loops ? constant_nest_iterations(op->body) : -1;
         const bool small_nest = extent && inner_iterations > 0 &&
