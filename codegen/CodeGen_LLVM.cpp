@@ -339,6 +339,9 @@ private:
     // The serial loop whose body is being emitted ("" outside any in this function): address
     // offsets separate its variable's term (codegen_offset).
     std::string innermost_loop;
+    // The serial loops around it in this function, outermost first: codegen_offset also
+    // separates the terms of the nearest ones.
+    std::vector<std::string> outer_loops;
     const bool has_avx512f;  // 512-bit vectors and two-source permutes
     const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
     const bool has_avx512bw; // word permutes (vpermi2w)
@@ -824,6 +827,8 @@ private:
     static constexpr size_t kMaxClampedBases = 6;
     // The most iterations of a constant loop nest LLVM may unroll whole (see serial_loop).
     static constexpr int64_t kMostUnrolledNestIterations = 256;
+    // How many loops outside the innermost codegen_offset separates the terms of.
+    static constexpr size_t kOuterLoopTerms = 2;
 
     // A scalar element offset for a GEP, in 64 bits: the sign-extended sum of the index's
     // terms that neither are constants nor the innermost loop's variable, plus that variable,
@@ -837,19 +842,31 @@ private:
         llvm::Type *i64 = builder.getInt64Ty();
         std::optional<IndexTerms> terms;
         if (e.type() == Int(32)) terms = split_index(e, innermost_loop);
-        if (!terms || (!terms->loop_term && terms->constant == 0)) {
-            return e.type() == Int(32) ? sign_extended(e) : codegen(e);
+        if (!terms) return codegen(e);
+        // The terms of the loops just outside, likewise: where LLVM unrolls the innermost loop
+        // whole (taps of a reduction), the next one out becomes innermost, and its addresses
+        // must then be its induction variable plus a base too, or it is not vectorized without
+        // overflow checks, which LLVM refuses for loops of a few iterations (fuzz seed 2026
+        // pair 363: 7 points of a split over 12 taps each, 6x Halide's time).
+        Expr rest = terms->rest;
+        int64_t constant = terms->constant;
+        std::vector<std::pair<std::string, int64_t>> loop_terms;
+        if (terms->loop_term) loop_terms.push_back({innermost_loop, terms->loop_scale});
+        for (size_t k = outer_loops.size(), seen = 0; k-- > 0 && seen < kOuterLoopTerms && rest.defined(); seen++) {
+            IndexTerms outer = split_index(rest, outer_loops[k]);
+            if (!outer.loop_term) continue;
+            rest = outer.rest;
+            constant += outer.constant;
+            loop_terms.push_back({outer_loops[k], outer.loop_scale});
         }
-        llvm::Value *offset = terms->rest.defined() ? sign_extended(terms->rest) : nullptr;
+        llvm::Value *offset = rest.defined() ? sign_extended(rest) : nullptr;
         auto add = [&](llvm::Value *v) { offset = offset ? builder.CreateAdd(offset, v) : v; };
-        if (terms->loop_term) {
-            llvm::Value *var = builder.CreateSExt(codegen(Variable::make(Int(32), innermost_loop)), i64);
-            if (terms->loop_scale != 1) {
-                var = builder.CreateMul(var, builder.getInt64(terms->loop_scale), "", false, true);
-            }
+        for (const auto &[loop, scale] : loop_terms) {
+            llvm::Value *var = builder.CreateSExt(codegen(Variable::make(Int(32), loop)), i64);
+            if (scale != 1) var = builder.CreateMul(var, builder.getInt64(scale), "", false, true);
             add(var);
         }
-        if (terms->constant != 0 || !offset) add(builder.getInt64(terms->constant));
+        if (constant != 0 || !offset) add(builder.getInt64(constant));
         return offset;
     }
 
@@ -1576,6 +1593,7 @@ private:
         for (const std::string &name : private_copies)
             own_copies.push_back(private_copy(name));
         std::string saved_loop = std::exchange(innermost_loop, "");
+        std::vector<std::string> saved_outer_loops = std::exchange(outer_loops, {});
         const bool saved_streaming_loop = std::exchange(in_streaming_loop, false);
         const bool saved_has_innermost = std::exchange(function_has_innermost_loop, false);
         const int loops_before = loops_emitted;
@@ -1583,6 +1601,7 @@ private:
         if (!function_has_innermost_loop && loops_emitted > loops_before) marks_as_glue(*task);
         function_has_innermost_loop = saved_has_innermost;
         innermost_loop = saved_loop;
+        outer_loops = std::move(saved_outer_loops);
         for (const StackCopy &c : own_copies)
             copy_back(c);
         for (const auto &[caller_state, own] : own_lines)
@@ -1945,6 +1964,7 @@ private:
         phi->addIncoming(mn, pre);
         symbols.push(op->name, phi);
         const int loops_outside_body = loops_emitted;
+        if (!innermost_loop.empty()) outer_loops.push_back(innermost_loop);
         std::string saved_loop = std::exchange(innermost_loop, op->name);
         const bool saved_64 =
             std::exchange(clamped_offsets_in_64_bits,
@@ -1952,6 +1972,7 @@ private:
         const bool saved_streaming = std::exchange(in_streaming_loop, stores_few_without_loops(op->body));
         codegen(op->body);
         innermost_loop = saved_loop;
+        if (!innermost_loop.empty()) outer_loops.pop_back();
         clamped_offsets_in_64_bits = saved_64;
         in_streaming_loop = saved_streaming;
         const bool around_loops = loops_emitted != loops_outside_body;
