@@ -5,7 +5,8 @@
 // outputs against a plain C++ reference and counts, by running the lowered loop nest's loop
 // bounds with the buffer shapes given, the rows each stage computes per iteration of the slid
 // loop. SlidingWindowInvariant: a region no loop between the storage and the production moves
-// is computed in the first iteration of those loops only.
+// is computed in the first iteration of those loops only. UpdateBounds: what a pure stage
+// computes when its updates write without reading.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -507,6 +508,34 @@ TEST(SlidingWindowInvariant, InvariantOverASplitLoopIsComputedOnce) {
     std::vector<int64_t> rows = first_then(3, 0, (H + 3) / 4);
     rows.back() = 3;
     EXPECT_EQ(per_iteration(c, "g.s0.y"), rows);
+}
+
+// An update that writes two fixed rows without reading the Func: the pure stage computes only
+// what the consumer reads (one point per point of the consumer), not the rows the update
+// writes, as Halide 14 bounds it (fuzz seed 2026 pair 251: a whole column per point, 99x
+// Halide's time). The update still writes its rows, and the consumer sees them.
+TEST(UpdateBounds, PureStageComputesWhatIsReadNotWhatUpdatesOnlyWrite) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    RDom r(3, 2, "r");
+    g(x, y) = x + y * 3;
+    g(x, r) = r * 7 - x;
+    f(x, y) = g(x, y) + 1;
+    g.compute_at(f, x);
+
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) expected[y][x] = (y == 3 || y == 4 ? y * 7 - x : x + y * 3) + 1;
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    // The pure stage's region is one point: its loops, of one iteration, are gone. (Bounded by
+    // what the update writes too, rows min(y, 3) to max(y, 4), it looped over 2 to 14 rows.)
+    EXPECT_EQ(c.total["g.s0.y"], 0);
+    EXPECT_EQ(c.total["g.s0.x"], 0);
+    EXPECT_EQ(per_iteration(c, "g.s1.r$x"), std::vector<int64_t>(H, 2 * W));
 }
 
 }  // namespace
