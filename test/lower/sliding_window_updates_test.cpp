@@ -6,7 +6,8 @@
 // bounds with the buffer shapes given, the rows each stage computes per iteration of the slid
 // loop. SlidingWindowInvariant: a region no loop between the storage and the production moves
 // is computed in the first iteration of those loops only. UpdateBounds: what a pure stage
-// computes when its updates write without reading.
+// computes when its updates write without reading. DeadUpdates: updates whose where() never
+// holds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -536,6 +537,32 @@ TEST(UpdateBounds, PureStageComputesWhatIsReadNotWhatUpdatesOnlyWrite) {
     EXPECT_EQ(c.total["g.s0.y"], 0);
     EXPECT_EQ(c.total["g.s0.x"], 0);
     EXPECT_EQ(per_iteration(c, "g.s1.r$x"), std::vector<int64_t>(H, 2 * W));
+}
+
+// An update whose where() is false at every point of its RDom (r = -1, r % 2 == 1) never runs:
+// it gets no loops, so the Func it alone reads is neither computed nor placed around it, and
+// the result is the pure definition's (fuzz seed 2026 pair 484, where such a dead reduction
+// widened a producer's placement: 10x Halide's time).
+TEST(DeadUpdates, UpdateWhosePredicateIsFalseEverywhereIsDropped) {
+    Var x("x"), y("y");
+    Func g("g"), h("h"), f("f");
+    RDom r(-1, 1, "r");
+    r.where(r.x % 2 != 1);
+    g(x, y) = x * 5 + y;
+    g(x, y) = g(x, y) * 2;  // an update: g is computed at a loop, not inlined
+    h(x, y) = 7;
+    h(x, y) += g(x + r.x, y);
+    f(x, y) = h(x, y) + x;
+    Stmt s = lowered(f);
+    std::ostringstream text;
+    text << s;
+    EXPECT_EQ(text.str().find("produce g"), std::string::npos) << text.str();
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) expected[y][x] = 7 + x;
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
 }
 
 }  // namespace
