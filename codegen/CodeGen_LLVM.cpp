@@ -852,7 +852,8 @@ private:
         int64_t constant = terms->constant;
         std::vector<std::pair<std::string, int64_t>> loop_terms;
         if (terms->loop_term) loop_terms.push_back({innermost_loop, terms->loop_scale});
-        for (size_t k = outer_loops.size(), seen = 0; k-- > 0 && seen < kOuterLoopTerms && rest.defined(); seen++) {
+        for (size_t k = outer_loops.size(), seen = 0;
+             k-- > 0 && seen < kOuterLoopTerms && rest.defined(); seen++) {
             IndexTerms outer = split_index(rest, outer_loops[k]);
             if (!outer.loop_term) continue;
             rest = outer.rest;

@@ -11,7 +11,7 @@ namespace {
 
 class CountConstantIterations : public IRVisitor {
 public:
-    int64_t iterations = 1;  // of the deepest nest seen so far; -1 once one is not constant
+    int64_t iterations = 1; // of the deepest nest seen so far; -1 once one is not constant
 
 private:
     using IRVisitor::visit;
@@ -32,7 +32,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 int64_t constant_nest_iterations(const Stmt &s) {
     CountConstantIterations count;
@@ -40,5 +40,5 @@ int64_t constant_nest_iterations(const Stmt &s) {
     return count.iterations;
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -16,5 +16,5 @@ namespace Internal {
  * innermost and vectorizable. */
 int64_t constant_nest_iterations(const Stmt &s);
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

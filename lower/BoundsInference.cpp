@@ -58,7 +58,9 @@ Box update_reads(const FunctionPtr &f, Box *written) {
             }
         }
         Box writes(d.args.size());
-        for (size_t i = 0; i < d.args.size(); i++) writes[i] = bounds_of_expr_in_scope(d.args[i], scope);
+        for (size_t i = 0; i < d.args.size(); i++) {
+            writes[i] = bounds_of_expr_in_scope(d.args[i], scope);
+        }
         *written = box_union(*written, writes);
         Stmt reads;
         for (const Expr &v : d.values) reads = Block::make(reads, Evaluate::make(v));

@@ -11,7 +11,7 @@ namespace Internal {
 namespace {
 
 class PeelLoopVariables : public IRMutator {
-    std::set<std::string> loops;  // the variables of the loops around the node visited
+    std::set<std::string> loops; // the variables of the loops around the node visited
 
     using IRMutator::visit;
 
@@ -34,8 +34,10 @@ class PeelLoopVariables : public IRMutator {
                 return term == &add->b ? add->a : add->b;
             }
         }
-        if (Expr rest = without_loop_variable(add->a, loop_var); rest.defined()) return rest + add->b;
-        if (Expr rest = without_loop_variable(add->b, loop_var); rest.defined()) return add->a + rest;
+        if (Expr rest = without_loop_variable(add->a, loop_var); rest.defined())
+            return rest + add->b;
+        if (Expr rest = without_loop_variable(add->b, loop_var); rest.defined())
+            return add->a + rest;
         return Expr();
     }
 
@@ -52,9 +54,9 @@ class PeelLoopVariables : public IRMutator {
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt peel_loop_variables(const Stmt &s) { return PeelLoopVariables().mutate(s); }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

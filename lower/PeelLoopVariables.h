@@ -22,5 +22,5 @@ namespace Internal {
  * the rewritten form hides equalities from the simplifier. */
 Stmt peel_loop_variables(const Stmt &s);
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

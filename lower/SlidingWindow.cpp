@@ -79,7 +79,8 @@ bool update_stays_in_place(const Definition &def, const FunctionContents &f, int
 // condition holds (the first iteration of the loops its region does not move with).
 class GuardProduction : public IRMutator {
 public:
-    GuardProduction(const std::string &func, Expr condition) : func(func), condition(std::move(condition)) {}
+    GuardProduction(const std::string &func, Expr condition)
+        : func(func), condition(std::move(condition)) {}
 
 private:
     const std::string &func;
@@ -266,7 +267,9 @@ private:
             }
         }
         Stmt inner = mutate(s);
-        if (first_iteration.defined()) inner = GuardProduction(f->name, first_iteration).mutate(inner);
+        if (first_iteration.defined()) {
+            inner = GuardProduction(f->name, first_iteration).mutate(inner);
+        }
         defined.resize(mark);
         checks.push_back(inner);
         Stmt result = Block::make(checks);
@@ -317,7 +320,8 @@ private:
     // Whether every region let of a Func (each stage's min and max along each pure Var) is
     // the same in every iteration of `loop`: written, once the lets bound inside the loop are
     // expanded, in names bound outside it.
-    bool region_invariant_in(const std::vector<std::pair<std::string, Expr>> &lets, const Loop &loop) {
+    bool region_invariant_in(const std::vector<std::pair<std::string, Expr>> &lets,
+                             const Loop &loop) {
         for (const auto &l : lets) {
             Expr e = expand_in_iteration(l.second, loop.name, nullptr);
             if (expr_uses_var(e, loop.name) || !only_outer_names(e, loop)) return false;
