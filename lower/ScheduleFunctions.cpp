@@ -243,7 +243,6 @@ bool update_never_runs(const Definition &def) {
         points *= extents.back();
         if (points > kMaxCheckedRDomPoints) return false;
     }
-    std::vector<int64_t> at(mins.size(), 0);
     for (int64_t p = 0; p < points; p++) {
         std::map<std::string, Expr> point;
         int64_t rest = p;
