@@ -258,6 +258,43 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
     }
 }
 
+// As many parallel loops as compile threads, but small ones, while the stages at root in the
+// entry hold most of the code: the entry's loop nests are outlined on two threads, so that the
+// two threads share them. The values are the same either way.
+TEST(CompiledCode, EntryHoldingMostOfTheCodeHasItsLoopsOutlinedBesideSmallParallelLoops) {
+    auto a_ref = [](int x, int y) {
+        int v = 0;
+        for (int k = 0; k < 12; k++) v += (x + k) * (y + 2 * k + 1) ^ (k * 37);
+        return v;
+    };
+    auto b_ref = [&](int x, int y) {
+        int v = 0;
+        for (int k = 0; k < 12; k++) v += a_ref(x + k % 3, y + k % 4) * (k + 1);
+        return v;
+    };
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE(threads);
+        Var x("x"), y("y");
+        Func a("a"), b("b"), c("c"), out("out");
+        Expr av = 0, bv = 0;
+        for (int k = 0; k < 12; k++) av += (x + k) * (y + 2 * k + 1) ^ (k * 37);
+        a(x, y) = av;
+        for (int k = 0; k < 12; k++) bv += a(x + k % 3, y + k % 4) * (k + 1);
+        b(x, y) = bv;
+        c(x, y) = b(x, y) + 1;
+        out(x, y) = c(x, y) * 2;
+        a.compute_root();
+        b.compute_root();
+        c.compute_root().parallel(y);
+        out.parallel(y);
+        Pipeline p = compiled_on(out, threads);
+        Buffer<int32_t> result = p.realize({37, 21});
+        expect_buffer<int32_t>(result, [&](const Pos &q) { return (b_ref(q[0], q[1]) + 1) * 2; });
+        const bool outlined = p.assembly().find(".loop,@function") != std::string::npos;
+        EXPECT_EQ(outlined, threads == 2);
+    }
+}
+
 // A width x height matrix of `value(column, row)`.
 Buffer<float> matrix(int width, int height, const char *name,
                      const std::function<float(int, int)> &value) {
