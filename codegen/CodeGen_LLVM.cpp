@@ -2032,11 +2032,12 @@ private:
     // Distinct per loop, as loop IDs must be.
     llvm::MDNode *loop_limits(bool outer, bool no_vectorize) {
         const char *what = outer ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
-        std::vector<llvm::Metadata *> operands{nullptr, llvm::MDNode::get(ctx, llvm::MDString::get(ctx, what))};
+        std::vector<llvm::Metadata *> operands{
+            nullptr, llvm::MDNode::get(ctx, llvm::MDString::get(ctx, what))};
         if (no_vectorize) {
-            operands.push_back(llvm::MDNode::get(
-                ctx, {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
-                      llvm::ConstantAsMetadata::get(builder.getFalse())}));
+            operands.push_back(
+                llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
+                                        llvm::ConstantAsMetadata::get(builder.getFalse())}));
         }
         llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, operands);
         id->replaceOperandWith(0, id);

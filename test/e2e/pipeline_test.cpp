@@ -264,12 +264,14 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
 TEST(CompiledCode, EntryHoldingMostOfTheCodeHasItsLoopsOutlinedBesideSmallParallelLoops) {
     auto a_ref = [](int x, int y) {
         int v = 0;
-        for (int k = 0; k < 12; k++) v += (x + k) * (y + 2 * k + 1) ^ (k * 37);
+        for (int k = 0; k < 12; k++)
+            v += (x + k) * (y + 2 * k + 1) ^ (k * 37);
         return v;
     };
     auto b_ref = [&](int x, int y) {
         int v = 0;
-        for (int k = 0; k < 12; k++) v += a_ref(x + k % 3, y + k % 4) * (k + 1);
+        for (int k = 0; k < 12; k++)
+            v += a_ref(x + k % 3, y + k % 4) * (k + 1);
         return v;
     };
     for (int threads : {1, 2}) {
@@ -277,9 +279,11 @@ TEST(CompiledCode, EntryHoldingMostOfTheCodeHasItsLoopsOutlinedBesideSmallParall
         Var x("x"), y("y");
         Func a("a"), b("b"), c("c"), out("out");
         Expr av = 0, bv = 0;
-        for (int k = 0; k < 12; k++) av += (x + k) * (y + 2 * k + 1) ^ (k * 37);
+        for (int k = 0; k < 12; k++)
+            av += (x + k) * (y + 2 * k + 1) ^ (k * 37);
         a(x, y) = av;
-        for (int k = 0; k < 12; k++) bv += a(x + k % 3, y + k % 4) * (k + 1);
+        for (int k = 0; k < 12; k++)
+            bv += a(x + k % 3, y + k % 4) * (k + 1);
         b(x, y) = bv;
         c(x, y) = b(x, y) + 1;
         out(x, y) = c(x, y) * 2;

@@ -902,14 +902,14 @@ TEST(VectorCode, PartitionEdgesAreLeftScalarTheSteadyStateIsVectorized) {
         for (int xx = 0; xx < 300; xx++)
             in(xx, yy) = (uint8_t)(xx * 7 + yy * 31);
     Var x("x"), y("y");
-    Func clamped = BoundaryConditions::repeat_edge(in, {{0, 300}});  // columns only
+    Func clamped = BoundaryConditions::repeat_edge(in, {{0, 300}}); // columns only
     Func f("f");
     f(x, y) = clamped(x - 3, y) + clamped(x + 3, y) * cast<uint8_t>(2);
     Pipeline p(f);
     std::string lowered = p.lowered_stmt(Target("x86-64-linux-avx2-fma"));
-    EXPECT_EQ(occurrences(lowered, "for (f.s0.x"), 3) << lowered;  // prologue, steady, epilogue
+    EXPECT_EQ(occurrences(lowered, "for (f.s0.x"), 3) << lowered; // prologue, steady, epilogue
     std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
-    EXPECT_EQ(occurrences(ir, "\nvector.body"), 1) << ir;  // the steady state's
+    EXPECT_EQ(occurrences(ir, "\nvector.body"), 1) << ir; // the steady state's
     Buffer<uint8_t> out = f.realize({300, 5});
     for (int yy = 0; yy < 5; yy++) {
         for (int xx = 0; xx < 300; xx++) {
