@@ -49,7 +49,6 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
 #include "lower/InjectDeviceCopies.h"
-#include "lower/PartitionLoops.h"
 
 namespace loom {
 namespace Internal {
@@ -1995,14 +1994,8 @@ private:
         const int64_t inner_iterations = around_loops ? constant_nest_iterations(op->body) : -1;
         const bool small_nest = extent && inner_iterations > 0 &&
                                 *extent * inner_iterations <= kMostUnrolledNestIterations;
-        // A partition's prologue or epilogue runs the few iterations at the edges of a
-        // boundary condition's range: LLVM's vectorizer would make them a vector loop, a
-        // remainder and runtime checks, each lane a gather, for no time saved (22 fuzz
-        // pairs of seed 2026: JIT time -13%, run time unchanged). The rows of a 2-D edge
-        // are whole rows, loops inside the edge loop, and stay vectorizable.
-        const bool scalar_edge = !around_loops && is_partition_edge(op);
         back->setMetadata(llvm::LLVMContext::MD_loop,
-                          loop_limits((around_loops && !small_nest) || !extent, scalar_edge));
+                          unrolling_limits((around_loops && !small_nest) || !extent));
         // A loop that runs at most a few times is weighted so, so that code generation does not
         // take it for a hot loop (~32 iterations by default) and favour it over its neighbours
         // in register allocation: the serial tail of a split, say.
@@ -2027,19 +2020,12 @@ private:
     // Loop metadata that leaves unrolling to the schedule: LLVM may unroll an innermost loop
     // of constant trip count whole (a small reduction), but no loop by a factor that needs a
     // remainder loop (runtime unrolling), and no loop around other loops (copies of whole loop
-    // nests multiply the code to compile for no gain the schedule didn't ask for). With
-    // no_vectorize, LLVM's loop vectorizer leaves the loop alone too.
+    // nests multiply the code to compile for no gain the schedule didn't ask for).
     // Distinct per loop, as loop IDs must be.
-    llvm::MDNode *loop_limits(bool outer, bool no_vectorize) {
+    llvm::MDNode *unrolling_limits(bool outer) {
         const char *what = outer ? "llvm.loop.unroll.disable" : "llvm.loop.unroll.runtime.disable";
-        std::vector<llvm::Metadata *> operands{
-            nullptr, llvm::MDNode::get(ctx, llvm::MDString::get(ctx, what))};
-        if (no_vectorize) {
-            operands.push_back(
-                llvm::MDNode::get(ctx, {llvm::MDString::get(ctx, "llvm.loop.vectorize.enable"),
-                                        llvm::ConstantAsMetadata::get(builder.getFalse())}));
-        }
-        llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, operands);
+        llvm::Metadata *limit = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, what));
+        llvm::MDNode *id = llvm::MDNode::getDistinct(ctx, {nullptr, limit});
         id->replaceOperandWith(0, id);
         return id;
     }

@@ -465,12 +465,5 @@ private:
 
 Stmt partition_loops(const Stmt &s) { return StripLikely().mutate(PartitionLoops().mutate(s)); }
 
-bool is_partition_edge(const For *op) {
-    const Variable *start = op->min.as<Variable>();
-    if (start && start->name == op->name + ".steady_hi") return true;
-    const bool starts_steady = start && start->name == op->name + ".steady_lo";
-    return !starts_steady && expr_uses_var(op->extent, op->name + ".steady_lo");
-}
-
 }  // namespace Internal
 }  // namespace loom

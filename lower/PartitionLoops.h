@@ -22,12 +22,5 @@ namespace Internal {
  * if (code generation weighs its branches by them). */
 Stmt partition_loops(const Stmt &s);
 
-/** Whether op is a prologue or epilogue loop that partition_loops made: a loop over the
- * iterations before `<name>.steady_lo` (its extent reads that name, its min does not) or from
- * `<name>.steady_hi` on (its min is that name). Those run the few iterations near the edges of
- * a boundary condition's range; code generation keeps LLVM from vectorizing them. False once a
- * later pass rewrote those bounds past recognition. */
-bool is_partition_edge(const For *op);
-
 }  // namespace Internal
 }  // namespace loom

@@ -891,30 +891,3 @@ TEST(Allocation, TileOfAComputeAtReductionIsConstantSizeAndOnTheStack) {
         }
     }
 }
-
-// A scalar loop partitioned around a boundary condition: LLVM vectorizes its steady state
-// (the schedule left it scalar), not its prologue and epilogue, which run the few columns
-// at the input's edges; a vectorized edge is a vector loop, a remainder and runtime checks,
-// each lane a gather, and the largest part of the JIT time of such pipelines.
-TEST(VectorCode, PartitionEdgesAreLeftScalarTheSteadyStateIsVectorized) {
-    Buffer<uint8_t> in(std::vector<int>{300, 5}, "in");
-    for (int yy = 0; yy < 5; yy++)
-        for (int xx = 0; xx < 300; xx++)
-            in(xx, yy) = (uint8_t)(xx * 7 + yy * 31);
-    Var x("x"), y("y");
-    Func clamped = BoundaryConditions::repeat_edge(in, {{0, 300}}); // columns only
-    Func f("f");
-    f(x, y) = clamped(x - 3, y) + clamped(x + 3, y) * cast<uint8_t>(2);
-    Pipeline p(f);
-    std::string lowered = p.lowered_stmt(Target("x86-64-linux-avx2-fma"));
-    EXPECT_EQ(occurrences(lowered, "for (f.s0.x"), 3) << lowered; // prologue, steady, epilogue
-    std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
-    EXPECT_EQ(occurrences(ir, "\nvector.body"), 1) << ir; // the steady state's
-    Buffer<uint8_t> out = f.realize({300, 5});
-    for (int yy = 0; yy < 5; yy++) {
-        for (int xx = 0; xx < 300; xx++) {
-            uint8_t l = in(std::max(xx - 3, 0), yy), r = in(std::min(xx + 3, 299), yy);
-            EXPECT_EQ(out(xx, yy), (uint8_t)(l + r * 2)) << xx << ", " << yy;
-        }
-    }
-}
