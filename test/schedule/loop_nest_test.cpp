@@ -902,12 +902,12 @@ TEST(VectorCode, AnEdgeHalfTheRowLongIsVectorizedLikeTheSteadyState) {
         for (int xx = 0; xx < 400; xx++)
             in(xx, yy) = (uint8_t)(xx * 13 + yy * 7);
     Var x("x"), y("y");
-    Func mirrored = BoundaryConditions::mirror_image(in, {{0, 400}});  // columns only
+    Func mirrored = BoundaryConditions::mirror_image(in, {{0, 400}}); // columns only
     Func f("f");
     f(x, y) = cast<int32_t>(mirrored(x, y)) ^ cast<int32_t>(mirrored(x * 2 - 2, y));
     Pipeline p(f);
     std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
-    EXPECT_GE(occurrences(ir, "\nvector.body"), 2) << ir;  // the steady state's and the epilogue's
+    EXPECT_GE(occurrences(ir, "\nvector.body"), 2) << ir; // the steady state's and the epilogue's
     Buffer<int32_t> out = p.realize({400, 6});
     auto mirror = [](int c) { return c < 0 ? -1 - c : c >= 400 ? 799 - c : c; };
     for (int yy = 0; yy < 6; yy++) {
