@@ -39,9 +39,8 @@ bool worth_outlining_with_copies(const For *loop);
 /** Whether outlining gives the JIT's compile threads more to do at once: a pipeline with at
  * least as many parallel loops as threads already has a function per thread, unless one
  * function (the entry or a parallel loop's task) holds more than 4/3 of an even share of the
- * pipeline's nodes. A call per
- * execution of an outlined loop costs up to a few percent of run time (harris: 4.5%), paid
- * only where it buys compile time. */
+ * pipeline's nodes. A call per execution of an outlined loop costs up to a few percent of run
+ * time (harris: 4.5%), paid only where it buys compile time. */
 bool outlining_helps(const Stmt &pipeline_body, unsigned compile_threads);
 
 } // namespace Internal

@@ -28,6 +28,12 @@ Pipeline compiled_on(Func output, int threads) {
     return p;
 }
 
+/** Whether the pipeline's code has a loop outlined into a function of its own
+ * (codegen/LoopOutlining). */
+bool has_outlined_loop(Pipeline &p) {
+    return p.assembly().find(".loop,@function") != std::string::npos;
+}
+
 using Pos = std::vector<int>;
 
 // ---------------------------------------------------------------------------------------------
@@ -90,7 +96,8 @@ TEST_P(Blur, Separable3x3OnUint16) {
     std::vector<uint16_t> values = random_values<uint16_t>((W + 2) * (H + 2), 21);
     Buffer<uint16_t> input(std::vector<int>{W + 2, H + 2}, "input");
     for (int y = 0; y < H + 2; y++) {
-        for (int x = 0; x < W + 2; x++) input(x, y) = values[y * (W + 2) + x];
+        for (int x = 0; x < W + 2; x++)
+            input(x, y) = values[y * (W + 2) + x];
     }
 
     Var x("x"), y("y");
@@ -253,8 +260,7 @@ TEST(CompiledCode, OutlinedLoopNestsGiveTheSameValues) {
             return bx_ref(q[0], q[1] - 2) + bx_ref(q[0], q[1] - 1) * 2 + bx_ref(q[0], q[1]) * 3 +
                    bx_ref(q[0], q[1] + 1) * 2 + bx_ref(q[0], q[1] + 2);
         });
-        const bool outlined = p.assembly().find(".loop,@function") != std::string::npos;
-        EXPECT_EQ(outlined, threads == 2);
+        EXPECT_EQ(has_outlined_loop(p), threads == 2);
     }
 }
 
@@ -294,8 +300,7 @@ TEST(CompiledCode, EntryHoldingMostOfTheCodeHasItsLoopsOutlinedBesideSmallParall
         Pipeline p = compiled_on(out, threads);
         Buffer<int32_t> result = p.realize({37, 21});
         expect_buffer<int32_t>(result, [&](const Pos &q) { return (b_ref(q[0], q[1]) + 1) * 2; });
-        const bool outlined = p.assembly().find(".loop,@function") != std::string::npos;
-        EXPECT_EQ(outlined, threads == 2);
+        EXPECT_EQ(has_outlined_loop(p), threads == 2);
     }
 }
 
@@ -401,12 +406,14 @@ TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
     auto in_ref = [](int x, int y) { return ((x * 5 + y * 11) % 97 + 97) % 97 - 40; };
     auto bx_ref = [&](int x, int y) {
         int sum = 0;
-        for (int k = -3; k <= 3; k++) sum += in_ref(x + k, y) * (k + 5);
+        for (int k = -3; k <= 3; k++)
+            sum += in_ref(x + k, y) * (k + 5);
         return sum;
     };
     auto by_ref = [&](int x, int y) {
         int sum = 0;
-        for (int k = -3; k <= 3; k++) sum += bx_ref(x, y + k) * (9 - k);
+        for (int k = -3; k <= 3; k++)
+            sum += bx_ref(x, y + k) * (9 - k);
         return sum;
     };
     for (int threads : {1, 2}) {
@@ -415,9 +422,11 @@ TEST(CompiledCode, ATaskLeftWithOnlyCallsOfOutlinedLoopsIsCompiledUnoptimized) {
         Func in("in"), bx("bx"), by("by");
         in(x, y) = (x * 5 + y * 11) % 97 - 40;
         Expr bsum = 0, ysum = 0;
-        for (int k = -3; k <= 3; k++) bsum = bsum + in(x + k, y) * (k + 5);
+        for (int k = -3; k <= 3; k++)
+            bsum = bsum + in(x + k, y) * (k + 5);
         bx(x, y) = bsum;
-        for (int k = -3; k <= 3; k++) ysum = ysum + bx(x, y + k) * (9 - k);
+        for (int k = -3; k <= 3; k++)
+            ysum = ysum + bx(x, y + k) * (9 - k);
         by(x, y) = ysum;
         by.split(y, yo, yi, 8).parallel(yo).vectorize(x, 16);
         bx.store_at(by, yo).compute_at(by, yi).vectorize(x, 16);
@@ -539,7 +548,8 @@ TEST(CompiledCode, AnOutlinedLoopReadingARowMaximumOnTheStackGetsItsValue) {
         Buffer<float> result = p.realize({width, height});
         expect_buffer<float>(result, [&](const Pos &q) {
             float m = -1e30f;
-            for (int i = 0; i < width; i++) m = std::max(m, in_ref(i, q[1]));
+            for (int i = 0; i < width; i++)
+                m = std::max(m, in_ref(i, q[1]));
             const float dd = m - in_ref(q[0], q[1]);
             const float s = std::sqrt(dd + 1.0f) + std::sqrt(dd * 2.0f + 3.0f);
             return std::sqrt(s) + std::sqrt(s + 1.0f);
@@ -653,10 +663,11 @@ TEST(RealizeIntoBuffer, NonZeroMinsGiveTheBuffersCoordinates) {
 TEST(RealizeIntoBuffer, InputWithNonZeroMinIsReadAtItsCoordinates) {
     Buffer<int16_t> in(std::vector<int>{10}, "shifted");
     in.set_min(-5);
-    for (int i = -5; i < 5; i++) in(i) = (int16_t)(i * 3);
+    for (int i = -5; i < 5; i++)
+        in(i) = (int16_t)(i * 3);
     Var x("x");
     Func f("f");
-    f(x) = in(x) * 2 + in(x + 1);
+    f(x) = in(x)*2 + in(x + 1);
     Buffer<int16_t> out(std::vector<int>{6}, "out");
     out.set_min(-4);
     f.realize(out);
@@ -706,7 +717,8 @@ TEST(Dimensions, ThreeD) {
     Buffer<uint16_t> out = f.realize({4, 3, 2});
     ASSERT_EQ(out.dimensions(), 3);
     EXPECT_EQ(out.channels(), 2);
-    expect_buffer<uint16_t>(out, [](const Pos &p) { return (uint16_t)(p[0] + 10 * p[1] + 100 * p[2]); });
+    expect_buffer<uint16_t>(out,
+                            [](const Pos &p) { return (uint16_t)(p[0] + 10 * p[1] + 100 * p[2]); });
 }
 
 TEST(Dimensions, FourD) {
@@ -716,7 +728,8 @@ TEST(Dimensions, FourD) {
     Buffer<int32_t> out = f.realize({3, 2, 2, 3});
     ASSERT_EQ(out.dimensions(), 4);
     EXPECT_EQ(out.dim(3).extent(), 3);
-    expect_buffer<int32_t>(out, [](const Pos &p) { return p[0] + 10 * p[1] + 100 * p[2] + 1000 * p[3]; });
+    expect_buffer<int32_t>(
+        out, [](const Pos &p) { return p[0] + 10 * p[1] + 100 * p[2] + 1000 * p[3]; });
 }
 
 TEST(Dimensions, ZeroD) {
@@ -735,7 +748,7 @@ TEST(Dimensions, ZeroDFromAParamAndFuncOfExpr) {
     Buffer<float> out = f.realize();
     EXPECT_EQ(out(), 6.0f);
 
-    Func g(Expr(7) * 6);  // Halide's Func(Expr): a zero-dimensional Func of that value
+    Func g(Expr(7) * 6); // Halide's Func(Expr): a zero-dimensional Func of that value
     Buffer<int32_t> out_g = g.realize();
     EXPECT_EQ(out_g(), 42);
 }
@@ -773,4 +786,4 @@ TEST(PerfMap, ListsEveryCompiledFunctionWhenAsked) {
     EXPECT_FALSE(std::ifstream(path).good());
 }
 
-}  // namespace
+} // namespace
