@@ -4,13 +4,13 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
-#include "lower/LetTrackingMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
-#include "lower/Simplify.h"
 #include "dsl/Substitute.h"
+#include "lower/LetTrackingMutator.h"
+#include "lower/Simplify.h"
 
 namespace loom {
 namespace Internal {
@@ -50,7 +50,7 @@ public:
 
 private:
     int lanes;
-    Scope<Expr> vector_vars;  // name -> replacement (a Ramp, or a Variable of vector type)
+    Scope<Expr> vector_vars; // name -> replacement (a Ramp, or a Variable of vector type)
     // Allocations made inside the vectorized loop, now one slot per lane (see visit(Allocate)).
     Scope<int> widened;
     // How many loops enclose the current node whose lanes start at different places (see
@@ -78,8 +78,7 @@ private:
     // its base is left as written for the simplification after this pass: simplifying it at
     // every level of an index re-simplified the growing base at each one (harris: 2.9 ms of
     // its 9 ms of lowering).
-    template<typename T>
-    Expr binary(const T *op) {
+    template <typename T> Expr binary(const T *op) {
         Expr a = mutate(op->a), b = mutate(op->b);
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         if (a.type().lanes() == b.type().lanes()) return T::make(a, b);
@@ -92,7 +91,8 @@ private:
         const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
         if (ra && b.type().is_scalar()) return Ramp::make(ra->base + b, ra->stride, ra->lanes);
         if (rb && a.type().is_scalar()) return Ramp::make(a + rb->base, rb->stride, rb->lanes);
-        if (ra && rb) return Ramp::make(ra->base + rb->base, simplify(ra->stride + rb->stride), lanes);
+        if (ra && rb)
+            return Ramp::make(ra->base + rb->base, simplify(ra->stride + rb->stride), lanes);
         return Add::make(widen(a, lanes), widen(b, lanes));
     }
     Expr visit(const Sub *op) override {
@@ -100,16 +100,20 @@ private:
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
         if (ra && b.type().is_scalar()) return Ramp::make(ra->base - b, ra->stride, ra->lanes);
-        if (rb && a.type().is_scalar()) return Ramp::make(a - rb->base, simplify(0 - rb->stride), rb->lanes);
-        if (ra && rb) return Ramp::make(ra->base - rb->base, simplify(ra->stride - rb->stride), lanes);
+        if (rb && a.type().is_scalar())
+            return Ramp::make(a - rb->base, simplify(0 - rb->stride), rb->lanes);
+        if (ra && rb)
+            return Ramp::make(ra->base - rb->base, simplify(ra->stride - rb->stride), lanes);
         return Sub::make(widen(a, lanes), widen(b, lanes));
     }
     Expr visit(const Mul *op) override {
         Expr a = mutate(op->a), b = mutate(op->b);
         if (a.same_as(op->a) && b.same_as(op->b)) return op;
         const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
-        if (ra && b.type().is_scalar()) return Ramp::make(ra->base * b, simplify(ra->stride * b), ra->lanes);
-        if (rb && a.type().is_scalar()) return Ramp::make(a * rb->base, simplify(a * rb->stride), rb->lanes);
+        if (ra && b.type().is_scalar())
+            return Ramp::make(ra->base * b, simplify(ra->stride * b), ra->lanes);
+        if (rb && a.type().is_scalar())
+            return Ramp::make(a * rb->base, simplify(a * rb->stride), rb->lanes);
         return Mul::make(widen(a, lanes), widen(b, lanes));
     }
     Expr visit(const Div *op) override { return binary(op); }
@@ -144,7 +148,8 @@ private:
 
     Expr visit(const Select *op) override {
         Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
-        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return op;
+        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+            return op;
         int n = std::max({c.type().lanes(), t.type().lanes(), f.type().lanes()});
         if (n == 1) return Select::make(c, t, f);
         // A scalar condition may pick between vectors.
@@ -177,7 +182,7 @@ private:
         }
         Expr e = Call::make(op->type.with_lanes(lanes), op->name, args, op->call_type, op->func,
                             op->value_index, op->buffer, op->param);
-        const_cast<Call *>(e.as<Call>())->op = op->op;  // set before the node is shared
+        const_cast<Call *>(e.as<Call>())->op = op->op; // set before the node is shared
         return e;
     }
 
@@ -262,8 +267,9 @@ private:
             return For::make(op->name, mn, ext, op->for_type, op->device_api, body);
         }
         Expr from_zero = Variable::make(Int(32), op->name);
-        Expr value = mn.as<Ramp>() ? Ramp::make(from_zero + mn.as<Ramp>()->base, mn.as<Ramp>()->stride, lanes)
-                                   : Add::make(Broadcast::make(from_zero, lanes), mn);
+        Expr value = mn.as<Ramp>()
+                         ? Ramp::make(from_zero + mn.as<Ramp>()->base, mn.as<Ramp>()->stride, lanes)
+                         : Add::make(Broadcast::make(from_zero, lanes), mn);
         ScopedBinding<Expr> bind(vector_vars, op->name, value);
         rebased_loops++;
         Stmt body = mutate(op->body);
@@ -296,15 +302,38 @@ private:
     }
 };
 
-// Whether a statement already holds vector code (an inner loop that was vectorized).
+// Whether a statement already holds vector code (an inner loop that was vectorized), and the
+// widest vector in it.
 class HasVectors : public IRVisitor {
 public:
     bool found = false;
+    int widest = 0;
 
 private:
-    void visit(const Ramp *) override { found = true; }
-    void visit(const Broadcast *) override { found = true; }
-    void visit(const Variable *op) override { found |= op->type.is_vector(); }
+    void note(Type t) {
+        found |= t.is_vector();
+        widest = std::max(widest, t.lanes());
+    }
+    void visit(const Ramp *op) override {
+        note(op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Broadcast *op) override {
+        note(op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Variable *op) override { note(op->type); }
+};
+
+// The vectorized loops inside a vectorized loop, made serial loops (see VectorizeLoops).
+class MakeInnerVectorLoopsSerial : public IRMutator {
+    using IRMutator::visit;
+    Stmt visit(const For *op) override {
+        Stmt body = mutate(op->body);
+        if (op->for_type != ForType::Vectorized && body.same_as(op->body)) return op;
+        ForType type = op->for_type == ForType::Vectorized ? ForType::Serial : op->for_type;
+        return For::make(op->name, op->min, op->extent, type, op->device_api, body);
+    }
 };
 
 class VectorizeLoops : public LetTrackingMutator {
@@ -312,7 +341,6 @@ public:
     using IRMutator::mutate;
 
 private:
-
     Stmt visit(const For *op) override {
         Stmt body; // inner vectorized loops first
         {
@@ -328,21 +356,35 @@ private:
         user_assert(n) << "Can't vectorize loop " << op->name << ": its extent " << extent
                        << " is not a constant. Split it by a constant factor and vectorize the "
                           "inner loop (vectorize(x, 8)).";
-        if (*n <= 1) return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+        if (*n <= 1)
+            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
         user_assert(*n <= 256) << "Can't vectorize loop " << op->name << " of extent " << *n
                                << ": at most 256 lanes";
         int lanes = (int)*n;
-        // A vectorized loop inside another: the inner one already uses the vector lanes, so
-        // the outer one runs its iterations one after another (still correct, and the inner
-        // loop stays vector code).
-        HasVectors inner_vectors;
-        body.accept(&inner_vectors);
-        if (inner_vectors.found) {
-            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
-        }
         // The min is evaluated once, as a let, so the ramp's base is a plain variable.
         std::string base_name = op->name + ".base";
         Expr base = Variable::make(Int(32), base_name);
+        // A vectorized loop inside another (a Func computed per lane of its consumer, and
+        // vectorized itself): one of the two loops gets the vector lanes, the other runs its
+        // iterations one after another. The outer one, where it has at least as many lanes
+        // as the inner one had: then the code around the inner loop is vector code too, and
+        // the inner loop's iterations run every outer lane at once, as many vector operations
+        // as before (Halide widens the inner vectors by the outer lanes: the same operations
+        // in longer vectors). Otherwise, or where the outer loop's lanes cannot run together,
+        // the inner loop keeps its vectors.
+        HasVectors inner_vectors;
+        body.accept(&inner_vectors);
+        if (inner_vectors.found) {
+            HasVectors vectors_before;
+            op->body.accept(&vectors_before);
+            if (!vectors_before.found && inner_vectors.widest <= lanes) {
+                Vectorize outer(op->name, Ramp::make(base, 1, lanes), lanes);
+                Stmt vector_body = outer.mutate(MakeInnerVectorLoopsSerial().mutate(op->body));
+                if (!outer.needs_scalar_fallback)
+                    return LetStmt::make(base_name, op->min, vector_body);
+            }
+            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+        }
         Vectorize v(op->name, Ramp::make(base, 1, lanes), lanes);
         Stmt vector_body = v.mutate(body);
         if (v.needs_scalar_fallback) {
@@ -352,9 +394,9 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt vectorize_loops(const Stmt &s) { return VectorizeLoops().mutate(s); }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom
