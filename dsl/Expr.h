@@ -69,10 +69,11 @@ public:
     IRHandle(const IRHandle &o) : ptr(o.ptr) { retain(); }
     IRHandle(IRHandle &&o) noexcept : ptr(o.ptr) { o.ptr = nullptr; }
     IRHandle &operator=(const IRHandle &o) {
+        // `o` may live inside the node released here (`e = e.as<Call>()->args[0]`): hold its
+        // node before releasing, and read nothing of `o` after.
         if (o.ptr != ptr) {
-            o.retain();
-            release();
-            ptr = o.ptr;
+            IRHandle kept(o);
+            std::swap(ptr, kept.ptr);
         }
         return *this;
     }

@@ -37,7 +37,7 @@ struct Linear {
     // Coefficient of each term, in the terms' structural order (which is the order rebuild()
     // writes them in).
     std::map<Expr, uint64_t, ExprStructureLess> terms;
-    uint64_t constant = 0;  // coefficients wrap modulo 2^bits, as the arithmetic does
+    uint64_t constant = 0; // coefficients wrap modulo 2^bits, as the arithmetic does
 
     void add(const Expr &e, uint64_t scale) {
         if (const Add *op = e.as<Add>()) {
@@ -65,9 +65,7 @@ struct Linear {
         }
     }
 
-    void add_term(const Expr &e, uint64_t scale) {
-        terms[e] += scale;
-    }
+    void add_term(const Expr &e, uint64_t scale) { terms[e] += scale; }
 
     bool is_constant() const {
         for (const auto &t : terms) {
@@ -99,8 +97,7 @@ struct Linear {
         }
         for (const auto &n : negatives) {
             Expr term = n.second == 1 ? n.first : Mul::make(n.first, make_const(type, n.second));
-            result = result.defined() ? Sub::make(result, term)
-                                      : Sub::make(make_zero(type), term);
+            result = result.defined() ? Sub::make(result, term) : Sub::make(make_zero(type), term);
         }
         int64_t c = wrapped(constant);
         if (!result.defined()) return make_const(type, c);
@@ -400,18 +397,24 @@ private:
         case '+':
             if (ra && bb) return mutate(Ramp::make(ra->base + bb->value, ra->stride, lanes));
             if (ba && rb) return mutate(Ramp::make(ba->value + rb->base, rb->stride, lanes));
-            if (ra && rb) return mutate(Ramp::make(ra->base + rb->base, ra->stride + rb->stride, lanes));
+            if (ra && rb)
+                return mutate(Ramp::make(ra->base + rb->base, ra->stride + rb->stride, lanes));
             if (ba && bb) return mutate(Broadcast::make(ba->value + bb->value, lanes));
             break;
         case '-':
             if (ra && bb) return mutate(Ramp::make(ra->base - bb->value, ra->stride, lanes));
-            if (ba && rb) return mutate(Ramp::make(ba->value - rb->base, make_zero(rb->stride.type()) - rb->stride, lanes));
-            if (ra && rb) return mutate(Ramp::make(ra->base - rb->base, ra->stride - rb->stride, lanes));
+            if (ba && rb)
+                return mutate(Ramp::make(ba->value - rb->base,
+                                         make_zero(rb->stride.type()) - rb->stride, lanes));
+            if (ra && rb)
+                return mutate(Ramp::make(ra->base - rb->base, ra->stride - rb->stride, lanes));
             if (ba && bb) return mutate(Broadcast::make(ba->value - bb->value, lanes));
             break;
         case '*':
-            if (ra && bb) return mutate(Ramp::make(ra->base * bb->value, ra->stride * bb->value, lanes));
-            if (ba && rb) return mutate(Ramp::make(ba->value * rb->base, ba->value * rb->stride, lanes));
+            if (ra && bb)
+                return mutate(Ramp::make(ra->base * bb->value, ra->stride * bb->value, lanes));
+            if (ba && rb)
+                return mutate(Ramp::make(ba->value * rb->base, ba->value * rb->stride, lanes));
             if (ba && bb) return mutate(Broadcast::make(ba->value * bb->value, lanes));
             break;
         }
@@ -535,15 +538,13 @@ private:
         return Mod::make(a, b);
     }
 
-    template<typename T>
-    Expr visit_min_max(const T *op, bool is_min) {
+    template <typename T> Expr visit_min_max(const T *op, bool is_min) {
         return min_max<T>(mutate(op->a), mutate(op->b), is_min, op);
     }
 
     // The min (or max) of simplified operands a and b; op, where given, is the node they came
     // from, returned when nothing changed.
-    template<typename T>
-    Expr min_max(Expr a, Expr b, bool is_min, const T *op) {
+    template <typename T> Expr min_max(Expr a, Expr b, bool is_min, const T *op) {
         const Type type = a.type();
         if (Expr f = fold_arith(is_min ? Arith::Min : Arith::Max, a, b); f.defined()) return f;
         if (type.is_int_or_uint() && deep_equal(a, b)) return a;
@@ -614,8 +615,7 @@ private:
     Expr visit(const Min *op) override { return visit_min_max(op, true); }
     Expr visit(const Max *op) override { return visit_min_max(op, false); }
 
-    template<typename T>
-    Expr visit_compare(const T *op, Compare c) {
+    template <typename T> Expr visit_compare(const T *op, Compare c) {
         Expr a = mutate(op->a), b = mutate(op->b);
         if (Expr f = fold_compare(c, a, b); f.defined()) return f;
         int64_t diff;
@@ -732,7 +732,8 @@ private:
     Stmt visit(const ProducerConsumer *op) override {
         Stmt body = mutate(op->body);
         if (is_no_op(body)) return body;
-        return body.same_as(op->body) ? Stmt(op) : ProducerConsumer::make(op->name, op->is_producer, body);
+        return body.same_as(op->body) ? Stmt(op)
+                                      : ProducerConsumer::make(op->name, op->is_producer, body);
     }
 
     Stmt visit(const For *op) override {
@@ -750,7 +751,8 @@ private:
         // A parallel loop of one iteration is that iteration, without a task handed to the
         // thread pool (a parallel loop of a Func computed per point of its consumer: fuzz
         // seed 2026 pair 159, 66x Halide's time).
-        if (is_const_one(ext) && (op->for_type == ForType::Serial || op->for_type == ForType::Parallel)) {
+        if (is_const_one(ext) &&
+            (op->for_type == ForType::Serial || op->for_type == ForType::Parallel)) {
             return mutate(LetStmt::make(op->name, mn, body));
         }
         if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return op;
@@ -791,6 +793,11 @@ private:
 
     Stmt visit(const IfThenElse *op) override {
         Expr c = mutate(op->condition);
+        // A hint on a constant (an RDom's where() that always holds) hints at nothing.
+        if (const Call *hint = c.as<Call>();
+            hint && hint->is_intrinsic(Call::likely) && is_const(hint->args[0])) {
+            c = hint->args[0];
+        }
         if (is_const(c)) {
             if (!is_const_zero(c)) return mutate(op->then_case);
             return op->else_case.defined() ? mutate(op->else_case) : make_no_op();
@@ -811,7 +818,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 Expr simplify(const Expr &e) { return Simplify().mutate(e); }
 Expr simplify_for_bounds(const Expr &e) { return Simplify(true).mutate(e); }
@@ -838,5 +845,5 @@ bool difference_is_constant(const Expr &a, const Expr &b, int64_t *diff) {
     return constant_difference(a, b, diff);
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -19,27 +19,24 @@ using ::testing::HasSubstr;
 
 // Whether e is a T node. Taking e by reference keeps a temporary argument alive for the whole
 // assertion: the handles' rule (no node pointer from a temporary) is kept by naming it here.
-template<typename T, typename Handle>
-bool is_a(const Handle &e) {
+template <typename T, typename Handle> bool is_a(const Handle &e) {
     return e.template as<T>() != nullptr;
 }
 
 // The value field of e's T node (IntImm, UIntImm, FloatImm), read while e is alive.
-template<typename T>
-auto value_of(const Expr &e) -> decltype(e.as<T>()->value) {
+template <typename T> auto value_of(const Expr &e) -> decltype(e.as<T>()->value) {
     const T *node = e.as<T>();
     EXPECT_NE(node, nullptr);
     return node ? node->value : decltype(node->value)();
 }
 
 // Whether as_const_int / as<T>() accept an argument of type E (as an expression of that type).
-template<typename E, typename = void>
-struct takes_const_int : std::false_type {};
-template<typename E>
-struct takes_const_int<E, std::void_t<decltype(as_const_int(std::declval<E>()))>> : std::true_type {};
-template<typename E, typename = void>
-struct takes_downcast : std::false_type {};
-template<typename E>
+template <typename E, typename = void> struct takes_const_int : std::false_type {};
+template <typename E>
+struct takes_const_int<E, std::void_t<decltype(as_const_int(std::declval<E>()))>> : std::true_type {
+};
+template <typename E, typename = void> struct takes_downcast : std::false_type {};
+template <typename E>
 struct takes_downcast<E, std::void_t<decltype(std::declval<E>().template as<IntImm>())>>
     : std::true_type {};
 
@@ -52,12 +49,27 @@ TEST(IRNodes, NodePointersAreNotTakenFromTemporaries) {
     static_assert(takes_downcast<const Expr &>::value && takes_downcast<Expr &>::value);
     static_assert(!takes_downcast<Expr>::value && !takes_downcast<Expr &&>::value);
     // The value forms take anything, and give the value itself.
-    EXPECT_EQ(const_int_value(Add::make(IntImm::make(Int(32), 7), IntImm::make(Int(32), 0))), std::nullopt);
+    EXPECT_EQ(const_int_value(Add::make(IntImm::make(Int(32), 7), IntImm::make(Int(32), 0))),
+              std::nullopt);
     EXPECT_EQ(const_int_value(IntImm::make(Int(32), 7)), 7);
     EXPECT_EQ(const_float_value(Broadcast::make(FloatImm::make(Float(32), 0.5), 4)), 0.5);
 }
 
 Expr var(const std::string &name, Type t = Int(32)) { return Variable::make(t, name); }
+
+// A handle assigned a handle that lives inside the node it held (a node's operand): the
+// operand's node is kept before the old node is released, which frees the operand's handle.
+TEST(IRNodes, AssigningANodesOwnOperandKeepsTheOperand) {
+    Expr x = Variable::make(Int(32), "x");
+    Expr e = Add::make(x * 3, Expr(1));
+    x = Expr(); // the sum's operands are now held by the sum alone
+    e = e.as<Add>()->a;
+    ASSERT_TRUE(is_a<Mul>(e)) << e;
+    EXPECT_EQ(to_string(e), "(x * 3)");
+    Stmt s = Block::make(Evaluate::make(Expr(2)), Evaluate::make(Expr(3)));
+    s = s.as<Block>()->rest;
+    ASSERT_TRUE(is_a<Evaluate>(s));
+}
 
 TEST(IRNodes, AddMakeAndDowncast) {
     Expr x = var("x");
@@ -151,7 +163,8 @@ TEST(IRNodes, CastSelectLetLoadRampBroadcast) {
     ASSERT_NE(s.as<Select>(), nullptr);
     EXPECT_TRUE(s.as<Select>()->false_value.same_as(x));
 
-    Expr l = Let::make("t", Cast::make(Float(32), x), Mul::make(var("t", Float(32)), var("t", Float(32))));
+    Expr l = Let::make("t", Cast::make(Float(32), x),
+                       Mul::make(var("t", Float(32)), var("t", Float(32))));
     EXPECT_EQ(l.type(), Float(32));
     EXPECT_EQ(l.as<Let>()->name, "t");
 
@@ -228,7 +241,8 @@ TEST(IRNodes, MakeRejectsMismatchedOperandTypes) {
         EXPECT_THAT(e.what(), HasSubstr("int32"));
         EXPECT_THAT(e.what(), HasSubstr("float32"));
     }
-    EXPECT_THROW(Select::make(var("x"), var("x"), var("x")), loom::InternalError);  // condition not bool
+    EXPECT_THROW(Select::make(var("x"), var("x"), var("x")),
+                 loom::InternalError); // condition not bool
     EXPECT_THROW(Not::make(var("x")), loom::InternalError);
 }
 
@@ -249,6 +263,6 @@ TEST(IRNodes, ConstantHelpers) {
     EXPECT_EQ(make_bool(true).type(), Bool());
 }
 
-}  // namespace
-}  // namespace Internal
-}  // namespace loom
+} // namespace
+} // namespace Internal
+} // namespace loom

@@ -94,4 +94,24 @@ TEST(FoldAllocationIndices, ALoopBindingANameAgainHidesTheLetsThatUseIt) {
     check(s, s);
 }
 
+// A tile over the few points around a consumer's point (x - 1 and x, y - 1 and y), computed by
+// loops from the point's neighbours: the loops run from 0, their variables plus the old mins
+// in the body, and the tile's indices simplify to the loop variables.
+TEST(FoldAllocationIndices, LoopsFromAVariableMinIndexingATileRunFromZero) {
+    Expr x = i32("x"), y = i32("y"), tx = i32("t.x"), ty = i32("t.y");
+    auto nest = [&](const Expr &x_min, const Expr &y_min, const Expr &tile_index,
+                    const Expr &input_index) {
+        Stmt store = Store::make("t", Load::make(Int(32), "in", input_index), tile_index);
+        Stmt inner = For::make("t.x", x_min, 2, ForType::Serial, DeviceAPI::Host, store);
+        return Allocate::make("t", Int(32), {2, 2},
+                              For::make("t.y", y_min, 2, ForType::Serial, DeviceAPI::Host, inner));
+    };
+    Stmt before = nest(x - 1, y - 1, (tx - x) + (ty - y) * 2 + 3, tx + ty * 100);
+    Stmt after = nest(0, 0, tx + ty * 2, (tx + (x - 1)) + (ty + (y - 1)) * 100);
+    check(before, after);
+    // A loop whose variable does not index the tile keeps its min.
+    Stmt other = nest(x - 1, y - 1, Expr(0), tx + ty * 100);
+    check(other, other);
+}
+
 } // namespace

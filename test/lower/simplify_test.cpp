@@ -17,8 +17,8 @@ namespace {
 void check(const Expr &input, const Expr &expected) {
     Expr output = simplify(input);
     EXPECT_TRUE(deep_equal(output, expected)) << "input:    " << input << "\n"
-                                         << "expected: " << expected << "\n"
-                                         << "got:      " << output;
+                                              << "expected: " << expected << "\n"
+                                              << "got:      " << output;
 }
 
 Expr i32(const char *name) { return Variable::make(Int(32), name); }
@@ -81,7 +81,7 @@ TEST(Simplify, CancelsTermsAcrossEveryLevelOfADeepChain) {
 
 TEST(Simplify, DivisionByAConstantTakesOutMultiplesOfIt) {
     Expr x = i32("x"), y = i32("y");
-    check((x + y * 2 + 2) / 2, y + x / 2 + 1);  // terms in structural order: variables first
+    check((x + y * 2 + 2) / 2, y + x / 2 + 1); // terms in structural order: variables first
     check((x * 4 - 7) / 4, x - 2);
     // Euclidean: (x - 7) / 4 == (x + 1) / 4 - 2.
     check((x - 7) / 4, (x + 1) / 4 - 2);
@@ -166,9 +166,22 @@ TEST(Simplify, RemovesEmptyLoopsAndTrueAssertions) {
     Stmt store = Store::make("buf", x, x);
     Stmt empty_loop = For::make("i", 0, 0, ForType::Serial, DeviceAPI::Host, store);
     EXPECT_TRUE(is_no_op(simplify(empty_loop))) << simplify(empty_loop);
-    Stmt s = Block::make(AssertStmt::make(Expr(1) < Expr(2), Call::make(Int(32), "loom_error", {Expr("m")}, Call::Extern)),
+    Stmt s = Block::make(AssertStmt::make(Expr(1) < Expr(2), Call::make(Int(32), "loom_error",
+                                                                        {Expr("m")}, Call::Extern)),
                          store);
     EXPECT_EQ(to_string(simplify(s)), to_string(store));
+}
+
+// An if on likely(c) of a constant c (an RDom's where() that always holds) is its branch.
+TEST(Simplify, LikelyOfAConstantConditionDecidesTheIf) {
+    Stmt store = Store::make("buf", i32("x"), 0);
+    Stmt other = Store::make("buf", i32("x") + 1, 0);
+    EXPECT_EQ(to_string(simplify(IfThenElse::make(likely(const_true()), store, other))),
+              to_string(store));
+    EXPECT_EQ(to_string(simplify(IfThenElse::make(likely(const_false()), store, other))),
+              to_string(other));
+    Stmt varying = IfThenElse::make(likely(i32("x") < 3), store);
+    EXPECT_EQ(to_string(simplify(varying)), to_string(varying));
 }
 
 // Bounds inference writes a region's min and max as two lets of one expression (max = min +
@@ -301,7 +314,8 @@ TEST(Simplify, FoldsThroughSelectsOfConstants) {
     check(10 - select(c, 1, 2), select(c, 9, 8));
     check(select(c, 8, 9) / 2 == 4, const_true());
     check(cast<uint8_t>(select(c, 300, 44)), Expr((uint8_t)44));
-    check(cast<int16_t>(Expr(-30729)) % cast<int16_t>(Expr(-8)) <= cast<int16_t>(Expr(-2)), const_false());
+    check(cast<int16_t>(Expr(-30729)) % cast<int16_t>(Expr(-8)) <= cast<int16_t>(Expr(-2)),
+          const_false());
     check(select(c, 3, 5) * select(c, 2, 4), select(c, 6, 20));
     check(min(select(c, 3, 9), 5), select(c, 3, 5));
     Expr different_conditions = simplify(select(c, 3, 5) + select(x < 2, 1, 2));
@@ -312,4 +326,4 @@ TEST(Simplify, FoldsThroughSelectsOfConstants) {
     check(not_constant, not_constant);
 }
 
-}  // namespace
+} // namespace

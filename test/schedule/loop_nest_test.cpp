@@ -526,3 +526,40 @@ TEST(Allocation, TileOfAComputeAtReductionIsConstantSizeAndOnTheStack) {
         }
     }
 }
+
+// A Func computed per point of its consumer over the 2 x 2 points up and left of it: its loops
+// run from 0 and its tile is indexed by their variables alone (lower/FoldAllocationIndices.h),
+// which LLVM's unrolling turns into constants. The values must not change.
+TEST(Allocation, TileOfNeighboursComputedPerPointIsIndexedFromZero) {
+    Buffer<int16_t> in(std::vector<int>{40, 30}, "in");
+    for (int yy = 0; yy < 30; yy++)
+        for (int xx = 0; xx < 40; xx++)
+            in(xx, yy) = (int16_t)((xx * 37 + yy * 91) % 53 - 26);
+    Var x("x"), y("y");
+    RDom r(0, 4, "r");
+    Func g("g"), f("f");
+    g(x, y) = argmax(in(x + r, y))[0];
+    f(x, y) = g(x - 1, y - 1) + g(x, y - 1) * 3 + g(x - 1, y) * 5 + g(x, y) * 7;
+    g.compute_at(f, x);
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("for (g.s0.x, 0, 2)")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (g.s0.y, 0, 2)")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("g[(g.s0.x + (g.s0.y * 2))] = ")) << stmt;
+    Buffer<int32_t> out(std::vector<int>{30, 20});
+    out.set_min(std::vector<int>{1, 1});
+    p.realize(out);
+    auto g_ref = [&](int xx, int yy) {
+        int best = 0;
+        for (int k = 1; k < 4; k++)
+            if (in(xx + k, yy) > in(xx + best, yy)) best = k;
+        return best;
+    };
+    for (int yy = 1; yy < 21; yy++) {
+        for (int xx = 1; xx < 31; xx++) {
+            int expected = g_ref(xx - 1, yy - 1) + g_ref(xx, yy - 1) * 3 + g_ref(xx - 1, yy) * 5 +
+                           g_ref(xx, yy) * 7;
+            ASSERT_EQ(out(xx, yy), expected) << xx << ", " << yy;
+        }
+    }
+}
