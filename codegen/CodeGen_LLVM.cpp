@@ -61,15 +61,15 @@ constexpr int kDimMinOffset = 0, kDimExtentOffset = 4, kDimStrideOffset = 8;
 // libm names of the PureExtern math calls that have no exact LLVM intrinsic.
 const std::map<std::string, std::string> &libm_names() {
     static const std::map<std::string, std::string> names = {
-        {"exp_f64", "exp"},      {"log_f32", "logf"},
-        {"log_f64", "log"},      {"pow_f32", "powf"},    {"pow_f64", "pow"},
-        {"sin_f32", "sinf"},     {"sin_f64", "sin"},     {"cos_f32", "cosf"},
-        {"cos_f64", "cos"},      {"tan_f32", "tanf"},    {"tan_f64", "tan"},
-        {"asin_f32", "asinf"},   {"asin_f64", "asin"},   {"acos_f32", "acosf"},
-        {"acos_f64", "acos"},    {"atan_f32", "atanf"},  {"atan_f64", "atan"},
-        {"atan2_f32", "atan2f"}, {"atan2_f64", "atan2"}, {"sinh_f32", "sinhf"},
-        {"sinh_f64", "sinh"},    {"cosh_f32", "coshf"},  {"cosh_f64", "cosh"},
-        {"tanh_f32", "tanhf"},   {"tanh_f64", "tanh"},
+        {"exp_f64", "exp"},     {"log_f32", "logf"},   {"log_f64", "log"},
+        {"pow_f32", "powf"},    {"pow_f64", "pow"},    {"sin_f32", "sinf"},
+        {"sin_f64", "sin"},     {"cos_f32", "cosf"},   {"cos_f64", "cos"},
+        {"tan_f32", "tanf"},    {"tan_f64", "tan"},    {"asin_f32", "asinf"},
+        {"asin_f64", "asin"},   {"acos_f32", "acosf"}, {"acos_f64", "acos"},
+        {"atan_f32", "atanf"},  {"atan_f64", "atan"},  {"atan2_f32", "atan2f"},
+        {"atan2_f64", "atan2"}, {"sinh_f32", "sinhf"}, {"sinh_f64", "sinh"},
+        {"cosh_f32", "coshf"},  {"cosh_f64", "cosh"},  {"tanh_f32", "tanhf"},
+        {"tanh_f64", "tanh"},
     };
     return names;
 }
@@ -81,8 +81,8 @@ llvm::Intrinsic::ID exact_math_intrinsic(const std::string &name) {
     if (base == "floor") return llvm::Intrinsic::floor;
     if (base == "ceil") return llvm::Intrinsic::ceil;
     if (base == "trunc") return llvm::Intrinsic::trunc;
-    if (base == "round") return llvm::Intrinsic::roundeven;  // ties to even
-    if (base == "fma") return llvm::Intrinsic::fma;          // rounds once, as the C library's fma
+    if (base == "round") return llvm::Intrinsic::roundeven; // ties to even
+    if (base == "fma") return llvm::Intrinsic::fma;         // rounds once, as the C library's fma
     return llvm::Intrinsic::not_intrinsic;
 }
 
@@ -129,7 +129,8 @@ private:
         op->body.accept(this);
     }
     void visit(const Allocate *op) override {
-        for (const Expr &e : op->extents) e.accept(this);
+        for (const Expr &e : op->extents)
+            e.accept(this);
         ScopedBinding<int> b(bound_buffers, op->name, 0);
         op->body.accept(this);
     }
@@ -172,7 +173,8 @@ llvm::Intrinsic::ID gpu_index_register(bool block, int dim) {
 
 std::string kernel_symbol(const std::string &loop, int index) {
     std::string name = "loom_kernel_" + std::to_string(index) + "_";
-    for (char c : loop) name += std::isalnum((unsigned char)c) ? c : '_';
+    for (char c : loop)
+        name += std::isalnum((unsigned char)c) ? c : '_';
     return name;
 }
 
@@ -189,11 +191,10 @@ public:
         : ctx(ctx), module(std::make_unique<llvm::Module>(name, ctx)), builder(ctx),
           has_avx512f(has_x86_feature(tm, "+avx512f")),
           has_avx512vl(has_x86_feature(tm, "+avx512vl")),
-          has_avx512bw(has_x86_feature(tm, "+avx512bw")),
-          has_fma(has_x86_feature(tm, "+fma")),
-          has_avx512vbmi(has_x86_feature(tm, "+avx512vbmi")),
-          is_x86(tm.getTargetTriple().isX86()), is_nvptx(tm.getTargetTriple().isNVPTX()),
-          verify(verify), outline_threads(outline_threads) {
+          has_avx512bw(has_x86_feature(tm, "+avx512bw")), has_fma(has_x86_feature(tm, "+fma")),
+          has_avx512vbmi(has_x86_feature(tm, "+avx512vbmi")), is_x86(tm.getTargetTriple().isX86()),
+          is_nvptx(tm.getTargetTriple().isNVPTX()), verify(verify),
+          outline_threads(outline_threads) {
         module->setTargetTriple(tm.getTargetTriple().str());
         module->setDataLayout(tm.createDataLayout());
     }
@@ -201,7 +202,8 @@ public:
     std::unique_ptr<llvm::Module> compile(const LoweredPipeline &p) {
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
         auto *fn_type = llvm::FunctionType::get(builder.getInt32Ty(), {ptr, ptr}, false);
-        function = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, p.name, module.get());
+        function =
+            llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, p.name, module.get());
         function->addFnAttr(llvm::Attribute::NoUnwind);
         user_context = function->getArg(0);
         llvm::Value *args = function->getArg(1);
@@ -229,8 +231,8 @@ public:
             for (int d = 0; d < a.dimensions; d++) {
                 std::string ds = std::to_string(d);
                 auto field = [&](int offset, const std::string &field_name) {
-                    llvm::Value *addr = builder.CreateConstGEP1_64(
-                        builder.getInt8Ty(), dims, d * kDimensionSize + offset);
+                    llvm::Value *addr = builder.CreateConstGEP1_64(builder.getInt8Ty(), dims,
+                                                                   d * kDimensionSize + offset);
                     llvm::Value *value = builder.CreateLoad(builder.getInt32Ty(), addr,
                                                             a.name + "." + field_name + "." + ds);
                     symbols.push(a.name + "." + field_name + "." + ds, value);
@@ -291,9 +293,11 @@ public:
                                                  const std::vector<KernelParam> &params) {
         internal_assert(is_nvptx) << "compile_kernel needs an NVPTX target";
         std::vector<llvm::Type *> types;
-        for (const KernelParam &p : params) types.push_back(p.type);
+        for (const KernelParam &p : params)
+            types.push_back(p.type);
         auto *fn_type = llvm::FunctionType::get(builder.getVoidTy(), types, false);
-        function = llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, name, module.get());
+        function =
+            llvm::Function::Create(fn_type, llvm::Function::ExternalLinkage, name, module.get());
         function->addFnAttr(llvm::Attribute::NoUnwind);
         entry_function = function;
         user_context = llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0));
@@ -342,10 +346,10 @@ private:
     // The serial loops around it in this function, outermost first: codegen_offset also
     // separates the terms of the nearest ones.
     std::vector<std::string> outer_loops;
-    const bool has_avx512f;  // 512-bit vectors and two-source permutes
-    const bool has_avx512vl; // AVX-512 instructions on 128- and 256-bit vectors
-    const bool has_avx512bw; // word permutes (vpermi2w)
-    const bool has_fma;      // fused multiply-add in hardware (else llvm.fma is a call)
+    const bool has_avx512f;    // 512-bit vectors and two-source permutes
+    const bool has_avx512vl;   // AVX-512 instructions on 128- and 256-bit vectors
+    const bool has_avx512bw;   // word permutes (vpermi2w)
+    const bool has_fma;        // fused multiply-add in hardware (else llvm.fma is a call)
     const bool has_avx512vbmi; // byte permutes (vpermi2b): small byte tables
     const bool is_x86;         // no high half of 32-bit lane products: see FloatDivision.h
     // Generating a module of GPU kernels (compile_kernel), not the host's code.
@@ -367,7 +371,7 @@ private:
     KernelShape shape;
     int thread_loop_depth = 0;
     Scope<llvm::Value *> symbols;
-    Scope<llvm::Value *> buffers;  // host pointer of each buffer or allocation
+    Scope<llvm::Value *> buffers; // host pointer of each buffer or allocation
     // Allocations in scope that live on the stack (their Free releases nothing), with their
     // size in bytes, padding included.
     Scope<uint64_t> stack_allocations;
@@ -437,8 +441,7 @@ private:
                !loaded_buffers.count(buffer) && symbols.contains(streams_flag(buffer));
     }
 
-    template<typename I>
-    I *tagged(I *access, const std::string &buffer) {
+    template <typename I> I *tagged(I *access, const std::string &buffer) {
         access->setMetadata(llvm::LLVMContext::MD_tbaa, tbaa_tag(buffer));
         return access;
     }
@@ -446,7 +449,9 @@ private:
     llvm::Type *llvm_type(Type t) {
         llvm::Type *s = nullptr;
         if (t.is_float()) {
-            s = t.bits() == 64 ? builder.getDoubleTy() : t.bits() == 16 ? builder.getHalfTy() : builder.getFloatTy();
+            s = t.bits() == 64   ? builder.getDoubleTy()
+                : t.bits() == 16 ? builder.getHalfTy()
+                                 : builder.getFloatTy();
         } else if (t.is_handle()) {
             s = llvm::PointerType::get(ctx, 0);
         } else {
@@ -481,9 +486,7 @@ private:
     void visit(const FloatImm *op) override {
         value = llvm::ConstantFP::get(llvm_type(op->type), op->value);
     }
-    void visit(const StringImm *op) override {
-        value = builder.CreateGlobalStringPtr(op->value);
-    }
+    void visit(const StringImm *op) override { value = builder.CreateGlobalStringPtr(op->value); }
     void visit(const Variable *op) override {
         const auto *v = symbols.find(op->name);
         internal_assert(v) << "Variable " << op->name << " is not bound in codegen";
@@ -496,8 +499,9 @@ private:
         llvm::Value *v = codegen(op->value);
         llvm::Type *t = llvm_type(to);
         if (to.is_bool()) {
-            value = from.is_float() ? builder.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()))
-                                    : builder.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+            value = from.is_float()
+                        ? builder.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()))
+                        : builder.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
         } else if (from.is_float() && to.is_float()) {
             value = builder.CreateFPCast(v, t);
         } else if (from.is_float()) {
@@ -547,7 +551,8 @@ private:
             return;
         }
         llvm::Value *q = builder.CreateSDiv(a, safe_b);
-        llvm::Value *step = builder.CreateSelect(builder.CreateICmpSGT(safe_b, zero), minus_one, one);
+        llvm::Value *step =
+            builder.CreateSelect(builder.CreateICmpSGT(safe_b, zero), minus_one, one);
         q = builder.CreateSelect(r_negative, builder.CreateAdd(q, step), q);
         q = builder.CreateSelect(b_minus_one, builder.CreateSub(zero, a), q);
         value = builder.CreateSelect(b_zero, zero, q);
@@ -608,7 +613,8 @@ private:
         Type t = op->type;
         if (t.is_float()) {
             // a - b * floor(a / b), each step rounded as written.
-            value = builder.CreateFSub(a, builder.CreateFMul(b, float_floor(builder.CreateFDiv(a, b))));
+            value =
+                builder.CreateFSub(a, builder.CreateFMul(b, float_floor(builder.CreateFDiv(a, b))));
         } else if (t.is_uint()) {
             llvm::Value *zero = const_of(t, 0);
             llvm::Value *b_zero = builder.CreateICmpEQ(b, zero);
@@ -646,22 +652,28 @@ private:
     }
     // Float comparisons follow C: ordered, except != which is true when either is NaN.
     void visit(const EQ *op) override {
-        compare(op->a, op->b, llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::ICMP_EQ, llvm::CmpInst::ICMP_EQ);
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OEQ, llvm::CmpInst::ICMP_EQ,
+                llvm::CmpInst::ICMP_EQ);
     }
     void visit(const NE *op) override {
-        compare(op->a, op->b, llvm::CmpInst::FCMP_UNE, llvm::CmpInst::ICMP_NE, llvm::CmpInst::ICMP_NE);
+        compare(op->a, op->b, llvm::CmpInst::FCMP_UNE, llvm::CmpInst::ICMP_NE,
+                llvm::CmpInst::ICMP_NE);
     }
     void visit(const LT *op) override {
-        compare(op->a, op->b, llvm::CmpInst::FCMP_OLT, llvm::CmpInst::ICMP_SLT, llvm::CmpInst::ICMP_ULT);
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OLT, llvm::CmpInst::ICMP_SLT,
+                llvm::CmpInst::ICMP_ULT);
     }
     void visit(const LE *op) override {
-        compare(op->a, op->b, llvm::CmpInst::FCMP_OLE, llvm::CmpInst::ICMP_SLE, llvm::CmpInst::ICMP_ULE);
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OLE, llvm::CmpInst::ICMP_SLE,
+                llvm::CmpInst::ICMP_ULE);
     }
     void visit(const GT *op) override {
-        compare(op->a, op->b, llvm::CmpInst::FCMP_OGT, llvm::CmpInst::ICMP_SGT, llvm::CmpInst::ICMP_UGT);
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OGT, llvm::CmpInst::ICMP_SGT,
+                llvm::CmpInst::ICMP_UGT);
     }
     void visit(const GE *op) override {
-        compare(op->a, op->b, llvm::CmpInst::FCMP_OGE, llvm::CmpInst::ICMP_SGE, llvm::CmpInst::ICMP_UGE);
+        compare(op->a, op->b, llvm::CmpInst::FCMP_OGE, llvm::CmpInst::ICMP_SGE,
+                llvm::CmpInst::ICMP_UGE);
     }
     void visit(const And *op) override {
         llvm::Value *a = codegen(op->a), *b = codegen(op->b);
@@ -802,10 +814,10 @@ private:
         for (const auto &[clamp, added] : sum.clamps) {
             const Min *mn = clamp.as<Min>();
             const Max *mx = clamp.as<Max>();
-            llvm::Value *v = builder.CreateBinaryIntrinsic(
-                mn ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
-                builder.CreateSExt(codegen(mn ? mn->a : mx->a), i64),
-                builder.CreateSExt(codegen(mn ? mn->b : mx->b), i64));
+            llvm::Value *v =
+                builder.CreateBinaryIntrinsic(mn ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
+                                              builder.CreateSExt(codegen(mn ? mn->a : mx->a), i64),
+                                              builder.CreateSExt(codegen(mn ? mn->b : mx->b), i64));
             if (!clamps) {
                 clamps = added ? v : builder.CreateNSWNeg(v);
             } else {
@@ -814,7 +826,8 @@ private:
             }
         }
         if (!sum.rest.defined()) return clamps;
-        return builder.CreateAdd(builder.CreateSExt(codegen(sum.rest), i64), clamps, "", false, true);
+        return builder.CreateAdd(builder.CreateSExt(codegen(sum.rest), i64), clamps, "", false,
+                                 true);
     }
 
     // Per innermost loop: whether its clamped offsets are computed as sign_extended says. Each
@@ -897,7 +910,8 @@ private:
             // low bits, which on a little-endian machine are the element.
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
             llvm::Type *words = llvm::FixedVectorType::get(builder.getInt32Ty(), t.lanes());
-            llvm::Value *gathered = tagged(builder.CreateMaskedGather(words, addrs, llvm::Align(1)), op->name);
+            llvm::Value *gathered =
+                tagged(builder.CreateMaskedGather(words, addrs, llvm::Align(1)), op->name);
             return builder.CreateTrunc(gathered, llvm_type(t));
         }
         llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
@@ -1125,7 +1139,8 @@ private:
         // Strides up to 4 (Halide's limit for this rewrite); beyond, a gather reads less.
         if (max_span > 4 * n) return nullptr;
         int64_t width = 1;
-        while (width * 2 <= min_span && width * 2 <= 2 * n) width *= 2;
+        while (width * 2 <= min_span && width * 2 <= 2 * n)
+            width *= 2;
         int64_t pieces = (max_span + width - 1) / width;
         // The pieces before the last start at lo + j * width and must end within every span.
         if (pieces > 4 || (pieces - 1) * width > min_span) return nullptr;
@@ -1145,7 +1160,8 @@ private:
         auto by_residue = [&](const std::vector<int64_t> &v) -> llvm::Value * {
             llvm::Value *r = llvm::ConstantInt::get(index_type, v[0], true);
             for (size_t m = 1; m < v.size(); m++) {
-                r = builder.CreateSelect(is_residue(m), llvm::ConstantInt::get(index_type, v[m], true), r);
+                r = builder.CreateSelect(is_residue(m),
+                                         llvm::ConstantInt::get(index_type, v[m], true), r);
             }
             return r;
         };
@@ -1161,7 +1177,8 @@ private:
                 builder.CreateInBoundsGEP(elem, host, builder.CreateAdd(base, piece_start));
             loaded.push_back(tagged(builder.CreateAlignedLoad(piece_type, addr, align), name));
         }
-        llvm::Value *all = loaded.size() == 1 ? loaded[0] : llvm::concatenateVectors(builder, loaded);
+        llvm::Value *all =
+            loaded.size() == 1 ? loaded[0] : llvm::concatenateVectors(builder, loaded);
         llvm::Value *result = nullptr;
         for (size_t m = 0; m < lanes.offsets.size(); m++) {
             std::vector<int> mask;
@@ -1230,7 +1247,8 @@ private:
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         llvm::Value *v = codegen(op->value);
         if (t.is_scalar()) {
-            tagged(builder.CreateAlignedStore(v, builder.CreateInBoundsGEP(elem, host, codegen_offset(op->index)), align),
+            tagged(builder.CreateAlignedStore(
+                       v, builder.CreateInBoundsGEP(elem, host, codegen_offset(op->index)), align),
                    op->name);
             return;
         }
@@ -1268,12 +1286,15 @@ private:
         llvm::Value *base = codegen(op->base), *stride = codegen(op->stride);
         Type t = op->type;
         std::vector<llvm::Constant *> lanes;
-        for (int i = 0; i < op->lanes; i++) lanes.push_back(const_of(t.element_of(), i));
+        for (int i = 0; i < op->lanes; i++)
+            lanes.push_back(const_of(t.element_of(), i));
         llvm::Value *iota = llvm::ConstantVector::get(lanes);
         llvm::Value *b = builder.CreateVectorSplat(op->lanes, base);
         llvm::Value *s = builder.CreateVectorSplat(op->lanes, stride);
-        value = t.is_float() ? builder.CreateFAdd(b, builder.CreateFMul(s, builder.CreateSIToFP(iota, llvm_type(t))))
-                             : builder.CreateAdd(b, builder.CreateMul(s, iota));
+        value = t.is_float()
+                    ? builder.CreateFAdd(
+                          b, builder.CreateFMul(s, builder.CreateSIToFP(iota, llvm_type(t))))
+                    : builder.CreateAdd(b, builder.CreateMul(s, iota));
     }
 
     void visit(const Broadcast *op) override {
@@ -1305,7 +1326,8 @@ private:
         llvm::Value *result = llvm::UndefValue::get(llvm_type(t));
         for (int i = 0; i < t.lanes(); i++) {
             std::vector<llvm::Value *> lane;
-            for (llvm::Value *a : args) lane.push_back(builder.CreateExtractElement(a, (uint64_t)i));
+            for (llvm::Value *a : args)
+                lane.push_back(builder.CreateExtractElement(a, (uint64_t)i));
             result = builder.CreateInsertElement(result, call(lane), (uint64_t)i);
         }
         return result;
@@ -1319,7 +1341,8 @@ private:
         }
         if (op->call_type == Call::PureExtern) {
             std::vector<llvm::Value *> args;
-            for (const Expr &a : op->args) args.push_back(codegen(a));
+            for (const Expr &a : op->args)
+                args.push_back(codegen(a));
             if (op->name == "exp_f32") {
                 value = emit_exp_f32(builder, args[0], has_avx512f, has_avx512vl);
                 return;
@@ -1359,7 +1382,7 @@ private:
         Type t = op->type;
         switch (op->op) {
         case Call::prefetch: {
-            if (is_nvptx) {  // a CPU cache hint: a GPU kernel has no use for it
+            if (is_nvptx) { // a CPU cache hint: a GPU kernel has no use for it
                 value = builder.getInt32(0);
                 return;
             }
@@ -1418,7 +1441,8 @@ private:
                 value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a);
             } else {
                 llvm::Value *zero = llvm::Constant::getNullValue(a->getType());
-                value = builder.CreateSelect(builder.CreateICmpSLT(a, zero), builder.CreateSub(zero, a), a);
+                value = builder.CreateSelect(builder.CreateICmpSLT(a, zero),
+                                             builder.CreateSub(zero, a), a);
             }
             return;
         }
@@ -1427,19 +1451,23 @@ private:
             llvm::Value *a = codegen(op->args[0]), *b = codegen(op->args[1]);
             if (at.is_float()) {
                 // |a - b|: absd(-0.0, 0.0) is +0.0.
-                value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, builder.CreateFSub(a, b));
+                value =
+                    builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, builder.CreateFSub(a, b));
             } else {
                 // The difference in the same width, read as unsigned, is exact.
-                llvm::Value *lt = at.is_int() ? builder.CreateICmpSLT(a, b) : builder.CreateICmpULT(a, b);
+                llvm::Value *lt =
+                    at.is_int() ? builder.CreateICmpSLT(a, b) : builder.CreateICmpULT(a, b);
                 value = builder.CreateSelect(lt, builder.CreateSub(b, a), builder.CreateSub(a, b));
             }
             return;
         }
         case Call::count_leading_zeros:
-            value = builder.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, codegen(op->args[0]), builder.getFalse());
+            value = builder.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, codegen(op->args[0]),
+                                                  builder.getFalse());
             return;
         case Call::count_trailing_zeros:
-            value = builder.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, codegen(op->args[0]), builder.getFalse());
+            value = builder.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, codegen(op->args[0]),
+                                                  builder.getFalse());
             return;
         case Call::popcount:
             value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, codegen(op->args[0]));
@@ -1532,7 +1560,8 @@ private:
         }
         const size_t named_values = values.size() - lines_passed.size();
         std::vector<llvm::Type *> field_types;
-        for (llvm::Value *v : values) field_types.push_back(v->getType());
+        for (llvm::Value *v : values)
+            field_types.push_back(v->getType());
         llvm::StructType *closure_type = llvm::StructType::get(ctx, field_types);
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
 
@@ -1540,7 +1569,8 @@ private:
         if (!by_value) {
             closure = create_entry_alloca(closure_type, task_name + ".closure");
             for (size_t i = 0; i < values.size(); i++) {
-                builder.CreateStore(values[i], builder.CreateStructGEP(closure_type, closure, (unsigned)i));
+                builder.CreateStore(values[i],
+                                    builder.CreateStructGEP(closure_type, closure, (unsigned)i));
             }
         }
         std::vector<llvm::Type *> params = {ptr, builder.getInt32Ty(), ptr};
@@ -1581,8 +1611,11 @@ private:
             joined_lines.push(lines_passed[i].first, own);
         }
         for (size_t i = 0; i < named_values; i++) {
-            llvm::Value *v = by_value ? (llvm::Value *)task->getArg(1 + i)
-                                      : builder.CreateLoad(field_types[i], builder.CreateStructGEP(closure_type, task->getArg(2), (unsigned)i));
+            llvm::Value *v =
+                by_value ? (llvm::Value *)task->getArg(1 + i)
+                         : builder.CreateLoad(
+                               field_types[i],
+                               builder.CreateStructGEP(closure_type, task->getArg(2), (unsigned)i));
             if (i < var_names.size()) {
                 symbols.push(var_names[i], v);
             } else {
@@ -1705,14 +1738,17 @@ private:
             for (const std::string &name : copied)
                 copies.push_back(private_copy(name));
         }
-        for (const auto &[name, value] : reads) symbols.push(name, codegen(value));
+        for (const auto &[name, value] : reads)
+            symbols.push(name, codegen(value));
         Task task = emit_task(loop, free, "", op->name + ".loop", Passing::Arguments, {}, copied);
-        for (const auto &read : reads) symbols.pop(read.first);
+        for (const auto &read : reads)
+            symbols.pop(read.first);
         // Inlined back, it would be compiled with its caller again.
         task.function->addFnAttr(llvm::Attribute::NoInline);
         std::vector<llvm::Value *> args = {user_context};
         args.insert(args.end(), task.values.begin(), task.values.end());
-        llvm::Value *result = builder.CreateCall(task.function->getFunctionType(), task.function, args);
+        llvm::Value *result =
+            builder.CreateCall(task.function->getFunctionType(), task.function, args);
         return_if_failed(result, "loop");
         for (const StackCopy &c : copies) {
             buffers.pop(c.name);
@@ -1817,8 +1853,10 @@ private:
             auto it = shape.block_axis.find(op->name);
             internal_assert(it != shape.block_axis.end())
                 << "Block loop " << op->name << " is not among its kernel's block loops";
-            llvm::Value *index = builder.CreateIntrinsic(gpu_index_register(true, it->second), {}, {});
-            symbols.push(op->name, builder.CreateAdd(codegen(op->min), index, op->name, false, true));
+            llvm::Value *index =
+                builder.CreateIntrinsic(gpu_index_register(true, it->second), {}, {});
+            symbols.push(op->name,
+                         builder.CreateAdd(codegen(op->min), index, op->name, false, true));
             codegen(op->body);
             symbols.pop(op->name);
             return;
@@ -1839,7 +1877,8 @@ private:
         if (nest != shape.nests.end()) {
             for (int axis = nest->second; axis < 3; axis++) {
                 if (shape.block_extent[axis] == 1) continue;
-                active = builder.CreateAnd(active, builder.CreateICmpEQ(thread_index(axis), builder.getInt32(0)));
+                active = builder.CreateAnd(
+                    active, builder.CreateICmpEQ(thread_index(axis), builder.getInt32(0)));
             }
         }
         llvm::BasicBlock *after = nullptr;
@@ -1913,9 +1952,11 @@ private:
                        "block loops so that this one does not depend on an outer one.";
             }
             grid[i] = codegen(b->extent);
-            any_empty = builder.CreateOr(any_empty, builder.CreateICmpSLE(grid[i], builder.getInt32(0)));
+            any_empty =
+                builder.CreateOr(any_empty, builder.CreateICmpSLE(grid[i], builder.getInt32(0)));
         }
-        for (int i = 0; i < 3; i++) block[i] = builder.getInt32((int32_t)shape.block_extent[i]);
+        for (int i = 0; i < 3; i++)
+            block[i] = builder.getInt32((int32_t)shape.block_extent[i]);
         llvm::BasicBlock *launch = llvm::BasicBlock::Create(ctx, name + ".launch", function);
         llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
         builder.CreateCondBr(any_empty, after, launch);
@@ -1970,7 +2011,8 @@ private:
         const bool saved_64 =
             std::exchange(clamped_offsets_in_64_bits,
                           distinct_clamped_bases(op->body, op->name) <= kMaxClampedBases);
-        const bool saved_streaming = std::exchange(in_streaming_loop, stores_few_without_loops(op->body));
+        const bool saved_streaming =
+            std::exchange(in_streaming_loop, stores_few_without_loops(op->body));
         codegen(op->body);
         innermost_loop = saved_loop;
         if (!innermost_loop.empty()) outer_loops.pop_back();
@@ -1979,10 +2021,12 @@ private:
         const bool around_loops = loops_emitted != loops_outside_body;
         function_has_innermost_loop = function_has_innermost_loop || !around_loops;
         symbols.pop(op->name);
-        llvm::Value *next = builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",
-                                              /*HasNUW=*/false, /*HasNSW=*/true);
+        llvm::Value *next =
+            builder.CreateAdd(phi, llvm::ConstantInt::get(mn->getType(), 1), op->name + ".next",
+                              /*HasNUW=*/false, /*HasNSW=*/true);
         phi->addIncoming(next, builder.GetInsertBlock());
-        llvm::BranchInst *back = builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
+        llvm::BranchInst *back =
+            builder.CreateCondBr(builder.CreateICmpSLT(next, end), loop, after);
         // Unrolling whole is for constant trip counts only: LLVM would also unroll a loop whose
         // extent has a small upper bound (min(n, 4)), into copies each followed by an exit.
         // Nor around loops, unless the whole nest has constant extents and at most 256
@@ -1991,9 +2035,10 @@ private:
         // 285, an argmin over 2 x 2 taps: 10x Halide's time with the taps' outer loop kept;
         // pair 498, two sums of 8 taps inside 4 x 4 taps: 13x).
         const int64_t *extent = as_const_int(op->extent);
-        const int64_t inner_iterations = around_loops ? constant_nest_iterations(op->body) : -1;
-        const bool small_nest = extent && inner_iterations > 0 &&
-                                *extent * inner_iterations <= kMostUnrolledNestIterations;
+        // (Counted from the loop itself: the extents inside may depend on its variable.)
+        const int64_t nest_iterations = around_loops ? constant_nest_iterations(Stmt(op)) : -1;
+        const bool small_nest =
+            extent && nest_iterations > 0 && nest_iterations <= kMostUnrolledNestIterations;
         back->setMetadata(llvm::LLVMContext::MD_loop,
                           unrolling_limits((around_loops && !small_nest) || !extent));
         // A loop that runs at most a few times is weighted so, so that code generation does not
@@ -2036,7 +2081,8 @@ private:
         for (const Expr &e : op->extents) {
             llvm::Value *ext = builder.CreateSExt(codegen(e), builder.getInt64Ty());
             // A negative extent (an empty region) allocates nothing.
-            ext = builder.CreateSelect(builder.CreateICmpSLT(ext, builder.getInt64(0)), builder.getInt64(0), ext);
+            ext = builder.CreateSelect(builder.CreateICmpSLT(ext, builder.getInt64(0)),
+                                       builder.getInt64(0), ext);
             count = builder.CreateMul(count, ext);
         }
         llvm::Value *bytes = builder.CreateAdd(
@@ -2048,7 +2094,8 @@ private:
         // stack: LLVM then knows it aliases nothing and can keep it in registers.
         if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes)) {
             if (constant->getZExtValue() <= kMaxStackAllocationBytes) {
-                llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
+                llvm::IRBuilder<> entry(&function->getEntryBlock(),
+                                        function->getEntryBlock().begin());
                 // Of array type, not `alloca i8, n`: SROA splits only the former.
                 llvm::AllocaInst *slot = entry.CreateAlloca(
                     llvm::ArrayType::get(builder.getInt8Ty(), constant->getZExtValue()), nullptr,
@@ -2056,7 +2103,8 @@ private:
                 slot->setAlignment(llvm::Align(64));
                 stack_allocations.push(op->name, constant->getZExtValue());
                 buffers.push(op->name, first_element(slot));
-                with_live_allocation(op->name, [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
+                with_live_allocation(
+                    op->name, [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
                 buffers.pop(op->name);
                 stack_allocations.pop(op->name);
                 return;
@@ -2066,31 +2114,34 @@ private:
             << "Buffer " << op->name << " is allocated inside a GPU kernel with "
             << kMaxStackAllocationBytes << " bytes or more; a GPU thread holds at most that "
             << "much. Compute it at a loop outside the kernel (compute_root), or in smaller parts.";
-        llvm::FunctionCallee malloc_fn = runtime_function("loom_malloc", ptr, {ptr, builder.getInt64Ty()});
+        llvm::FunctionCallee malloc_fn =
+            runtime_function("loom_malloc", ptr, {ptr, builder.getInt64Ty()});
         // Fresh memory: no other pointer the pipeline holds points into it.
         if (auto *f = llvm::dyn_cast<llvm::Function>(malloc_fn.getCallee())) {
             f->addRetAttr(llvm::Attribute::NoAlias);
         }
         llvm::Value *mem = builder.CreateCall(malloc_fn, {user_context, bytes}, op->name);
-        llvm::Value *is_null = builder.CreateICmpEQ(mem, llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)));
+        llvm::Value *is_null = builder.CreateICmpEQ(
+            mem, llvm::ConstantPointerNull::get(llvm::PointerType::get(ctx, 0)));
         llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "alloc_failed", function);
         llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "alloc_ok", function);
         builder.CreateCondBr(is_null, fail, ok);
         builder.SetInsertPoint(fail);
-        llvm::Value *code = builder.CreateCall(
-            runtime_function("loom_error_out_of_memory", builder.getInt32Ty(), {ptr, ptr, builder.getInt64Ty()}),
-            {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
+        llvm::Value *code =
+            builder.CreateCall(runtime_function("loom_error_out_of_memory", builder.getInt32Ty(),
+                                                {ptr, ptr, builder.getInt64Ty()}),
+                               {user_context, builder.CreateGlobalStringPtr(op->name), bytes});
         return_error(code);
         builder.SetInsertPoint(ok);
         buffers.push(op->name, first_element(mem));
-        with_live_allocation(op->name, [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
+        with_live_allocation(op->name,
+                             [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
         buffers.pop(op->name);
     }
 
     // Runs `body` with the allocation `name` held (see return_error); its Free, at the end of
     // the body, lets go of it.
-    template<typename Body>
-    void with_live_allocation(const std::string &name, Body body) {
+    template <typename Body> void with_live_allocation(const std::string &name, Body body) {
         const size_t depth = live_allocations.size();
         live_allocations.push_back(name);
         body();
@@ -2101,10 +2152,11 @@ private:
     // loom_buffer_t (on the stack) over its host memory as one dimension of `count` elements,
     // with no device copy yet (lower/InjectDeviceCopies makes one where a kernel needs it;
     // visit(Free) releases it).
-    template<typename Body>
+    template <typename Body>
     void with_buffer_struct(const Allocate *op, llvm::Value *count, Body body) {
         if (!allocations_with_device_copies.count(op->name)) return body();
-        llvm::Value *raw = emit_buffer_struct(builder, buffers.get(op->name), op->type, count, op->name);
+        llvm::Value *raw =
+            emit_buffer_struct(builder, buffers.get(op->name), op->type, count, op->name);
         symbols.push(buffer_struct_name(op->name), raw);
         body();
         symbols.pop(buffer_struct_name(op->name));
@@ -2114,15 +2166,17 @@ private:
     // shared memory), sized at compile time (lower/ValidateGPULoops checked the extents).
     void shared_allocation(const Allocate *op) {
         int64_t bytes = std::max(op->type.bytes(), 1);
-        for (const Expr &e : op->extents) bytes *= std::max<int64_t>(*as_const_int(e), 0);
+        for (const Expr &e : op->extents)
+            bytes *= std::max<int64_t>(*as_const_int(e), 0);
         constexpr unsigned kSharedAddressSpace = 3;
         auto *type = llvm::ArrayType::get(builder.getInt8Ty(), std::max<int64_t>(bytes, 1));
         auto *storage = new llvm::GlobalVariable(
             *module, type, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(type),
             op->name, nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
         storage->setAlignment(llvm::Align(16));
-        stack_allocations.push(op->name, bytes);  // nothing for its Free to release
-        buffers.push(op->name, builder.CreateAddrSpaceCast(storage, llvm::PointerType::get(ctx, 0)));
+        stack_allocations.push(op->name, bytes); // nothing for its Free to release
+        buffers.push(op->name,
+                     builder.CreateAddrSpaceCast(storage, llvm::PointerType::get(ctx, 0)));
         codegen(op->body);
         buffers.pop(op->name);
         stack_allocations.pop(op->name);
@@ -2144,9 +2198,11 @@ private:
     // memory, unless it is on the stack (released when the function returns).
     void release_allocation(const std::string &name) {
         llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
-        if (symbols.contains(buffer_struct_name(name)) && allocations_with_device_copies.count(name)) {
-            builder.CreateCall(runtime_function("loom_cuda_device_free", builder.getInt32Ty(), {ptr, ptr}),
-                               {user_context, symbols.get(buffer_struct_name(name))});
+        if (symbols.contains(buffer_struct_name(name)) &&
+            allocations_with_device_copies.count(name)) {
+            builder.CreateCall(
+                runtime_function("loom_cuda_device_free", builder.getInt32Ty(), {ptr, ptr}),
+                {user_context, symbols.get(buffer_struct_name(name))});
         }
         if (stack_allocations.contains(name)) return;
         builder.CreateCall(runtime_function("loom_free", builder.getVoidTy(), {ptr, ptr}),
@@ -2192,7 +2248,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
                                            llvm::LLVMContext &context, llvm::TargetMachine &tm,
@@ -2200,5 +2256,5 @@ std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
     return CodeGen(context, tm, pipeline.name, outline_threads, verify).compile(pipeline);
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom
