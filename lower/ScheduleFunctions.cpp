@@ -6,14 +6,14 @@
 #include <utility>
 
 #include "dsl/Error.h"
-#include "dsl/IRMutator.h"
 #include "dsl/IREquality.h"
+#include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
-#include "dsl/Var.h"
 #include "dsl/Substitute.h"
+#include "dsl/Var.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -43,7 +43,8 @@ public:
         auto it = inlined_values.find(f->name);
         if (it != inlined_values.end()) return it->second;
         std::vector<Expr> values;
-        for (const Expr &v : f->init.values) values.push_back(mutate(v));
+        for (const Expr &v : f->init.values)
+            values.push_back(mutate(v));
         return inlined_values[f->name] = values;
     }
 
@@ -57,7 +58,8 @@ private:
         if (c->call_type != Call::Halide || !is_inlined(c->func, outputs)) return e;
         const std::vector<Expr> &values = values_of(c->func);
         std::map<std::string, Expr> args;
-        for (size_t i = 0; i < c->args.size(); i++) args[c->func->args[i]] = c->args[i];
+        for (size_t i = 0; i < c->args.size(); i++)
+            args[c->func->args[i]] = c->args[i];
         return substitute(args, values[c->value_index]);
     }
 };
@@ -189,7 +191,7 @@ Stmt with_prefetch_placeholders(const FunctionPtr &f, int k, const StageSchedule
             << "iterations. Prefetch at the loop outside it.";
         std::string from;
         bool from_inside = false; // 'from' found among the loops d encloses
-        bool outside = false; // sched.dims is innermost first: the loops after d enclose it
+        bool outside = false;     // sched.dims is innermost first: the loops after d enclose it
         for (const Dim &outer : sched.dims) {
             if (loop_name_matches(outer.var, p.from)) {
                 from = outer.var;
@@ -255,14 +257,24 @@ bool update_never_runs(const Definition &def) {
     return true;
 }
 
+// Whether loop `var` of a stage is serial or parallel and the loops inside it are unrolled (so
+// that it is the innermost loop once lowered, its body straight-line scalar code).
+bool innermost_around_unrolled_loops(const std::vector<Dim> &dims, const std::string &var) {
+    for (const Dim &d : dims) { // innermost first
+        if (d.var == var) return d.for_type == ForType::Serial || d.for_type == ForType::Parallel;
+        if (d.for_type != ForType::Unrolled) return false;
+    }
+    return false;
+}
+
 // The loop nest of stage k of a Func (0: the pure definition, k > 0: update k - 1). Loops
 // run over [<loop>.loop_min, <loop>.loop_min + <loop>.loop_extent); those lets are defined
 // before the outermost loop from the region bounds inference chose for the stage
 // (<prefix><var>.min / .max), the RDom's bounds, and the splits. Inside the innermost loop,
 // lets recover each split or fused variable from the loops, and GuardWithIf splits and the
 // RDom's where() conditions guard the Provide.
-Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, InlineCalls &inliner,
-                             const std::map<std::string, Expr> &known) {
+Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def,
+                            InlineCalls &inliner, const std::map<std::string, Expr> &known) {
     if (k > 0 && update_never_runs(def)) return make_no_op();
     const std::string prefix = f->name + ".s" + std::to_string(k) + ".";
     const StageSchedule &sched = def.schedule;
@@ -273,24 +285,29 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
         pure_vars = f->args;
     } else {
         for (const Expr &a : def.args) {
-            if (const Variable *v = a.as<Variable>(); v && !v->param && !v->rdom) pure_vars.push_back(v->name);
+            if (const Variable *v = a.as<Variable>(); v && !v->param && !v->rdom)
+                pure_vars.push_back(v->name);
         }
     }
     std::map<std::string, Expr> rename;
-    for (const std::string &a : pure_vars) rename[a] = var(a);
+    for (const std::string &a : pure_vars)
+        rename[a] = var(a);
     if (def.rdom) {
-        for (const ReductionVariable &rv : def.rdom->domain) rename[rv.var] = var(rv.var);
+        for (const ReductionVariable &rv : def.rdom->domain)
+            rename[rv.var] = var(rv.var);
     }
     std::vector<Expr> values, args;
-    for (const Expr &v : def.values) values.push_back(substitute(rename, substitute(known, inliner.mutate(v))));
-    for (const Expr &a : def.args) args.push_back(substitute(rename, inliner.mutate(a)));
+    for (const Expr &v : def.values)
+        values.push_back(substitute(rename, substitute(known, inliner.mutate(v))));
+    for (const Expr &a : def.args)
+        args.push_back(substitute(rename, inliner.mutate(a)));
     Stmt body = Provide::make(f->name, values, args);
     if (def.predicate.defined()) {
         body = IfThenElse::make(likely(substitute(rename, inliner.mutate(def.predicate))), body);
     }
 
     // Recover split variables from the loop variables, innermost let first.
-    std::vector<std::pair<const Split *, Expr>> guards;  // GuardWithIf splits and their guards
+    std::vector<std::pair<const Split *, Expr>> guards; // GuardWithIf splits and their guards
     for (const Split &s : sched.splits) {
         switch (s.kind) {
         case Split::SplitVar: {
@@ -298,7 +315,15 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             Expr old_min = var(s.old_var + ".loop_min");
             TailStrategy tail = effective_tail(s.tail);
             if (tail == TailStrategy::ShiftInwards) {
-                // The last iteration shifts back so that it ends at the last point.
+                // The last iteration shifts back so that it ends at the last point. Where the
+                // outer loop is the innermost loop left once the unrolled loops inside it are
+                // copies, the base is likely the unshifted one, so that loop partitioning
+                // gives the loop a steady state whose points advance by a fixed step, which
+                // LLVM vectorizes across iterations (as Halide's likely_if_innermost; fuzz
+                // seed 2026 pair 307, unroll(x, 4): 2.6x Halide's time with the shifted base
+                // in every iteration). Not around vectorized loops: their iterations are
+                // vector code already, and a partition would double it.
+                if (innermost_around_unrolled_loops(sched.dims, s.outer)) base = likely(base);
                 base = min(base, var(s.old_var + ".loop_extent") - s.factor);
             } else if (tail == TailStrategy::GuardWithIf) {
                 guards.push_back({&s, likely(var(s.old_var) <= var(s.old_var + ".loop_max"))});
@@ -341,8 +366,10 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             lets.push_back(l);
             s = l->body;
         }
-        for (auto it = guards.rbegin(); it != guards.rend(); ++it) s = IfThenElse::make(it->second, s);
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = LetStmt::make((*it)->name, (*it)->value, s);
+        for (auto it = guards.rbegin(); it != guards.rend(); ++it)
+            s = IfThenElse::make(it->second, s);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            s = LetStmt::make((*it)->name, (*it)->value, s);
         body = s;
     }
 
@@ -397,11 +424,14 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
     auto define = [&](const std::string &n, const Expr &mn, const Expr &extent) {
         bounds.push_back({prefix + n + ".loop_min", mn});
         bounds.push_back({prefix + n + ".loop_extent", extent});
-        bounds.push_back({prefix + n + ".loop_max", var(n + ".loop_min") + var(n + ".loop_extent") - 1});
+        bounds.push_back(
+            {prefix + n + ".loop_max", var(n + ".loop_min") + var(n + ".loop_extent") - 1});
     };
-    for (const std::string &a : pure_vars) define(a, var(a + ".min"), var(a + ".max") - var(a + ".min") + 1);
+    for (const std::string &a : pure_vars)
+        define(a, var(a + ".min"), var(a + ".max") - var(a + ".min") + 1);
     if (def.rdom) {
-        for (const ReductionVariable &rv : def.rdom->domain) define(rv.var, rv.min, rv.extent);
+        for (const ReductionVariable &rv : def.rdom->domain)
+            define(rv.var, rv.min, rv.extent);
     }
     for (const Split &s : sched.splits) {
         switch (s.kind) {
@@ -417,7 +447,8 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def, 
             break;
         }
     }
-    for (auto it = bounds.rbegin(); it != bounds.rend(); ++it) body = LetStmt::make(it->first, it->second, body);
+    for (auto it = bounds.rbegin(); it != bounds.rend(); ++it)
+        body = LetStmt::make(it->first, it->second, body);
     return body;
 }
 
@@ -442,9 +473,10 @@ Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
     Stmt result;
     size_t n = def.specializations.size();
     if (n && def.specializations.back().failure) {
-        result = AssertStmt::make(const_false(), Call::make(Int(32), "loom_error",
-                                                            {Expr(def.specializations.back().failure_message)},
-                                                            Call::Extern));
+        result = AssertStmt::make(const_false(),
+                                  Call::make(Int(32), "loom_error",
+                                             {Expr(def.specializations.back().failure_message)},
+                                             Call::Extern));
         n--;
     } else {
         result = build_stage_definition(f, k, def, inliner, {});
@@ -462,7 +494,8 @@ Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner) {
 // All stages of a Func, in order.
 Stmt build_produce(const FunctionPtr &f, InlineCalls &inliner) {
     std::vector<Stmt> stages;
-    for (int k = 0; k < f->stages(); k++) stages.push_back(build_stage(f, k, inliner));
+    for (int k = 0; k < f->stages(); k++)
+        stages.push_back(build_stage(f, k, inliner));
     return Block::make(stages);
 }
 
@@ -506,14 +539,16 @@ private:
     }
 
     static std::string level_loop(const LoopLevel &l) {
-        return l.func() + ".s" + std::to_string(l.stage_index() < 0 ? 0 : l.stage_index()) + "." + l.var();
+        return l.func() + ".s" + std::to_string(l.stage_index() < 0 ? 0 : l.stage_index()) + "." +
+               l.var();
     }
 
     // Var::outermost() levels: inside the consumer's production, outside its loops.
     Stmt visit(const ProducerConsumer *op) override {
         Stmt body = mutate(op->body);
         if (op->is_producer) {
-            bool is_compute = compute.var() == Var::outermost().name() && compute.func() == op->name;
+            bool is_compute =
+                compute.var() == Var::outermost().name() && compute.func() == op->name;
             bool is_store = store.var() == Var::outermost().name() && store.func() == op->name;
             body = wrap(body, is_compute, is_store);
         }
@@ -531,7 +566,8 @@ private:
             user_assert(found_compute)
                 << "Func " << f->name << " is stored at " << store.to_string()
                 << " but computed at " << compute.to_string()
-                << ", which is not inside it. The store level must be at or outside the compute level.";
+                << ", which is not inside it. The store level must be at or outside the compute "
+                   "level.";
             body = realize(body);
             found_store = true;
         }
@@ -555,7 +591,8 @@ std::string display_loop(const std::string &loop) {
     if (dot == std::string::npos) return loop;
     int stage = std::atoi(loop.substr(s + 2, dot - s - 2).c_str());
     std::string func = loop.substr(0, s), rest = loop.substr(dot + 1);
-    return stage == 0 ? func + "." + rest : func + ".update(" + std::to_string(stage - 1) + ")." + rest;
+    return stage == 0 ? func + "." + rest
+                      : func + ".update(" + std::to_string(stage - 1) + ")." + rest;
 }
 
 // The loops around every read of a Func in the loop nest built so far (all its consumers
@@ -583,7 +620,8 @@ private:
             return;
         }
         size_t n = 0;
-        while (n < common.size() && n < stack.size() && common[n] == stack[n]) n++;
+        while (n < common.size() && n < stack.size() && common[n] == stack[n])
+            n++;
         common.resize(n);
     }
 };
@@ -592,7 +630,8 @@ std::string legal_levels(const FunctionPtr &f, const Stmt &nest) {
     CommonLoops c(f->name);
     if (nest.defined()) nest.accept(&c);
     std::string s = "root";
-    for (const std::string &loop : c.common) s += ", " + display_loop(loop);
+    for (const std::string &loop : c.common)
+        s += ", " + display_loop(loop);
     return s;
 }
 
@@ -604,7 +643,8 @@ LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
     if (c.common.empty()) return LoopLevel::root();
     const std::string &loop = c.common.back();
     size_t s = loop.find(".s"), dot = loop.find('.', s + 2);
-    return LoopLevel(loop.substr(0, s), loop.substr(dot + 1), std::atoi(loop.substr(s + 2, dot - s - 2).c_str()));
+    return LoopLevel(loop.substr(0, s), loop.substr(dot + 1),
+                     std::atoi(loop.substr(s + 2, dot - s - 2).c_str()));
 }
 
 // A loop level as the user gave it (a Var's name) -> the loop of the consumer it names. A
@@ -615,15 +655,18 @@ LoopLevel resolve(const LoopLevel &level, const FunctionPtr &of, const Environme
     auto it = env.functions.find(level.func());
     user_assert(it != env.functions.end())
         << "In " << directive << " of Func " << of->name << ": " << level.func()
-        << " is not a Func of this pipeline. Legal locations are: " << legal_levels(of, nest) << ".";
+        << " is not a Func of this pipeline. Legal locations are: " << legal_levels(of, nest)
+        << ".";
     const FunctionPtr &g = it->second;
     int stage = level.stage_index();
     if (stage < 0) {
         stage = 0;
         for (int k = 0; k < g->stages(); k++) {
             bool reads = false;
-            for (const Expr &v : g->stage(k).values) reads |= expr_calls_func(inliner.mutate(v), of->name);
-            for (const Expr &a : g->stage(k).args) reads |= expr_calls_func(inliner.mutate(a), of->name);
+            for (const Expr &v : g->stage(k).values)
+                reads |= expr_calls_func(inliner.mutate(v), of->name);
+            for (const Expr &a : g->stage(k).args)
+                reads |= expr_calls_func(inliner.mutate(a), of->name);
             if (reads) {
                 stage = k;
                 break;
@@ -635,7 +678,8 @@ LoopLevel resolve(const LoopLevel &level, const FunctionPtr &of, const Environme
     if (level.var() == Var::outermost().name()) return LoopLevel(g->name, level.var(), stage);
     const std::vector<Dim> &dims = g->stage(stage).schedule.dims;
     std::string found, loops;
-    for (auto d = dims.rbegin(); d != dims.rend(); ++d) loops += (loops.empty() ? "" : ", ") + d->var;
+    for (auto d = dims.rbegin(); d != dims.rend(); ++d)
+        loops += (loops.empty() ? "" : ", ") + d->var;
     for (const Dim &d : dims) {
         if (loop_name_matches(d.var, level.var())) {
             user_assert(found.empty()) << "In " << directive << " of Func " << of->name << ": "
@@ -712,7 +756,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environment &env) {
     std::map<std::string, std::vector<Expr>> inlined_values;
@@ -761,8 +805,10 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
         CheckNoParallelBetween parallel(f->name);
         s.accept(&parallel);
         user_assert(parallel.parallel_loop.empty())
-            << "Func " << f->name << " is stored at " << store.to_string() << ", outside the parallel "
-            << "loop " << parallel.parallel_loop << ", but computed inside it at " << compute.to_string()
+            << "Func " << f->name << " is stored at " << store.to_string()
+            << ", outside the parallel "
+            << "loop " << parallel.parallel_loop << ", but computed inside it at "
+            << compute.to_string()
             << ": parallel iterations would write the same storage at once. Store it inside the "
             << "parallel loop (store_at the same loop or an inner one), or make the loop serial.";
         CheckUsesInside check(f->name);
@@ -770,10 +816,11 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
         user_assert(!check.outside)
             << "Func " << f->name << " is computed at " << compute.to_string()
             << ", but it is also read outside that loop (by another stage or Func). Compute it at "
-            << "a loop around every use; legal locations are: " << legal_levels(f, nest_before) << ".";
+            << "a loop around every use; legal locations are: " << legal_levels(f, nest_before)
+            << ".";
     }
     return s;
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom
