@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
@@ -174,14 +175,15 @@ private:
      * (a row y / 2 of an upsampling): moving every other term across gives q <= T or q >= T
      * with T free of v, and n / k <= T holds where n <= k * T + k - 1, n / k >= T where
      * n >= k * T (division rounds down), n affine in v. */
-    std::optional<IterationRange> at_most_with_quotient(const Expr &a, const Expr &b, int slack) const {
+    std::optional<IterationRange> at_most_with_quotient(const Expr &a, const Expr &b,
+                                                        int slack) const {
         if (!a.type().is_int() || a.type().bits() != 32) return std::nullopt;
-        std::vector<std::pair<Expr, int>> terms;  // a - b as a sum of signed terms
+        std::vector<std::pair<Expr, int>> terms; // a - b as a sum of signed terms
         terms_of(a, 1, terms);
         terms_of(b, -1, terms);
         const Div *quotient = nullptr;
         int sign = 0;
-        Expr rest = make_const(a.type(), slack);  // a - b + slack = sign * q + rest <= 0
+        Expr rest = make_const(a.type(), slack); // a - b + slack = sign * q + rest <= 0
         for (const auto &[t, s] : terms) {
             const Div *d = t.as<Div>();
             if (d && !free_of_loop(d->a) && !quotient) {
@@ -218,24 +220,35 @@ public:
         : v(v), assume_split_starts(assume_split_starts) {}
     using IRMutator::mutate;
     std::vector<IterationRange> ranges;
-    int tagged_sites = 0;    // likely sites solved
-    int unsolved_sites = 0;  // likely sites whose condition moves with the loop but did not solve
+    int tagged_sites = 0;   // likely sites solved
+    int unsolved_sites = 0; // likely sites whose condition moves with the loop but did not solve
 
 private:
     const std::string v;
     const bool assume_split_starts;
-    std::map<std::string, Expr> lets;  // bound inside the loop: their values, lets expanded
-    std::set<std::string> inner;       // loop variables bound inside the loop
-    InnerRanges inner_ranges;          // and the values they take
-    std::map<const IRNode *, int> seen;  // a node reached twice may mean different things
-
+    std::map<std::string, Expr> lets; // bound inside the loop: their values, lets expanded
+    std::set<std::string> inner;      // loop variables bound inside the loop
+    InnerRanges inner_ranges;         // and the values they take
+    // The sites met so far, each with its condition (lets expanded) and whether it solved. A
+    // node reached twice (shared by an unrolled loop's copies) may mean different things where
+    // lets of its names are bound again: each meaning is a site of its own, solved for its own
+    // range (the steady state is where all hold); a meaning met again reduces as it did.
+    struct SeenSite {
+        Expr condition;
+        bool solved;
+    };
+    std::map<const IRNode *, std::vector<SeenSite>> seen;
     Expr expand(const Expr &e) const { return lets.empty() ? e : substitute(lets, e); }
 
     /** Whether site `node` with condition `cond` (in the steady values of its parts) holds
      * over a range of this loop's iterations; records the range. */
-    bool solved(const IRNode *node, const Expr &cond, bool over_inner_loops = true, bool tagged_site = true) {
-        if (seen[node]++) return false;
+    bool solved(const IRNode *node, const Expr &cond, bool over_inner_loops = true,
+                bool tagged_site = true) {
         Expr c = expand(cond);
+        std::vector<SeenSite> &meanings = seen[node];
+        for (const SeenSite &m : meanings)
+            if (deep_equal(m.condition, c)) return m.solved;
+        meanings.push_back({c, false});
         if (!expr_uses_var(c, v) || expr_larger_than(c, 400)) return false;
         static const InnerRanges none;
         // Both operands lvalues: the ternary binds one, copying neither map.
@@ -247,6 +260,7 @@ private:
         }
         ranges.push_back(*range);
         tagged_sites += tagged_site;
+        meanings.back().solved = true;
         return true;
     }
 
@@ -304,8 +318,7 @@ private:
     }
 
     /** body() with `name` bound to value (its lets expanded) for the sites inside. */
-    template<typename Body>
-    auto with_let(const std::string &name, const Expr &value, Body body) {
+    template <typename Body> auto with_let(const std::string &name, const Expr &value, Body body) {
         auto saved = lets.find(name);
         std::optional<Expr> before;
         if (saved != lets.end()) before = saved->second;
@@ -322,7 +335,8 @@ private:
     Stmt visit(const LetStmt *op) override {
         Expr value = mutate(op->value);
         // Assuming split starts, the sites inside read the steady values of the lets.
-        Stmt body = with_let(op->name, assume_split_starts ? value : op->value, [&] { return mutate(op->body); });
+        Stmt body = with_let(op->name, assume_split_starts ? value : op->value,
+                             [&] { return mutate(op->body); });
         if (value.same_as(op->value) && body.same_as(op->body)) return op;
         return LetStmt::make(op->name, value, body);
     }
@@ -389,13 +403,15 @@ Stmt trimmed(const For *op) {
     std::optional<IterationRange> range = Solver(op->name, {}).solve(cond);
     if (!range) return Stmt();
     Stmt body = guard->then_case;
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = LetStmt::make((*it)->name, (*it)->value, body);
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+        body = LetStmt::make((*it)->name, (*it)->value, body);
     const std::string start = op->name + ".trim_start", end = op->name + ".trim_end";
     Expr start_v = Variable::make(Int(32), start), end_v = Variable::make(Int(32), end);
     Expr first = range->lo.defined() ? max(op->min, range->lo) : op->min;
     Expr last_plus_one = op->min + op->extent;
     if (range->hi.defined()) last_plus_one = min(last_plus_one, range->hi + 1);
-    Stmt loop = For::make(op->name, start_v, max(end_v - start_v, 0), op->for_type, op->device_api, body);
+    Stmt loop =
+        For::make(op->name, start_v, max(end_v - start_v, 0), op->for_type, op->device_api, body);
     return LetStmt::make(start, first, LetStmt::make(end, last_plus_one, loop));
 }
 
@@ -430,7 +446,7 @@ private:
         }
         // The edges run the body as it was, each site a plain condition; the steady state is
         // partitioned further where its loops have sites of their own.
-        Stmt edge = mutate(StripLikely().mutate(op->body));  // trimmed, not partitioned
+        Stmt edge = mutate(StripLikely().mutate(op->body)); // trimmed, not partitioned
         steady = mutate(steady);
         const std::string start = op->name + ".partition_start", end = op->name + ".partition_end";
         const std::string steady_lo = op->name + ".steady_lo", steady_hi = op->name + ".steady_hi";
@@ -446,10 +462,13 @@ private:
             // no epilogue where none bounds it from above.
             std::vector<Stmt> parts;
             if (lo.defined())
-                parts.push_back(For::make(op->name, start_v, lo_v - start_v, op->for_type, op->device_api, edge));
-            parts.push_back(For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, steady));
+                parts.push_back(For::make(op->name, start_v, lo_v - start_v, op->for_type,
+                                          op->device_api, edge));
+            parts.push_back(
+                For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, steady));
             if (hi.defined())
-                parts.push_back(For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge));
+                parts.push_back(
+                    For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge));
             loops = Block::make(parts);
         }
         // lo and hi clamped into the loop's range, hi not below lo: the three loops then cover
@@ -461,9 +480,9 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 Stmt partition_loops(const Stmt &s) { return StripLikely().mutate(PartitionLoops().mutate(s)); }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -2,9 +2,10 @@
 // tail strategy that guards or rounds, has a steady-state loop that tests nothing (no select,
 // min, max or if: the boundary condition's clamps and selects and a GuardWithIf's guard are
 // gone there), and its outputs equal a plain C++ evaluation of the boundary condition.
-// (A ShiftInwards split's start, min(outer * factor, extent - factor), is not partitioned: on
-// an innermost loop, as Halide's likely_if_innermost does, it doubled the code of every
-// vectorized loop of a pure definition, the default schedule's, for one scalar min per vector.)
+// (A ShiftInwards split's start, min(outer * factor, extent - factor), is partitioned only where
+// the loops inside the outer one are unrolled: on every innermost loop, as Halide's
+// likely_if_innermost does, it doubled the code of every vectorized loop of a pure definition,
+// the default schedule's, for one scalar min per vector.)
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -33,7 +34,8 @@ std::string steady_loop(const std::string &stmt) {
             depth = 0;
         }
         out += line + "\n";
-        for (char c : line) depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+        for (char c : line)
+            depth += c == '{' ? 1 : c == '}' ? -1 : 0;
         if (depth == 0) return out;
     }
     return out;
@@ -42,7 +44,7 @@ std::string steady_loop(const std::string &stmt) {
 struct Boundary {
     const char *name;
     std::function<Func(const Buffer<int> &)> make;
-    std::function<int(const std::vector<int> &, int)> value;  // of input data at coordinate x
+    std::function<int(const std::vector<int> &, int)> value; // of input data at coordinate x
 };
 
 int clamp_to(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
@@ -90,7 +92,8 @@ std::vector<Tail> schedules() {
 TEST(PartitionLoops, StencilOverEachBoundaryConditionHasAnUntestedSteadyState) {
     const int n = 50;
     std::vector<int> data(n);
-    for (int i = 0; i < n; i++) data[i] = (i * 37 + 11) % 101;
+    for (int i = 0; i < n; i++)
+        data[i] = (i * 37 + 11) % 101;
     Buffer<int> in(data.data(), {n}, "in");
     for (const Boundary &bc : boundaries()) {
         for (const Tail &tail : schedules()) {
@@ -107,12 +110,14 @@ TEST(PartitionLoops, StencilOverEachBoundaryConditionHasAnUntestedSteadyState) {
             }
             // Outputs reaching past both ends of the input, at a width no factor divides (but
             // RoundUp's, which writes whole vectors into the user's buffer).
-            const int lo = -13, width = std::string(tail.name).find("RoundUp") != std::string::npos ? 80 : 77;
+            const int lo = -13,
+                      width = std::string(tail.name).find("RoundUp") != std::string::npos ? 80 : 77;
             Buffer<int> out(std::vector<int>{width}, "out");
             out.set_min({lo});
             p.realize(out);
             for (int i = lo; i < lo + width; i++) {
-                int expected = bc.value(data, i - 2) + bc.value(data, i) * 3 + bc.value(data, i + 1);
+                int expected =
+                    bc.value(data, i - 2) + bc.value(data, i) * 3 + bc.value(data, i + 1);
                 ASSERT_EQ(out(i), expected) << "at " << i;
             }
         }
@@ -125,7 +130,8 @@ TEST(PartitionLoops, RowsAndColumnsPartitionInTurn) {
     const int w = 40, h = 30;
     Buffer<int> in(std::vector<int>{w, h}, "in");
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) in(x, y) = (x * 7 + y * 13) % 29;
+        for (int x = 0; x < w; x++)
+            in(x, y) = (x * 7 + y * 13) % 29;
     Var x("x"), y("y");
     Func b = BoundaryConditions::repeat_edge(in), f("f");
     f(x, y) = b(x - 1, y - 1) + b(x + 1, y + 1) * 2;
@@ -158,7 +164,8 @@ TEST(PartitionLoops, RowsReadThroughAQuotientPartitionOverTheLoopsInside) {
     const int w = 40, h = 30;
     Buffer<int> in(std::vector<int>{w, h}, "in");
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) in(x, y) = (x * 5 + y * 11) % 31;
+        for (int x = 0; x < w; x++)
+            in(x, y) = (x * 5 + y * 11) % 31;
     Var x("x"), y("y");
     RDom r(-2, 4, "r");
     Func b = BoundaryConditions::repeat_edge(in), f("f");
@@ -171,7 +178,8 @@ TEST(PartitionLoops, RowsReadThroughAQuotientPartitionOverTheLoopsInside) {
     std::string columns = steady_loop(rows.substr(rows.find('\n') + 1));
     ASSERT_FALSE(columns.empty()) << rows;
     for (const char *test : {"select(", "min(", "max(", "if (", "steady"}) {
-        EXPECT_EQ(columns.find(test, columns.find('\n')), std::string::npos) << test << " in\n" << columns;
+        EXPECT_EQ(columns.find(test, columns.find('\n')), std::string::npos) << test << " in\n"
+                                                                             << columns;
     }
     EXPECT_NE(columns.find("for (f.s1.r$x, -2, 4)"), std::string::npos) << columns;
     Buffer<int> out(std::vector<int>{w + 6, 2 * h + 9}, "out");
@@ -195,7 +203,8 @@ TEST(PartitionLoops, RowsReadThroughAQuotientPartitionOverTheLoopsInside) {
 TEST(PartitionLoops, ClampsBehindAShiftInwardsStartPartitionTheOuterLoop) {
     const int w = 100;
     Buffer<int> in(std::vector<int>{w}, "in");
-    for (int x = 0; x < w; x++) in(x) = (x * 7) % 23;
+    for (int x = 0; x < w; x++)
+        in(x) = (x * 7) % 23;
     Var x("x"), xo("xo"), xi("xi");
     Func b = BoundaryConditions::repeat_edge(in), f("f");
     f(x) = b(x - 1) + b(x + 1) * 2;
@@ -215,4 +224,31 @@ TEST(PartitionLoops, ClampsBehindAShiftInwardsStartPartitionTheOuterLoop) {
     }
 }
 
-}  // namespace
+// unroll(x, 2) of a clamped producer: the two copies of the body share the split's start (one
+// node), and both reduce to the unshifted start in the steady state, as do both copies' clamps
+// (fuzz seed 2026 pair 317: the second copy kept its min and clamp).
+TEST(PartitionLoops, EveryUnrolledCopyOfAShiftInwardsStartReducesInTheSteadyState) {
+    const int w = 101;
+    Buffer<int> in(std::vector<int>{w}, "in");
+    for (int x = 0; x < w; x++)
+        in(x) = (x * 7) % 23;
+    Var x("x");
+    Func b = BoundaryConditions::repeat_edge(in), f("f");
+    f(x) = b(x) ^ b(x - 2);
+    b.compute_root().unroll(b.args()[0], 2);
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    std::string steady = steady_loop(stmt);
+    ASSERT_NE(steady.find(".steady_lo"), std::string::npos) << stmt;
+    for (const char *test : {"min(", "max("}) {
+        EXPECT_EQ(steady.find(test), std::string::npos) << test << " in\n" << steady;
+    }
+    Buffer<int> out(std::vector<int>{w + 6}, "out");
+    out.set_min({-3});
+    p.realize(out);
+    for (int i = -3; i < w + 3; i++) {
+        ASSERT_EQ(out(i), in(clamp_to(i, 0, w - 1)) ^ in(clamp_to(i - 2, 0, w - 1))) << i;
+    }
+}
+
+} // namespace
