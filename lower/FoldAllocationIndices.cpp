@@ -1,5 +1,6 @@
 #include "lower/FoldAllocationIndices.h"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -20,6 +21,29 @@ bool is_constant_index(const Expr &index) {
     return ramp && is_const(ramp->base) && is_const(ramp->stride);
 }
 
+// The names of the allocations in scope whose extents are all constants (a multiset: an inner
+// allocation may take an outer one's name). An InScope adds an allocation for as long as it
+// lives, where its extents are constants.
+using ConstantSizeAllocations = std::multiset<std::string>;
+class InScope {
+public:
+    InScope(ConstantSizeAllocations &names, const Allocate *op) : names(names) {
+        bool constant = true;
+        for (const Expr &e : op->extents)
+            constant = constant && is_const(e);
+        if (constant) added = names.insert(op->name);
+    }
+    ~InScope() {
+        if (added) names.erase(*added);
+    }
+    InScope(const InScope &) = delete;
+    InScope &operator=(const InScope &) = delete;
+
+private:
+    ConstantSizeAllocations &names;
+    std::optional<ConstantSizeAllocations::iterator> added;
+};
+
 // The index of a tile's read-out is a few lets deep (matmul's: the consumer's row and column,
 // the tile's mins).
 constexpr int kMaxDepth = 16;
@@ -29,7 +53,7 @@ class FoldAllocationIndices : public LetTrackingMutator {
     using LetTrackingMutator::visit;
 
     // The allocations in scope whose extents are all constants.
-    std::multiset<std::string> constant_size;
+    ConstantSizeAllocations constant_size;
 
     Expr folded(const std::string &buffer, const Expr &index) {
         if (!constant_size.count(buffer) || is_constant_index(index)) return index;
@@ -46,14 +70,8 @@ class FoldAllocationIndices : public LetTrackingMutator {
     }
 
     Stmt visit(const Allocate *op) override {
-        bool constant = true;
-        for (const Expr &e : op->extents)
-            constant = constant && is_const(e);
-        if (!constant) return IRMutator::visit(op);
-        constant_size.insert(op->name);
-        Stmt result = IRMutator::visit(op);
-        constant_size.erase(constant_size.find(op->name));
-        return result;
+        InScope in_scope(constant_size, op);
+        return IRMutator::visit(op);
     }
 
     Expr visit(const Load *op) override {
@@ -74,12 +92,12 @@ class FoldAllocationIndices : public LetTrackingMutator {
 // uses `var`.
 class IndexesTileBy : public IRVisitor {
 public:
-    IndexesTileBy(const std::multiset<std::string> &constant_size, const std::string &var)
+    IndexesTileBy(const ConstantSizeAllocations &constant_size, const std::string &var)
         : constant_size(constant_size), var(var) {}
     bool found = false;
 
 private:
-    const std::multiset<std::string> &constant_size;
+    const ConstantSizeAllocations &constant_size;
     const std::string &var;
     using IRVisitor::visit;
     void check(const std::string &buffer, const Expr &index) {
@@ -99,11 +117,11 @@ private:
 // The indices of the constant-size allocations, simplified.
 class SimplifyTileIndices : public IRMutator {
 public:
-    explicit SimplifyTileIndices(const std::multiset<std::string> &constant_size)
+    explicit SimplifyTileIndices(const ConstantSizeAllocations &constant_size)
         : constant_size(constant_size) {}
 
 private:
-    const std::multiset<std::string> &constant_size;
+    const ConstantSizeAllocations &constant_size;
     using IRMutator::visit;
     Expr visit(const Load *op) override {
         Expr index = mutate(op->index);
@@ -130,17 +148,11 @@ private:
 class RebaseLoopsIndexingTiles : public IRMutator {
     using IRMutator::visit;
 
-    std::multiset<std::string> constant_size;
+    ConstantSizeAllocations constant_size;
 
     Stmt visit(const Allocate *op) override {
-        bool constant = true;
-        for (const Expr &e : op->extents)
-            constant = constant && is_const(e);
-        if (!constant) return IRMutator::visit(op);
-        constant_size.insert(op->name);
-        Stmt result = IRMutator::visit(op);
-        constant_size.erase(constant_size.find(op->name));
-        return result;
+        InScope in_scope(constant_size, op);
+        return IRMutator::visit(op);
     }
 
     Stmt visit(const For *op) override {
