@@ -172,6 +172,28 @@ TEST(Simplify, RemovesEmptyLoopsAndTrueAssertions) {
     EXPECT_EQ(to_string(simplify(s)), to_string(store));
 }
 
+// A clamp the loops around it decide: the recovered variable of a fused loop of 16, clamped to
+// [-1, 2], is r / 4 - 1 for r in [0, 15]. Over 17 iterations the min is needed (r / 4 - 1 = 3
+// at r = 16); the max still is not.
+TEST(Simplify, DropsAMinOrMaxTheLoopRangesDecide) {
+    Expr r = i32("r");
+    auto loop = [&](int extent, const Expr &value) {
+        Stmt body = LetStmt::make("t", value, Store::make("buf", i32("t") * 3, r));
+        return For::make("r", 0, extent, ForType::Serial, DeviceAPI::Host, body);
+    };
+    Expr clamped = max(min(r / 4 - 1, 2), -1);
+    EXPECT_EQ(to_string(simplify(loop(16, clamped))), to_string(simplify(loop(16, r / 4 - 1))));
+    EXPECT_EQ(to_string(simplify(loop(17, clamped))),
+              to_string(simplify(loop(17, min(r / 4 - 1, 2)))));
+    // The let's range decides a min of the let too.
+    Stmt through_let =
+        For::make("r", 0, 16, ForType::Serial, DeviceAPI::Host,
+                  LetStmt::make("t", r % 4, Store::make("buf", min(i32("t"), 5) + i32("n"), r)));
+    Stmt without = For::make("r", 0, 16, ForType::Serial, DeviceAPI::Host,
+                             LetStmt::make("t", r % 4, Store::make("buf", i32("t") + i32("n"), r)));
+    EXPECT_EQ(to_string(simplify(through_let)), to_string(simplify(without)));
+}
+
 // An if on likely(c) of a constant c (an RDom's where() that always holds) is its branch.
 TEST(Simplify, LikelyOfAConstantConditionDecidesTheIf) {
     Stmt store = Store::make("buf", i32("x"), 0);
