@@ -138,5 +138,60 @@ ConstantRange constant_range(const Expr &e) {
     return RangeOf().of(e);
 }
 
+namespace {
+
+using VariableRange = std::function<std::optional<ConstantRange>(const std::string &)>;
+
+std::optional<ConstantRange> range_over(const Expr &e, const VariableRange &variable_range,
+                                        int depth) {
+    if (e.type() != Int(32)) return std::nullopt;
+    if (const int64_t *c = as_const_int(e)) return ConstantRange{*c, *c};
+    if (const Variable *v = e.as<Variable>()) return variable_range(v->name);
+    if (depth > 6) return std::nullopt;
+    auto of = [&](const Expr &x) { return range_over(x, variable_range, depth + 1); };
+    auto in_int32 = [](int64_t lo, int64_t hi) -> std::optional<ConstantRange> {
+        if (lo < INT32_MIN || hi > INT32_MAX) return std::nullopt;
+        return ConstantRange{lo, hi};
+    };
+    // Integer division rounds down (Halide's semantics): monotonic for a positive divisor.
+    auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); };
+    const Expr *a = nullptr, *b = nullptr;
+    if (const Add *op = e.as<Add>()) a = &op->a, b = &op->b;
+    if (const Sub *op = e.as<Sub>()) a = &op->a, b = &op->b;
+    if (const Min *op = e.as<Min>()) a = &op->a, b = &op->b;
+    if (const Max *op = e.as<Max>()) a = &op->a, b = &op->b;
+    if (a) {
+        std::optional<ConstantRange> ra = of(*a);
+        std::optional<ConstantRange> rb = ra ? of(*b) : std::nullopt;
+        if (!rb) return std::nullopt;
+        if (e.as<Add>()) return in_int32(ra->min + rb->min, ra->max + rb->max);
+        if (e.as<Sub>()) return in_int32(ra->min - rb->max, ra->max - rb->min);
+        if (e.as<Min>())
+            return ConstantRange{std::min(ra->min, rb->min), std::min(ra->max, rb->max)};
+        return ConstantRange{std::max(ra->min, rb->min), std::max(ra->max, rb->max)};
+    }
+    if (const Mul *op = e.as<Mul>()) {
+        const int64_t *c = as_const_int(op->b);
+        std::optional<ConstantRange> r = c ? of(op->a) : std::nullopt;
+        if (r)
+            return in_int32(std::min(r->min * *c, r->max * *c), std::max(r->min * *c, r->max * *c));
+    } else if (const Div *op = e.as<Div>()) {
+        const int64_t *c = as_const_int(op->b);
+        std::optional<ConstantRange> r = c && *c > 0 ? of(op->a) : std::nullopt;
+        if (r) return ConstantRange{floor_div(r->min, *c), floor_div(r->max, *c)};
+    } else if (const Mod *op = e.as<Mod>()) {
+        const int64_t *c = as_const_int(op->b);
+        if (c && *c > 0) return ConstantRange{0, *c - 1};
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<ConstantRange> constant_range_over(const Expr &e,
+                                                 const VariableRange &variable_range) {
+    return range_over(e, variable_range, 0);
+}
+
 } // namespace Internal
 } // namespace loom

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
 
 #include "dsl/IR.h"
 
@@ -21,6 +24,16 @@ struct ConstantRange {
  * type's whole range. Loads, variables, and calls other than a bitwise and or a right shift by
  * a constant, give their type's range; a Let is followed. */
 ConstantRange constant_range(const Expr &e);
+
+/** The constant range of a scalar int32 expression over the constant ranges of its variables,
+ * which `variable_range` gives (nullopt where one is unknown): through sums, differences,
+ * products, quotients and remainders by positive constants, mins and maxes, a few levels deep
+ * (a loop's trip count trimmed by an RDom's where(), the clamp of a fused loop's recovered
+ * variable). nullopt where some part's range is unknown or a bound leaves int32 (a value that
+ * may wrap). */
+std::optional<ConstantRange> constant_range_over(
+    const Expr &e,
+    const std::function<std::optional<ConstantRange>(const std::string &)> &variable_range);
 
 } // namespace Internal
 } // namespace loom

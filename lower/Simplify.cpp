@@ -13,6 +13,7 @@
 #include "dsl/Parameter.h"
 #include "dsl/Scope.h"
 #include "dsl/Substitute.h"
+#include "lower/ConstantBounds.h"
 #include "lower/ConstantFold.h"
 
 namespace loom {
@@ -541,14 +542,11 @@ private:
     // The constant range of the scalar integer variables bound around the current node where
     // one is known: loop variables of constant min and extent, lets whose values have one.
     // Each name's innermost binding is last (unknown where nullopt).
-    struct ValueRange {
-        int64_t lo, hi;
-    };
-    std::map<std::string, std::vector<std::optional<ValueRange>>> ranges;
+    std::map<std::string, std::vector<std::optional<ConstantRange>>> ranges;
 
     class RangeScope {
     public:
-        RangeScope(Simplify &s, const std::string &name, std::optional<ValueRange> range)
+        RangeScope(Simplify &s, const std::string &name, std::optional<ConstantRange> range)
             : s(s), name(name) {
             s.ranges[name].push_back(range);
         }
@@ -565,63 +563,12 @@ private:
         std::string name;
     };
 
-    // The constant range of a scalar int32 expression over `ranges`, through sums, products
-    // and quotients by constants, remainders and mins and maxes, a few levels deep; nullopt
-    // where a part's range is unknown.
-    std::optional<ValueRange> range_of(const Expr &e, int depth = 0) const {
-        if (e.type() != Int(32)) return std::nullopt;
-        if (const int64_t *c = as_const_int(e)) return ValueRange{*c, *c};
-        if (const Variable *v = e.as<Variable>()) {
-            auto it = ranges.find(v->name);
+    // The constant range of a scalar int32 expression over `ranges` (lower/ConstantBounds).
+    std::optional<ConstantRange> range_of(const Expr &e) const {
+        return constant_range_over(e, [&](const std::string &name) -> std::optional<ConstantRange> {
+            auto it = ranges.find(name);
             return it == ranges.end() ? std::nullopt : it->second.back();
-        }
-        if (depth > 6) return std::nullopt;
-        auto both = [&](const Expr &a,
-                        const Expr &b) -> std::optional<std::pair<ValueRange, ValueRange>> {
-            std::optional<ValueRange> ra = range_of(a, depth + 1);
-            if (!ra) return std::nullopt;
-            std::optional<ValueRange> rb = range_of(b, depth + 1);
-            if (!rb) return std::nullopt;
-            return std::make_pair(*ra, *rb);
-        };
-        // Bounds past 2^31 would be values that overflow: give up there.
-        auto fits = [](ValueRange r) -> std::optional<ValueRange> {
-            if (r.lo < INT32_MIN || r.hi > INT32_MAX) return std::nullopt;
-            return r;
-        };
-        auto floor_div = [](int64_t a, int64_t b) { return a / b - (a % b != 0 && a < 0); };
-        if (const Add *op = e.as<Add>()) {
-            if (auto r = both(op->a, op->b))
-                return fits({r->first.lo + r->second.lo, r->first.hi + r->second.hi});
-        } else if (const Sub *op = e.as<Sub>()) {
-            if (auto r = both(op->a, op->b))
-                return fits({r->first.lo - r->second.hi, r->first.hi - r->second.lo});
-        } else if (const Min *op = e.as<Min>()) {
-            if (auto r = both(op->a, op->b)) {
-                return ValueRange{std::min(r->first.lo, r->second.lo),
-                                  std::min(r->first.hi, r->second.hi)};
-            }
-        } else if (const Max *op = e.as<Max>()) {
-            if (auto r = both(op->a, op->b)) {
-                return ValueRange{std::max(r->first.lo, r->second.lo),
-                                  std::max(r->first.hi, r->second.hi)};
-            }
-        } else if (const Mul *op = e.as<Mul>()) {
-            const int64_t *c = as_const_int(op->b);
-            std::optional<ValueRange> ra = c ? range_of(op->a, depth + 1) : std::nullopt;
-            if (ra)
-                return fits(
-                    {std::min(ra->lo * *c, ra->hi * *c), std::max(ra->lo * *c, ra->hi * *c)});
-        } else if (const Div *op = e.as<Div>()) {
-            // Integer division rounds down (Halide's semantics): monotonic for a positive divisor.
-            const int64_t *c = as_const_int(op->b);
-            std::optional<ValueRange> ra = c && *c > 0 ? range_of(op->a, depth + 1) : std::nullopt;
-            if (ra) return ValueRange{floor_div(ra->lo, *c), floor_div(ra->hi, *c)};
-        } else if (const Mod *op = e.as<Mod>()) {
-            const int64_t *c = as_const_int(op->b);
-            if (c && *c > 0) return ValueRange{0, *c - 1};
-        }
-        return std::nullopt;
+        });
     }
 
     template <typename T> Expr visit_min_max(const T *op, bool is_min) {
@@ -645,10 +592,10 @@ private:
         // constant extent. Left in, LLVM vectorized a loop of 16 taps over it into gathers
         // (fuzz seed 2026 pair 125).
         if (!ranges.empty() && type == Int(32)) {
-            if (std::optional<ValueRange> ra = range_of(a)) {
-                if (std::optional<ValueRange> rb = range_of(b)) {
-                    if (is_min ? ra->hi <= rb->lo : ra->lo >= rb->hi) return a;
-                    if (is_min ? rb->hi <= ra->lo : rb->lo >= ra->hi) return b;
+            if (std::optional<ConstantRange> ra = range_of(a)) {
+                if (std::optional<ConstantRange> rb = range_of(b)) {
+                    if (is_min ? ra->max <= rb->min : ra->min >= rb->max) return a;
+                    if (is_min ? rb->max <= ra->min : rb->min >= ra->max) return b;
                 }
             }
         }
@@ -845,10 +792,10 @@ private:
         {
             KnownValueScope known(*this, op->name, Expr());
             ScopedBinding<Expr> bind(replacements, op->name, Expr());
-            std::optional<ValueRange> range;
+            std::optional<ConstantRange> range;
             const int64_t *lo = as_const_int(mn), *n = as_const_int(ext);
             if (lo && n && *n > 0 && op->for_type != ForType::Vectorized)
-                range = ValueRange{*lo, *lo + *n - 1};
+                range = ConstantRange{*lo, *lo + *n - 1};
             RangeScope in_range(*this, op->name, range);
             body = mutate(op->body);
         }
