@@ -371,7 +371,8 @@ TEST(VectorizedProducer, VectorizedItselfTheWiderOfTheTwoLoopsKeepsTheLanes) {
     // width: g reads no input, so any region is defined.
     auto g_ref = [](int x, int y) {
         int32_t v = x * 5 - y * 3;
-        for (int r = 0; r < 3; r++) v = std::max(v, (x ^ (r + y)) * (r + 1));
+        for (int r = 0; r < 3; r++)
+            v = std::max(v, (x ^ (r + y)) * (r + 1));
         return v;
     };
     for (int lanes : kLanes) {
