@@ -1,26 +1,26 @@
 #include "codegen/ConstantLoopNest.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
+#include "dsl/Scope.h"
 #include "lower/ConstantBounds.h"
 
 namespace loom {
 namespace Internal {
 namespace {
 
-using Ranges = std::map<std::string, ConstantRange>;
+// The constant ranges of the enclosing loops' variables and lets (nullopt where unknown).
+using Ranges = Scope<std::optional<ConstantRange>>;
 
 std::optional<ConstantRange> range_of(const Expr &e, const Ranges &ranges) {
     return constant_range_over(e, [&](const std::string &name) -> std::optional<ConstantRange> {
-        auto it = ranges.find(name);
-        if (it == ranges.end()) return std::nullopt;
-        return it->second;
+        const std::optional<ConstantRange> *range = ranges.find(name);
+        return range ? *range : std::nullopt;
     });
 }
 
@@ -30,31 +30,15 @@ public:
     int64_t iterations = 1; // of the deepest nest seen so far; -1 once one is not constant
 
 private:
-    Ranges &ranges; // of the enclosing loops' variables and lets, where constant
+    Ranges &ranges;
     using IRVisitor::visit;
-
-    // Binds `name` to `range` (if any) for the visit of `body`, then restores what it hid.
-    template <typename Body>
-    void with_range(const std::string &name, std::optional<ConstantRange> range, const Body &body) {
-        auto it = ranges.find(name);
-        std::optional<ConstantRange> hidden;
-        if (it != ranges.end()) {
-            hidden = it->second;
-            ranges.erase(it);
-        }
-        if (range) ranges[name] = *range;
-        body.accept(this);
-        ranges.erase(name);
-        if (hidden) ranges[name] = *hidden;
-    }
 
     void visit(const LetStmt *op) override {
         op->value.accept(this);
-        if (op->value.type() == Int(32)) {
-            with_range(op->name, range_of(op->value, ranges), op->body);
-        } else {
-            with_range(op->name, std::nullopt, op->body);
-        }
+        ScopedBinding<std::optional<ConstantRange>> bind(
+            ranges, op->name,
+            op->value.type() == Int(32) ? range_of(op->value, ranges) : std::nullopt);
+        op->body.accept(this);
     }
 
     void visit(const For *op) override {
@@ -70,7 +54,10 @@ private:
         std::optional<ConstantRange> var;
         if (min && most > 0) var = ConstantRange{min->min, min->max + most - 1};
         CountConstantIterations inner(ranges);
-        inner.with_range(op->name, var, op->body);
+        {
+            ScopedBinding<std::optional<ConstantRange>> bind(ranges, op->name, var);
+            op->body.accept(&inner);
+        }
         if (inner.iterations < 0) {
             iterations = -1;
             return;

@@ -11,8 +11,7 @@
 namespace loom {
 namespace Internal {
 
-template<typename T>
-class Scope {
+template <typename T> class Scope {
 public:
     void push(const std::string &name, T value) { table[name].push_back(std::move(value)); }
     void pop(const std::string &name) {
@@ -22,6 +21,7 @@ public:
         if (it->second.empty()) table.erase(it);
     }
     bool contains(const std::string &name) const { return table.count(name) != 0; }
+    bool empty() const { return table.empty(); }
     const T &get(const std::string &name) const {
         auto it = table.find(name);
         internal_assert(it != table.end()) << "Scope has no " << name;
@@ -37,8 +37,7 @@ private:
 };
 
 /** Pushes a binding for the lifetime of a C++ scope. */
-template<typename T>
-class ScopedBinding {
+template <typename T> class ScopedBinding {
 public:
     ScopedBinding(Scope<T> &scope, const std::string &name, T value) : scope(scope), name(name) {
         scope.push(name, std::move(value));
@@ -52,5 +51,5 @@ private:
     std::string name;
 };
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

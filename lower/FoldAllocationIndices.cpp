@@ -1,11 +1,10 @@
 #include "lower/FoldAllocationIndices.h"
 
-#include <optional>
-#include <set>
 #include <string>
 
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
+#include "dsl/Scope.h"
 #include "dsl/Substitute.h"
 #include "lower/LetTrackingMutator.h"
 #include "lower/Simplify.h"
@@ -21,28 +20,22 @@ bool is_constant_index(const Expr &index) {
     return ramp && is_const(ramp->base) && is_const(ramp->stride);
 }
 
-// The names of the allocations in scope whose extents are all constants (a multiset: an inner
-// allocation may take an outer one's name). An InScope adds an allocation for as long as it
-// lives, where its extents are constants.
-using ConstantSizeAllocations = std::multiset<std::string>;
-class InScope {
-public:
-    InScope(ConstantSizeAllocations &names, const Allocate *op) : names(names) {
-        bool constant = true;
-        for (const Expr &e : op->extents)
-            constant = constant && is_const(e);
-        if (constant) added = names.insert(op->name);
-    }
-    ~InScope() {
-        if (added) names.erase(*added);
-    }
-    InScope(const InScope &) = delete;
-    InScope &operator=(const InScope &) = delete;
+// Whether each allocation in scope has extents that are all constants (the innermost of a
+// name decides: an inner allocation may take an outer one's name).
+enum class Extents { Constant, Variable };
+using ConstantSizeAllocations = Scope<Extents>;
 
-private:
-    ConstantSizeAllocations &names;
-    std::optional<ConstantSizeAllocations::iterator> added;
-};
+bool has_constant_size(const ConstantSizeAllocations &allocations, const std::string &name) {
+    const Extents *extents = allocations.find(name);
+    return extents && *extents == Extents::Constant;
+}
+
+Extents extents_of(const Allocate *op) {
+    for (const Expr &e : op->extents) {
+        if (!is_const(e)) return Extents::Variable;
+    }
+    return Extents::Constant;
+}
 
 // The index of a tile's read-out is a few lets deep (matmul's: the consumer's row and column,
 // the tile's mins).
@@ -56,7 +49,7 @@ class FoldAllocationIndices : public LetTrackingMutator {
     ConstantSizeAllocations constant_size;
 
     Expr folded(const std::string &buffer, const Expr &index) {
-        if (!constant_size.count(buffer) || is_constant_index(index)) return index;
+        if (!has_constant_size(constant_size, buffer) || is_constant_index(index)) return index;
         // One level of lets per round. Chains of lets that each use the one before several
         // times multiply in size when substituted (local_laplacian's pyramid indices): give up
         // on an index once it grows past kMaxNodes.
@@ -70,7 +63,7 @@ class FoldAllocationIndices : public LetTrackingMutator {
     }
 
     Stmt visit(const Allocate *op) override {
-        InScope in_scope(constant_size, op);
+        ScopedBinding<Extents> in_scope(constant_size, op->name, extents_of(op));
         return IRMutator::visit(op);
     }
 
@@ -101,7 +94,7 @@ private:
     const std::string &var;
     using IRVisitor::visit;
     void check(const std::string &buffer, const Expr &index) {
-        found = found || (constant_size.count(buffer) && !is_constant_index(index) &&
+        found = found || (has_constant_size(constant_size, buffer) && !is_constant_index(index) &&
                           expr_uses_var(index, var));
     }
     void visit(const Load *op) override {
@@ -125,13 +118,13 @@ private:
     using IRMutator::visit;
     Expr visit(const Load *op) override {
         Expr index = mutate(op->index);
-        if (constant_size.count(op->name)) index = simplify(index);
+        if (has_constant_size(constant_size, op->name)) index = simplify(index);
         if (index.same_as(op->index)) return op;
         return Load::make(op->type, op->name, index);
     }
     Stmt visit(const Store *op) override {
         Expr value = mutate(op->value), index = mutate(op->index);
-        if (constant_size.count(op->name)) index = simplify(index);
+        if (has_constant_size(constant_size, op->name)) index = simplify(index);
         if (value.same_as(op->value) && index.same_as(op->index)) return op;
         return Store::make(op->name, value, index);
     }
@@ -151,19 +144,21 @@ class RebaseLoopsIndexingTiles : public IRMutator {
     ConstantSizeAllocations constant_size;
 
     Stmt visit(const Allocate *op) override {
-        InScope in_scope(constant_size, op);
+        ScopedBinding<Extents> in_scope(constant_size, op->name, extents_of(op));
         return IRMutator::visit(op);
+    }
+
+    bool indexes_tile(const Stmt &body, const std::string &var) const {
+        IndexesTileBy uses(constant_size, var);
+        body.accept(&uses);
+        return uses.found;
     }
 
     Stmt visit(const For *op) override {
         Stmt body = mutate(op->body);
-        if (is_const(op->min) || !is_const(op->extent) || op->for_type != ForType::Serial) {
-            if (body.same_as(op->body)) return op;
-            return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
-        }
-        IndexesTileBy uses(constant_size, op->name);
-        body.accept(&uses);
-        if (!uses.found) {
+        const bool rebase = !is_const(op->min) && is_const(op->extent) &&
+                            op->for_type == ForType::Serial && indexes_tile(body, op->name);
+        if (!rebase) {
             if (body.same_as(op->body)) return op;
             return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
         }

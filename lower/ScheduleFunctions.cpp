@@ -14,6 +14,7 @@
 #include "dsl/RDom.h"
 #include "dsl/Substitute.h"
 #include "dsl/Var.h"
+#include "lower/PlaceComputation.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -583,179 +584,6 @@ private:
     }
 };
 
-// "g.s0.y" -> "g.y", "g.s1.x.xi" -> "g.update(0).x.xi": a loop as the user names it.
-std::string display_loop(const std::string &loop) {
-    size_t s = loop.find(".s");
-    if (s == std::string::npos) return loop;
-    size_t dot = loop.find('.', s + 2);
-    if (dot == std::string::npos) return loop;
-    int stage = std::atoi(loop.substr(s + 2, dot - s - 2).c_str());
-    std::string func = loop.substr(0, s), rest = loop.substr(dot + 1);
-    return stage == 0 ? func + "." + rest
-                      : func + ".update(" + std::to_string(stage - 1) + ")." + rest;
-}
-
-// The loops around every read of a Func in the loop nest built so far (all its consumers
-// are already placed): exactly the levels it may be computed at, outermost first.
-class CommonLoops : public IRVisitor {
-public:
-    explicit CommonLoops(const std::string &name) : name(name) {}
-    std::vector<std::string> common;
-    bool any = false;
-
-private:
-    const std::string &name;
-    std::vector<std::string> stack;
-    void visit(const For *op) override {
-        stack.push_back(op->name);
-        IRVisitor::visit(op);
-        stack.pop_back();
-    }
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        if (op->call_type != Call::Halide || op->name != name) return;
-        if (!any) {
-            common = stack;
-            any = true;
-            return;
-        }
-        size_t n = 0;
-        while (n < common.size() && n < stack.size() && common[n] == stack[n])
-            n++;
-        common.resize(n);
-    }
-};
-
-std::string legal_levels(const FunctionPtr &f, const Stmt &nest) {
-    CommonLoops c(f->name);
-    if (nest.defined()) nest.accept(&c);
-    std::string s = "root";
-    for (const std::string &loop : c.common)
-        s += ", " + display_loop(loop);
-    return s;
-}
-
-// A Func with updates can't be substituted into its callers; like Halide, compute it at the
-// innermost loop around all its uses (or at root if there is none).
-LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
-    CommonLoops c(f->name);
-    if (nest.defined()) nest.accept(&c);
-    if (c.common.empty()) return LoopLevel::root();
-    const std::string &loop = c.common.back();
-    size_t s = loop.find(".s"), dot = loop.find('.', s + 2);
-    return LoopLevel(loop.substr(0, s), loop.substr(dot + 1),
-                     std::atoi(loop.substr(s + 2, dot - s - 2).c_str()));
-}
-
-// A loop level as the user gave it (a Var's name) -> the loop of the consumer it names. A
-// level that names no stage means the first stage of the consumer that reads the Func.
-LoopLevel resolve(const LoopLevel &level, const FunctionPtr &of, const Environment &env,
-                  InlineCalls &inliner, const char *directive, const Stmt &nest) {
-    if (level.is_root() || level.is_inlined()) return level;
-    auto it = env.functions.find(level.func());
-    user_assert(it != env.functions.end())
-        << "In " << directive << " of Func " << of->name << ": " << level.func()
-        << " is not a Func of this pipeline. Legal locations are: " << legal_levels(of, nest)
-        << ".";
-    const FunctionPtr &g = it->second;
-    int stage = level.stage_index();
-    if (stage < 0) {
-        stage = 0;
-        for (int k = 0; k < g->stages(); k++) {
-            bool reads = false;
-            for (const Expr &v : g->stage(k).values)
-                reads |= expr_calls_func(inliner.mutate(v), of->name);
-            for (const Expr &a : g->stage(k).args)
-                reads |= expr_calls_func(inliner.mutate(a), of->name);
-            if (reads) {
-                stage = k;
-                break;
-            }
-        }
-    }
-    user_assert(stage < g->stages()) << "In " << directive << " of Func " << of->name << ": "
-                                     << g->name << " has no stage " << stage;
-    if (level.var() == Var::outermost().name()) return LoopLevel(g->name, level.var(), stage);
-    const std::vector<Dim> &dims = g->stage(stage).schedule.dims;
-    std::string found, loops;
-    for (auto d = dims.rbegin(); d != dims.rend(); ++d)
-        loops += (loops.empty() ? "" : ", ") + d->var;
-    for (const Dim &d : dims) {
-        if (loop_name_matches(d.var, level.var())) {
-            user_assert(found.empty()) << "In " << directive << " of Func " << of->name << ": "
-                                       << level.var() << " is ambiguous in " << g->name
-                                       << "; it names both " << found << " and " << d.var;
-            found = d.var;
-        }
-    }
-    user_assert(!found.empty()) << "In " << directive << " of Func " << of->name << ": "
-                                << level.var() << " is not a loop of " << g->name
-                                << ". Its loops, outermost first, are: " << loops
-                                << ". Legal locations are: " << legal_levels(of, nest) << ".";
-    return LoopLevel(g->name, found, stage);
-}
-
-// Storage outside a parallel loop with the computation inside it would have threads write
-// the same buffer at once.
-class CheckNoParallelBetween : public IRVisitor {
-public:
-    explicit CheckNoParallelBetween(const std::string &name) : name(name) {}
-    std::string parallel_loop;
-
-private:
-    const std::string &name;
-    bool in_storage = false;
-    std::vector<std::string> open_parallel;
-    void visit(const Realize *op) override {
-        bool mine = op->name == name;
-        bool was = in_storage;
-        std::vector<std::string> saved = open_parallel;
-        if (mine) {
-            in_storage = true;
-            open_parallel.clear();
-        }
-        IRVisitor::visit(op);
-        in_storage = was;
-        open_parallel = saved;
-    }
-    void visit(const For *op) override {
-        bool par = in_storage && op->for_type == ForType::Parallel;
-        if (par) open_parallel.push_back(op->name);
-        IRVisitor::visit(op);
-        if (par) open_parallel.pop_back();
-    }
-    void visit(const ProducerConsumer *op) override {
-        if (op->is_producer && op->name == name && in_storage && !open_parallel.empty() &&
-            parallel_loop.empty()) {
-            parallel_loop = open_parallel.back();
-        }
-        IRVisitor::visit(op);
-    }
-};
-
-// Every read of a Func must be inside its storage and after its production: a compute level
-// that is not around every use (say, in the pure stage's loop of a consumer whose update
-// reads it) leaves reads outside.
-class CheckUsesInside : public IRVisitor {
-public:
-    explicit CheckUsesInside(const std::string &name) : name(name) {}
-    bool outside = false;
-
-private:
-    const std::string &name;
-    int inside = 0;
-    void visit(const ProducerConsumer *op) override {
-        bool mine = op->name == name;
-        inside += mine;
-        IRVisitor::visit(op);
-        inside -= mine;
-    }
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        if (op->call_type == Call::Halide && op->name == name && !inside) outside = true;
-    }
-};
-
 } // namespace
 
 Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environment &env) {
@@ -774,17 +602,24 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
         if (is_output(f, outputs)) continue;
-        {
-            // A Func nothing reads once the others are inlined (say, a Tuple element never
-            // used) is not computed at all.
-            CommonLoops uses(f->name);
-            s.accept(&uses);
-            if (!uses.any) continue;
-        }
-        LoopLevel compute = resolve(f->schedule.compute_level, f, env, inliner, "compute_at", s);
-        LoopLevel store = f->schedule.store_level.is_inlined()
-                              ? compute
-                              : resolve(f->schedule.store_level, f, env, inliner, "store_at", s);
+        // A Func nothing reads once the others are inlined (say, a Tuple element never used)
+        // is not computed at all.
+        if (!is_called(f->name, s)) continue;
+        // Whether stage k of g reads f once the inlined Funcs are substituted.
+        auto stage_reads = [&](const FunctionPtr &g, int k) {
+            bool reads = false;
+            for (const Expr &v : g->stage(k).values)
+                reads |= expr_calls_func(inliner.mutate(v), f->name);
+            for (const Expr &a : g->stage(k).args)
+                reads |= expr_calls_func(inliner.mutate(a), f->name);
+            return reads;
+        };
+        LoopLevel compute =
+            resolve_level(f->schedule.compute_level, f, env, stage_reads, "compute_at", s);
+        LoopLevel store =
+            f->schedule.store_level.is_inlined()
+                ? compute
+                : resolve_level(f->schedule.store_level, f, env, stage_reads, "store_at", s);
         const Stmt nest_before = s;
         if (is_inlined(f, outputs)) continue;
         if (compute.is_inlined()) {
@@ -802,22 +637,7 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             << "Func " << f->name << " is stored at " << store.to_string()
             << ", which is not a loop around its computation. Legal locations are: "
             << legal_levels(f, nest_before) << ".";
-        CheckNoParallelBetween parallel(f->name);
-        s.accept(&parallel);
-        user_assert(parallel.parallel_loop.empty())
-            << "Func " << f->name << " is stored at " << store.to_string()
-            << ", outside the parallel "
-            << "loop " << parallel.parallel_loop << ", but computed inside it at "
-            << compute.to_string()
-            << ": parallel iterations would write the same storage at once. Store it inside the "
-            << "parallel loop (store_at the same loop or an inner one), or make the loop serial.";
-        CheckUsesInside check(f->name);
-        s.accept(&check);
-        user_assert(!check.outside)
-            << "Func " << f->name << " is computed at " << compute.to_string()
-            << ", but it is also read outside that loop (by another stage or Func). Compute it at "
-            << "a loop around every use; legal locations are: " << legal_levels(f, nest_before)
-            << ".";
+        check_placement(f, compute, store, s, nest_before);
     }
     return s;
 }

@@ -15,6 +15,7 @@
 #include "dsl/Substitute.h"
 #include "lower/ConstantBounds.h"
 #include "lower/ConstantFold.h"
+#include "lower/LinearForm.h"
 
 namespace loom {
 namespace Internal {
@@ -28,160 +29,6 @@ bool is_no_op(const Stmt &s) {
 }
 
 namespace {
-
-bool no_overflow_int(Type t) { return t.is_int() && t.bits() >= 32; }
-
-// ---- canonical linear form of integer sums ---------------------------------------------------
-
-struct Linear {
-    Type type;
-    // Coefficient of each term, in the terms' structural order (which is the order rebuild()
-    // writes them in).
-    std::map<Expr, uint64_t, ExprStructureLess> terms;
-    uint64_t constant = 0; // coefficients wrap modulo 2^bits, as the arithmetic does
-
-    void add(const Expr &e, uint64_t scale) {
-        if (const Add *op = e.as<Add>()) {
-            add(op->a, scale);
-            add(op->b, scale);
-        } else if (const Sub *op = e.as<Sub>()) {
-            add(op->a, scale);
-            add(op->b, 0 - scale);
-        } else if (const Mul *op = e.as<Mul>()) {
-            int64_t ci;
-            uint64_t cu;
-            if (const_int_value(op->b, &ci)) {
-                add(op->a, scale * (uint64_t)ci);
-            } else if (const_uint_value(op->b, &cu)) {
-                add(op->a, scale * cu);
-            } else {
-                add_term(e, scale);
-            }
-        } else if (const IntImm *i = e.as<IntImm>()) {
-            constant += scale * (uint64_t)i->value;
-        } else if (const UIntImm *u = e.as<UIntImm>()) {
-            constant += scale * u->value;
-        } else {
-            add_term(e, scale);
-        }
-    }
-
-    void add_term(const Expr &e, uint64_t scale) { terms[e] += scale; }
-
-    bool is_constant() const {
-        for (const auto &t : terms) {
-            if (wrapped(t.second) != 0) return false;
-        }
-        return true;
-    }
-
-    // The coefficient as a signed value of the type's width.
-    int64_t wrapped(uint64_t v) const {
-        int bits = type.bits();
-        if (bits >= 64) return (int64_t)v;
-        uint64_t shift = 64 - bits;
-        return (int64_t)(v << shift) >> shift;
-    }
-
-    Expr rebuild() const {
-        Expr result;
-        std::vector<std::pair<Expr, int64_t>> negatives;
-        for (const auto &t : terms) {
-            int64_t c = wrapped(t.second);
-            if (c == 0) continue;
-            if (c < 0 && c != INT64_MIN) {
-                negatives.push_back({t.first, -c});
-                continue;
-            }
-            Expr term = c == 1 ? t.first : Mul::make(t.first, make_const(type, c));
-            result = result.defined() ? Add::make(result, term) : term;
-        }
-        for (const auto &n : negatives) {
-            Expr term = n.second == 1 ? n.first : Mul::make(n.first, make_const(type, n.second));
-            result = result.defined() ? Sub::make(result, term) : Sub::make(make_zero(type), term);
-        }
-        int64_t c = wrapped(constant);
-        if (!result.defined()) return make_const(type, c);
-        if (c > 0) return Add::make(result, make_const(type, c));
-        if (c < 0 && c != INT64_MIN) return Sub::make(result, make_const(type, -c));
-        if (c != 0) return Add::make(result, make_const(type, c));
-        return result;
-    }
-};
-
-bool is_linear_type(Type t) { return t.is_int_or_uint() && t.is_scalar() && !t.is_bool(); }
-
-// (a - b) as a canonical constant, if it is one.
-bool constant_difference(const Expr &a, const Expr &b, int64_t *diff) {
-    if (!is_linear_type(a.type())) return false;
-    Linear l;
-    l.type = a.type();
-    l.add(a, 1);
-    l.add(b, (uint64_t)-1);
-    if (!l.is_constant()) return false;
-    *diff = l.wrapped(l.constant);
-    return true;
-}
-
-// Whether b >= a for every value of the variables (1), b <= a (-1), or neither is known (0),
-// where b - a is m * (q / k - p / k) + c for constants m > 0, k > 0, c and numerators with a
-// constant difference d = q - p: division rounds down, so q / k - p / k lies in
-// [floor(d / k), ceil(d / k)].
-int quotient_difference_sign(const Expr &a, const Expr &b) {
-    if (!is_linear_type(a.type())) return 0;
-    Linear l;
-    l.type = a.type();
-    l.add(b, 1);
-    l.add(a, (uint64_t)-1);
-    const Div *plus = nullptr, *minus = nullptr;
-    int64_t m = 0;
-    for (const auto &t : l.terms) {
-        int64_t c = l.wrapped(t.second);
-        if (c == 0) continue;
-        const Div *d = t.first.as<Div>();
-        if (!d || (c > 0 ? plus : minus)) return 0;
-        (c > 0 ? plus : minus) = d;
-        if (m != 0 && m != (c > 0 ? c : -c)) return 0;
-        m = c > 0 ? c : -c;
-    }
-    int64_t kp, km, d;
-    if (!plus || !minus || !const_int_value(plus->b, &kp) || !const_int_value(minus->b, &km) ||
-        kp != km || kp <= 0 || !constant_difference(plus->a, minus->a, &d)) {
-        return 0;
-    }
-    const int64_t c = l.wrapped(l.constant);
-    const int64_t lo = m * euclid_div(d, kp) + c, hi = m * -euclid_div(-d, kp) + c;
-    if (lo >= 0) return 1;
-    if (hi <= 0) return -1;
-    return 0;
-}
-
-// Whether e is never negative, by its form: a non-negative constant, an input buffer's extent,
-// or sums, products, quotients by a positive constant and min/max of such.
-bool provably_non_negative(const Expr &e) {
-    int64_t v;
-    if (const_int_value(e, &v)) return v >= 0;
-    if (const Variable *var = e.as<Variable>()) {
-        return var->param && var->param->is_buffer &&
-               var->name.find(".extent.") != std::string::npos;
-    }
-    if (const Add *op = e.as<Add>()) {
-        return provably_non_negative(op->a) && provably_non_negative(op->b);
-    }
-    if (const Mul *op = e.as<Mul>()) {
-        return provably_non_negative(op->a) && provably_non_negative(op->b);
-    }
-    if (const Div *op = e.as<Div>()) {
-        return provably_non_negative(op->a) && const_int_value(op->b, &v) && v > 0;
-    }
-    if (const Min *op = e.as<Min>()) {
-        return provably_non_negative(op->a) && provably_non_negative(op->b);
-    }
-    if (const Max *op = e.as<Max>()) {
-        return provably_non_negative(op->a) || provably_non_negative(op->b);
-    }
-    return false;
-}
 
 // Whether e's value depends on memory (a load, a read of a Func or an image, a call with
 // effects): two occurrences of it at different points may differ.
@@ -540,34 +387,15 @@ private:
     }
 
     // The constant range of the scalar integer variables bound around the current node where
-    // one is known: loop variables of constant min and extent, lets whose values have one.
-    // Each name's innermost binding is last (unknown where nullopt).
-    std::map<std::string, std::vector<std::optional<ConstantRange>>> ranges;
-
-    class RangeScope {
-    public:
-        RangeScope(Simplify &s, const std::string &name, std::optional<ConstantRange> range)
-            : s(s), name(name) {
-            s.ranges[name].push_back(range);
-        }
-        ~RangeScope() {
-            auto it = s.ranges.find(name);
-            it->second.pop_back();
-            if (it->second.empty()) s.ranges.erase(it);
-        }
-        RangeScope(const RangeScope &) = delete;
-        RangeScope &operator=(const RangeScope &) = delete;
-
-    private:
-        Simplify &s;
-        std::string name;
-    };
+    // one is known: loop variables of constant min and extent, lets whose values have one
+    // (nullopt where unknown, so that an inner binding hides an outer one).
+    Scope<std::optional<ConstantRange>> ranges;
 
     // The constant range of a scalar int32 expression over `ranges` (lower/ConstantBounds).
     std::optional<ConstantRange> range_of(const Expr &e) const {
         return constant_range_over(e, [&](const std::string &name) -> std::optional<ConstantRange> {
-            auto it = ranges.find(name);
-            return it == ranges.end() ? std::nullopt : it->second.back();
+            const std::optional<ConstantRange> *range = ranges.find(name);
+            return range ? *range : std::nullopt;
         });
     }
 
@@ -752,8 +580,8 @@ private:
         }
         Body body;
         {
-            RangeScope in_range(*this, op->name,
-                                value.type() == Int(32) ? range_of(value) : std::nullopt);
+            ScopedBinding<std::optional<ConstantRange>> in_range(
+                ranges, op->name, value.type() == Int(32) ? range_of(value) : std::nullopt);
             KnownValueScope known(*this, op->name, value);
             ScopedBinding<Expr> bind(replacements, op->name, Expr());
             body = mutate(op->body);
@@ -796,7 +624,7 @@ private:
             const int64_t *lo = as_const_int(mn), *n = as_const_int(ext);
             if (lo && n && *n > 0 && op->for_type != ForType::Vectorized)
                 range = ConstantRange{*lo, *lo + *n - 1};
-            RangeScope in_range(*this, op->name, range);
+            ScopedBinding<std::optional<ConstantRange>> in_range(ranges, op->name, range);
             body = mutate(op->body);
         }
         if (is_no_op(body)) return body;
