@@ -455,6 +455,20 @@ private:
                 return (is_min ? sign > 0 : sign < 0) ? a : b;
             }
         }
+        // A clamp to an empty or single-point range is its bound: max(min(x, c1), c2) is c2
+        // where c1 <= c2, min(max(x, c1), c2) is c2 where c1 >= c2 (repeat_edge of a dimension
+        // of extent 1: left in, loop partitioning split the loop around the one point, and each
+        // of its edge loops computed the clamp per point; fuzz seed 2026 pair 397).
+        if (type.is_int_or_uint() && type.is_scalar() && is_const(b)) {
+            int64_t outer_bound, inner_bound;
+            const Expr inner_b = is_min ? (a.as<Max>() ? a.as<Max>()->b : Expr())
+                                        : (a.as<Min>() ? a.as<Min>()->b : Expr());
+            if (inner_b.defined() && const_int_value(inner_b, &inner_bound) &&
+                const_int_value(b, &outer_bound) &&
+                (is_min ? inner_bound >= outer_bound : inner_bound <= outer_bound)) {
+                return b;
+            }
+        }
         // min(min(x, y), x) -> min(x, y), in either order: taking the same operand twice.
         if (type.is_int_or_uint()) {
             if (const T *inner = a.as<T>();

@@ -1,7 +1,9 @@
 #include "lower/SlidingWindow.h"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <vector>
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
@@ -21,6 +23,12 @@ struct Loop {
     Expr min, extent;
     ForType for_type;
     size_t conditions; // IfThenElse branches around the loop's body when it was entered
+};
+
+// A split of a stage's loop over a slid dimension.
+struct RowSplit {
+    TailStrategy tail; // Auto resolved
+    int64_t factor;
 };
 
 // The pure Var of stage k of f at argument position d, or "" where that argument is an RDom
@@ -92,6 +100,52 @@ private:
     Stmt visit(const ProducerConsumer *op) override {
         if (op->is_producer && op->name == func) return IfThenElse::make(condition, op, Stmt());
         return IRMutator::visit(op);
+    }
+};
+
+// The value of each split variable over a slid dimension, <f>.s<k>.<var>, promised to lie where
+// its split's loops put it over the stage's region [min, max]: ShiftInwards in
+// [min(min, max - factor + 1), max], RoundUp in [min, max + factor - 1]. Interval arithmetic over
+// the slid loop cannot see these from the loops: once the region's min is slid, max - min no longer
+// simplifies to a constant, and the bounds of the loops' terms, taken at different iterations,
+// would reach the whole image (the image checks would then ask for rows the input does not have).
+class PromiseSplitBounds : public IRMutator {
+public:
+    PromiseSplitBounds(const FunctionContents &f, size_t d) {
+        for (int k = 0; k < f.stages(); k++) {
+            std::string var = stage_pure_var(f.stage(k), f, k, d);
+            auto add = [&](const StageSchedule &schedule) {
+                for (const Split &split : schedule.splits) {
+                    if (split.kind != Split::SplitVar || split.old_var != var) continue;
+                    const int64_t *factor = as_const_int(split.factor);
+                    TailStrategy tail =
+                        split.tail == TailStrategy::Auto ? TailStrategy::ShiftInwards : split.tail;
+                    // A GuardWithIf split's variable passes max where its guard fails: the
+                    // guard bounds what the body touches (a promise would drop the guard).
+                    if (!factor || tail == TailStrategy::GuardWithIf) continue;
+                    Expr lo = int_var(region_let(f, k, var, "min"));
+                    Expr hi = int_var(region_let(f, k, var, "max"));
+                    if (tail == TailStrategy::ShiftInwards) lo = min(lo, hi - (int)(*factor - 1));
+                    if (tail == TailStrategy::RoundUp) hi = hi + (int)(*factor - 1);
+                    bounds[f.name + ".s" + std::to_string(k) + "." + var] = {lo, hi};
+                }
+            };
+            add(f.stage(k).schedule);
+            for (const Specialization &spec : f.stage(k).specializations) {
+                if (spec.definition) add(spec.definition->schedule);
+            }
+        }
+    }
+
+private:
+    std::map<std::string, std::pair<Expr, Expr>> bounds;
+    using IRMutator::visit;
+    Stmt visit(const LetStmt *op) override {
+        auto it = bounds.find(op->name);
+        if (it == bounds.end()) return IRMutator::visit(op);
+        Expr promised = Call::make_intrinsic(op->value.type(), Call::promise_clamped,
+                                             {op->value, it->second.first, it->second.second});
+        return LetStmt::make(op->name, promised, mutate(op->body));
     }
 };
 
@@ -225,6 +279,7 @@ private:
         // its min moves as the pure stage's.
         std::map<std::string, Expr> slid_values;
         int slide_dim = -1;
+        bool promise_split_bounds = false;
         auto realized = realized_at.find(f->name);
         size_t outermost = realized == realized_at.end() ? loops.size() : realized->second;
         // A region no loop between the storage and the production moves (a row of an
@@ -240,27 +295,53 @@ private:
             Expr at_first = int_var(loop.name) == loop.min;
             first_iteration = first_iteration.defined() ? (at_first && first_iteration) : at_first;
         }
-        for (size_t at = loops.size(); at-- > outermost && slide_dim < 0;) {
-            const Loop &loop = loops[at];
-            if (loop.for_type != ForType::Serial) continue;
-            if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
-            slide_dim = slidable_dimension(*f, loop, mins, maxs);
-            if (slide_dim < 0) continue;
+        // The loop to slide over: where consecutive iterations provably share part of their
+        // regions, the innermost such loop; otherwise the innermost one whose regions may
+        // share some (a consumer's ShiftInwards block at the end of a row: sliding there
+        // saves little, and would take the place of a slide down the rows around it).
+        auto slide_over = [&](bool overlap_proven) -> std::pair<size_t, int> {
+            for (size_t at = loops.size(); at-- > outermost;) {
+                const Loop &loop = loops[at];
+                if (loop.for_type != ForType::Serial) continue;
+                if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
+                const int d = slidable_dimension(*f, loop, mins, maxs);
+                if (d < 0) continue;
+                Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
+                Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
+                Expr previous_max = substitute(loop.name, int_var(loop.name) - 1, emax);
+                // Where consecutive iterations' regions never overlap, there is nothing to
+                // reuse.
+                if (can_prove(emin > previous_max)) continue;
+                if (overlap_proven && !can_prove(emin <= previous_max)) continue;
+                if (pruned_guarded_tail(*row_splits(*f, (size_t)d), emin, emax)) continue;
+                return {at, d};
+            }
+            return {0, -1};
+        };
+        std::pair<size_t, int> chosen = slide_over(true);
+        if (chosen.second < 0) chosen = slide_over(false);
+        slide_dim = chosen.second;
+        if (slide_dim >= 0) {
+            const Loop &loop = loops[chosen.first];
             Expr v = int_var(loop.name);
             Expr emin = expand_in_iteration(mins[slide_dim], loop.name, nullptr);
             Expr emax = expand_in_iteration(maxs[slide_dim], loop.name, nullptr);
             Expr previous_max = substitute(loop.name, v - 1, emax);
-            // Where consecutive iterations' regions never overlap, there is nothing to reuse.
-            if (can_prove(emin > previous_max)) {
-                slide_dim = -1;
-                continue;
-            }
             // The rows past the previous iteration's, but none before this iteration's own
             // region: where consecutive regions leave a gap (a consumer reading row 2 y), the
             // rows in it are read by no iteration, and computing them would overrun a storage
             // fold, which storage folding sized by the regions before the slide (an update
             // would then read a slot a later row of the gap has overwritten).
+            const std::vector<RowSplit> splits = *row_splits(*f, (size_t)slide_dim);
             Expr new_min = max(previous_max + 1, emin);
+            if (!splits.empty()) {
+                // Between emin and the unwidened min, which interval arithmetic over the loop
+                // cannot see in the widened form (its terms vary together).
+                new_min = Call::make_intrinsic(
+                    Int(32), Call::promise_clamped,
+                    {widen_for_split_loops(new_min, emin, emax, splits), emin, new_min});
+                promise_split_bounds = true;
+            }
             // In the first iteration every slid min has its value before the slide (all
             // slide over this loop), so each stage's min may stay as written there.
             for (int k = 0; k < f->stages(); k++) {
@@ -274,6 +355,9 @@ private:
             }
         }
         Stmt inner = mutate(s);
+        if (promise_split_bounds) {
+            inner = PromiseSplitBounds(*f, (size_t)slide_dim).mutate(inner);
+        }
         if (first_iteration.defined()) {
             inner = GuardProduction(f->name, first_iteration).mutate(inner);
         }
@@ -291,7 +375,7 @@ private:
 
     // The dimension of f's region (given by its lets' mins and maxs) that can slide over
     // `loop`, or -1: the only one whose bounds move with the loop, forward, in names bound
-    // outside it, over loops of f's own that are plain (see loops_over_transformed), along
+    // outside it, over loops of f's own that a slid region can run (see row_splits), along
     // which every update keeps to its own row (see update_stays_in_place), and whose max
     // does not read a min slid before (its value differs from the one expanded). The
     // lets are written in the names of the regions of the other Funcs computed in the same
@@ -317,7 +401,7 @@ private:
             if (!only_outer_names(emins[d], loop) || !only_outer_names(emaxs[d], loop)) return -1;
             if (!never_decreases(emins[d], loop.name) || !never_decreases(emaxs[d], loop.name))
                 return -1;
-            if (loops_over_transformed(f, d) || max_uses_slid[d]) return -1;
+            if (!row_splits(f, d) || max_uses_slid[d]) return -1;
             for (int k = 1; k < f.stages(); k++) {
                 if (!update_stays_in_place(f.stage(k), f, k, d)) return -1;
             }
@@ -408,30 +492,113 @@ private:
         return increases(e) || increases(simplify(e));
     }
 
-    // Whether some stage's own loop over dimension d is split, fused, or not a plain serial
-    // loop in some version of its definition. A slid region may be shorter than the split
-    // factor (or empty), and the rounded or shifted loop over it would compute outside the
-    // storage.
-    static bool loops_over_transformed(const FunctionContents &f, size_t d) {
+    // Each stage's split of its own loop over dimension d (or nullopt where a stage's loops
+    // over d are not ones a slid region can run): at most one split of the dimension's Var
+    // (neither of its parts split or fused again), its factor a constant, and loops over d
+    // that run every iteration on the CPU. Updates make the choice narrower (see
+    // widen_for_split_loops): every RoundUp split of one factor. A folded dimension keeps to
+    // loops that are not split: the extra rows of a shifted or rounded block would land in
+    // slots of the fold that rows of the window hold.
+    static std::optional<std::vector<RowSplit>> row_splits(const FunctionContents &f, size_t d) {
+        std::vector<RowSplit> result;
+        auto add_stage = [&](const StageSchedule &schedule, const std::string &arg) {
+            std::string outer, inner;
+            for (const Split &split : schedule.splits) {
+                const bool of_parts =
+                    !outer.empty() && (split.old_var == outer || split.old_var == inner);
+                if (of_parts || split.outer == arg || split.inner == arg) {
+                    if (!(split.old_var == arg && outer.empty())) return false;
+                }
+                if (split.old_var != arg || !outer.empty()) continue;
+                const int64_t *factor = as_const_int(split.factor);
+                if (split.kind != Split::SplitVar || !factor || *factor < 1) return false;
+                outer = split.outer;
+                inner = split.inner;
+                result.push_back(RowSplit{
+                    split.tail == TailStrategy::Auto ? TailStrategy::ShiftInwards : split.tail,
+                    *factor});
+            }
+            for (const Dim &dim : schedule.dims) {
+                const bool over_d = dim.var == arg || dim.var == outer || dim.var == inner;
+                if (over_d && dim.for_type != ForType::Serial &&
+                    dim.for_type != ForType::Parallel && dim.for_type != ForType::Vectorized &&
+                    dim.for_type != ForType::Unrolled)
+                    return false;
+                if (dim.var == arg && outer.empty() && dim.for_type != ForType::Serial)
+                    return false;
+            }
+            return true;
+        };
         for (int k = 0; k < f.stages(); k++) {
             const Definition &def = f.stage(k);
             std::string arg = stage_pure_var(def, f, k, d);
-            auto transforms = [&](const StageSchedule &s) {
-                for (const Split &split : s.splits) {
-                    if (split.old_var == arg || split.outer == arg || split.inner == arg)
-                        return true;
-                }
-                for (const Dim &dim : s.dims) {
-                    if (dim.var == arg && dim.for_type != ForType::Serial) return true;
-                }
-                return false;
-            };
-            if (transforms(def.schedule)) return true;
+            if (!add_stage(def.schedule, arg)) return std::nullopt;
             for (const Specialization &spec : def.specializations) {
-                if (spec.definition && transforms(spec.definition->schedule)) return true;
+                if (spec.definition && !add_stage(spec.definition->schedule, arg))
+                    return std::nullopt;
             }
         }
+        if (result.empty()) return result;
+        for (const StorageFold &fold : f.schedule.folds) {
+            if (fold.var == f.args[d]) return std::nullopt;
+        }
+        if (f.stages() > 1) {
+            int64_t round_up = 0;
+            for (const RowSplit &split : result) {
+                if (split.tail != TailStrategy::RoundUp) continue;
+                if (round_up != 0 && round_up != split.factor) return std::nullopt;
+                round_up = split.factor;
+            }
+        }
+        return result;
+    }
+
+    // Whether bounds inference may have dropped the tail of a GuardWithIf split of the region
+    // [emin, emax] as empty (lower/PruneEmptyLoops): where the region's extent is a constant
+    // multiple of the factor. A slid region is shorter, and would need the tail.
+    bool pruned_guarded_tail(const std::vector<RowSplit> &splits, const Expr &emin,
+                             const Expr &emax) const {
+        // The extent with every enclosing let's value, as bounds inference resolved it (a
+        // consumer's tile width is a let outside the loops).
+        std::map<std::string, Expr> values;
+        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
+            if (it->second.defined() && !values.count(it->first)) values[it->first] = it->second;
+        }
+        const Expr extent = simplify_to_constant(emax - emin + 1, values, 200);
+        const int64_t *c = as_const_int(extent);
+        if (!c) return false;
+        for (const RowSplit &split : splits) {
+            if (split.tail == TailStrategy::GuardWithIf && split.factor > 1 &&
+                *c % split.factor == 0)
+                return true;
+        }
         return false;
+    }
+
+    // The slid min `m` of an iteration whose region before the slide is [emin, emax], moved
+    // back so that every stage's split loops compute whole blocks of rows this iteration's
+    // loops computed before the slide, and the stages agree on them (the pure stage resets
+    // each row the updates then update once). A ShiftInwards block shorter than its factor
+    // would start below m (at emax - factor + 1): m moves there, so the region is long
+    // enough, but never below emin, where the region was as short before the slide (the rows
+    // it shifts over are below emin, which no later iteration reads: mins never decrease). A
+    // RoundUp split's blocks start at emin: m moves back to the start of its block, so the
+    // blocks end where they ended before the slide (rows past emax are the next iteration's
+    // to compute again). Rows computed twice are computed by every stage, in order.
+    static Expr widen_for_split_loops(Expr m, const Expr &emin, const Expr &emax,
+                                      const std::vector<RowSplit> &splits) {
+        for (const RowSplit &split : splits) {
+            if (split.tail == TailStrategy::ShiftInwards && split.factor > 1)
+                m = min(m, emax - (int)(split.factor - 1));
+        }
+        m = max(m, emin);
+        for (const RowSplit &split : splits) {
+            if (split.tail == TailStrategy::RoundUp && split.factor > 1) {
+                m = emin + ((m - emin) / (int)split.factor) * (int)split.factor;
+                break; // every RoundUp split has this factor where it matters (see row_splits)
+            }
+        }
+        return m;
     }
 };
 

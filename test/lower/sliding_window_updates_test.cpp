@@ -97,7 +97,8 @@ private:
     void visit(const AssertStmt *) override {}
 
     void visit(const For *op) override {
-        int64_t mn = evaluate_int(op->min, "loop min"), extent = evaluate_int(op->extent, "loop extent");
+        int64_t mn = evaluate_int(op->min, "loop min"),
+                extent = evaluate_int(op->extent, "loop extent");
         for (int64_t i = mn; i < mn + extent; i++) {
             total[op->name]++;
             known[op->name] = make_const(Int(32), i);
@@ -105,7 +106,8 @@ private:
             op->body.accept(this);
             if (op->name == per) {
                 std::map<std::string, int64_t> diff;
-                for (const auto &t : total) diff[t.first] = t.second - before[t.first];
+                for (const auto &t : total)
+                    diff[t.first] = t.second - before[t.first];
                 per_iteration.push_back(diff);
             }
         }
@@ -164,11 +166,12 @@ std::vector<int64_t> first_then(int64_t first, int64_t rest, int n) {
     return v;
 }
 
-template<typename T>
+template <typename T>
 int mismatches(const Buffer<T> &out, const std::vector<std::vector<T>> &expected) {
     int bad = 0;
     for (int y = 0; y < out.height(); y++) {
-        for (int x = 0; x < out.width(); x++) bad += const_cast<Buffer<T> &>(out)(x, y) != expected[y][x];
+        for (int x = 0; x < out.width(); x++)
+            bad += const_cast<Buffer<T> &>(out)(x, y) != expected[y][x];
     }
     return bad;
 }
@@ -194,7 +197,8 @@ TEST(SlidingWindowUpdates, PureVarUpdatesSlide) {
     };
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref(x, y - 1) + 3 * g_ref(x, y) + 5 * g_ref(x, y + 1);
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref(x, y - 1) + 3 * g_ref(x, y) + 5 * g_ref(x, y + 1);
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -223,13 +227,17 @@ TEST(SlidingWindowUpdates, RDomAlongTheOtherDimensionSlides) {
 
     std::vector<std::vector<int>> g_ref(H + 2, std::vector<int>(W));
     for (int y = 0; y < H + 2; y++) {
-        for (int x = 0; x < W; x++) g_ref[y][x] = pure_value(x, y);
-        for (int x = 1; x < W; x++) g_ref[y][x] += g_ref[y][x - 1];
-        for (int x = 0; x < W; x++) g_ref[y][x] = g_ref[y][x] * 3 - y;
+        for (int x = 0; x < W; x++)
+            g_ref[y][x] = pure_value(x, y);
+        for (int x = 1; x < W; x++)
+            g_ref[y][x] += g_ref[y][x - 1];
+        for (int x = 0; x < W; x++)
+            g_ref[y][x] = g_ref[y][x] * 3 - y;
     }
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref[y][x] + 2 * g_ref[y + 2][x];
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref[y][x] + 2 * g_ref[y + 2][x];
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -254,12 +262,14 @@ TEST(SlidingWindowUpdates, UpdatesOfAnImplicitPureDefinitionSlide) {
 
     auto g_ref = [](int x, int y) {
         int sum = 0;
-        for (int i = 0; i < 3; i++) sum += ((x * 7 + y * 13 + i) % 17 + 17) % 17 - 8;
+        for (int i = 0; i < 3; i++)
+            sum += ((x * 7 + y * 13 + i) % 17 + 17) % 17 - 8;
         return sum * 2;
     };
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref(x, y) + 3 * g_ref(x, y + 1);
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref(x, y) + 3 * g_ref(x, y + 1);
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -278,9 +288,8 @@ TEST(SlidingWindowUpdates, UpdatesOfAnImplicitPureDefinitionSlide) {
 TEST(SlidingWindowUpdates, HistogramStoredPerPlaneComputedPerRow) {
     const int w = 9, h = 40, planes = 3, bins = 6, inw = 12;
     Buffer<int> in(inw, h, planes);
-    in.for_each_position([&](const std::vector<int> &p) {
-        in(p) = (p[0] * 5 + p[1] * 11 + p[2] * 3) % 9 - 1;
-    });
+    in.for_each_position(
+        [&](const std::vector<int> &p) { in(p) = (p[0] * 5 + p[1] * 11 + p[2] * 3) % 9 - 1; });
     Var x("x"), y("y"), z("z");
     Func hist("hist"), f("f");
     RDom r(0, inw, "r");
@@ -291,7 +300,8 @@ TEST(SlidingWindowUpdates, HistogramStoredPerPlaneComputedPerRow) {
 
     auto hist_ref = [&](int bin, int y, int z) {
         int n = 0;
-        for (int i = 0; i < inw; i++) n += std::min(std::max(in(i, y, z), 0), bins - 1) == bin;
+        for (int i = 0; i < inw; i++)
+            n += std::min(std::max(in(i, y, z), 0), bins - 1) == bin;
         return n;
     };
     Buffer<int> out = f.realize({w, h, planes});
@@ -299,7 +309,8 @@ TEST(SlidingWindowUpdates, HistogramStoredPerPlaneComputedPerRow) {
     for (int z = 0; z < planes; z++) {
         for (int y = 0; y < h; y++) {
             for (int x = 0; x < w; x++) {
-                int e = hist_ref(x % bins, std::max(y / 3 - 2, 0), z) * 100 + hist_ref(x % bins, y, z);
+                int e =
+                    hist_ref(x % bins, std::max(y / 3 - 2, 0), z) * 100 + hist_ref(x % bins, y, z);
                 bad += out(x, y, z) != e;
             }
         }
@@ -330,7 +341,8 @@ TEST(SlidingWindowUpdates, RegionsWithGapsComputeOnlyTheirOwnRows) {
 
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = pure_value(x, 2 * y - 2) * 2 + x + 1;
+        for (int x = 0; x < W; x++)
+            expected[y][x] = pure_value(x, 2 * y - 2) * 2 + x + 1;
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -355,11 +367,13 @@ TEST(SlidingWindowUpdates, ScatterAlongTheSlidDimensionDoesNotSlide) {
 
     std::vector<std::vector<int>> g_ref(H + 2, std::vector<int>(W));
     for (int y = 0; y < H + 2; y++) {
-        for (int x = 0; x < W; x++) g_ref[y][x] = pure_value(x, y) + (y > 0 ? g_ref[y - 1][x] : 0);
+        for (int x = 0; x < W; x++)
+            g_ref[y][x] = pure_value(x, y) + (y > 0 ? g_ref[y - 1][x] : 0);
     }
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref[y][x] + 2 * g_ref[y + 1][x];
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref[y][x] + 2 * g_ref[y + 1][x];
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -385,7 +399,8 @@ TEST(SlidingWindowUpdates, UpdateReadingAnotherRowDoesNotSlide) {
     auto g_ref = [](int x, int y) { return pure_value(x, y) * 2 + pure_value(x, y + 1); };
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref(x, y - 1) + 3 * g_ref(x, y + 1);
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref(x, y - 1) + 3 * g_ref(x, y + 1);
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -397,27 +412,105 @@ TEST(SlidingWindowUpdates, UpdateReadingAnotherRowDoesNotSlide) {
     EXPECT_EQ(per_iteration(c, "g.s1.y"), std::vector<int64_t>(H, 3));
 }
 
-// An update whose loop over the slid dimension is split: a slid region of one row is shorter
-// than the split factor, so g is not slid (as a pure stage split there is not).
-TEST(SlidingWindowUpdates, SplitUpdateLoopDoesNotSlide) {
+// g's rows as f reads them, from rows y - reach .. y + reach, each a sum of g's reads with
+// weights 1, 2, 3, ...
+template <typename G> std::vector<std::vector<int>> window_sums(G g_ref, int reach) {
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            for (int dy = -reach; dy <= reach; dy++)
+                expected[y][x] += (dy + reach + 1) * g_ref(x, y + dy);
+        }
+    }
+    return expected;
+}
+
+Expr window_sum(const Func &g, const Var &x, const Var &y, int reach) {
+    Expr sum = 0;
+    for (int dy = -reach; dy <= reach; dy++)
+        sum = sum + (dy + reach + 1) * g(x, y + dy);
+    return sum;
+}
+
+// An update whose loop over the slid dimension is split with GuardWithIf computes exactly the
+// slid region: g slides, each stage computing one new row per row of f.
+TEST(SlidingWindowUpdates, GuardedSplitOfAnUpdateSlides) {
     Var x("x"), y("y"), yo("yo"), yi("yi");
     Func g("g"), f("f");
     g(x, y) = (x * 7 + y * 13) % 17 - 8;
     g(x, y) = g(x, y) * 2 + x;
-    f(x, y) = g(x, y - 1) + 3 * g(x, y + 1);
+    f(x, y) = window_sum(g, x, y, 1);
     g.store_root().compute_at(f, y);
     g.update(0).split(y, yo, yi, 2, TailStrategy::GuardWithIf);
 
-    auto g_ref = [](int x, int y) { return pure_value(x, y) * 2 + x; };
-    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
-    for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref(x, y - 1) + 3 * g_ref(x, y + 1);
-    }
     Buffer<int> out = f.realize({W, H});
-    EXPECT_EQ(mismatches(out, expected), 0);
+    EXPECT_EQ(
+        mismatches(out, window_sums([](int x, int y) { return pure_value(x, y) * 2 + x; }, 1)), 0);
 
     IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
-    EXPECT_EQ(per_iteration(c, "g.s0.y"), std::vector<int64_t>(H, 3));
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), first_then(3, 1, H));
+    EXPECT_EQ(per_iteration(c, "g.s1.y.yo"), first_then(2, 1, H));
+}
+
+// A pure stage split with ShiftInwards (Auto's choice): a slid region of one row is shorter
+// than the factor, so the block of 4 rows ending at it is computed again (its older rows are
+// the same values); the window of 7 rows took two blocks, 8 rows, before the slide.
+TEST(SlidingWindowSplits, ShiftedSplitOfAPureStageSlidesByWholeBlocks) {
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    f(x, y) = window_sum(g, x, y, 3);
+    g.store_root().compute_at(f, y);
+    g.split(y, yo, yi, 4);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, window_sums(pure_value, 3)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.y.yi"), first_then(8, 4, H));
+}
+
+// A RoundUp split of an update (Auto's choice for an update's pure Var) under a ShiftInwards
+// split of the pure stage: both stages start at the same row, the end of a whole ShiftInwards
+// block and the start of a RoundUp block of the iteration's region before the slide, so every
+// row the update touches was reset by the pure stage first, and no block reaches past the
+// rows computed before the slide.
+TEST(SlidingWindowSplits, RoundedUpdateUnderAShiftedPureStageSlides) {
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    g(x, y) = g(x, y) * 3 + y;
+    f(x, y) = window_sum(g, x, y, 3);
+    g.store_root().compute_at(f, y);
+    g.split(y, yo, yi, 3);
+    g.update(0).split(y, yo, yi, 2);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(
+        mismatches(out, window_sums([](int x, int y) { return pure_value(x, y) * 3 + y; }, 3)), 0);
+
+    // Before the slide: 7 rows, 3 blocks of 3 (9 rows) and 4 blocks of 2. After: from the
+    // region's max - 2, one block of 3 and two of 2.
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.y.yi"), first_then(9, 3, H));
+    EXPECT_EQ(per_iteration(c, "g.s1.y.yi"), first_then(8, 4, H));
+}
+
+// A split of a folded dimension does not slide: a shifted or rounded block's extra rows would
+// land in slots of the fold that rows of the window hold.
+TEST(SlidingWindowSplits, SplitOfAFoldedDimensionDoesNotSlide) {
+    Var x("x"), y("y"), yo("yo"), yi("yi");
+    Func g("g"), f("f");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    f(x, y) = window_sum(g, x, y, 1);
+    g.store_root().compute_at(f, y).fold_storage(y, 4);
+    g.split(y, yo, yi, 2, TailStrategy::GuardWithIf);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, window_sums(pure_value, 1)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.x"), std::vector<int64_t>(H, 3 * W));
 }
 
 // A region no loop between the storage and the production moves (f reads rows 0 and 2 of g
@@ -435,7 +528,8 @@ TEST(SlidingWindowInvariant, RegionTheLoopDoesNotMoveIsComputedOnce) {
     auto g_ref = [](int x, int y) { return pure_value(x, y) * 3 + y; };
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = g_ref(x, 0) * y + g_ref(x, 2);
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref(x, 0) * y + g_ref(x, 2);
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -456,7 +550,8 @@ TEST(SlidingWindowInvariant, InvariantAcrossTwoLoopsIsComputedByTheFirstOfBoth) 
 
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = pure_value(0, 0) + pure_value(1, 1) * x - y;
+        for (int x = 0; x < W; x++)
+            expected[y][x] = pure_value(0, 0) + pure_value(1, 1) * x - y;
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -477,7 +572,8 @@ TEST(SlidingWindowInvariant, StorageInsideAnOuterLoopRecomputesPerIterationOfIt)
 
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = pure_value(0, y) + pure_value(3, y) * x;
+        for (int x = 0; x < W; x++)
+            expected[y][x] = pure_value(0, y) + pure_value(3, y) * x;
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -500,7 +596,8 @@ TEST(SlidingWindowInvariant, InvariantOverASplitLoopIsComputedOnce) {
 
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = pure_value(x, 0) * y + pure_value(x, 2);
+        for (int x = 0; x < W; x++)
+            expected[y][x] = pure_value(x, 0) * y + pure_value(x, 2);
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -526,7 +623,8 @@ TEST(UpdateBounds, PureStageComputesWhatIsReadNotWhatUpdatesOnlyWrite) {
 
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = (y == 3 || y == 4 ? y * 7 - x : x + y * 3) + 1;
+        for (int x = 0; x < W; x++)
+            expected[y][x] = (y == 3 || y == 4 ? y * 7 - x : x + y * 3) + 1;
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
@@ -549,7 +647,7 @@ TEST(DeadUpdates, UpdateWhosePredicateIsFalseEverywhereIsDropped) {
     RDom r(-1, 1, "r");
     r.where(r.x % 2 != 1);
     g(x, y) = x * 5 + y;
-    g(x, y) = g(x, y) * 2;  // an update: g is computed at a loop, not inlined
+    g(x, y) = g(x, y) * 2; // an update: g is computed at a loop, not inlined
     h(x, y) = 7;
     h(x, y) += g(x + r.x, y);
     f(x, y) = h(x, y) + x;
@@ -559,10 +657,11 @@ TEST(DeadUpdates, UpdateWhosePredicateIsFalseEverywhereIsDropped) {
     EXPECT_EQ(text.str().find("produce g"), std::string::npos) << text.str();
     std::vector<std::vector<int>> expected(H, std::vector<int>(W));
     for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++) expected[y][x] = 7 + x;
+        for (int x = 0; x < W; x++)
+            expected[y][x] = 7 + x;
     }
     Buffer<int> out = f.realize({W, H});
     EXPECT_EQ(mismatches(out, expected), 0);
 }
 
-}  // namespace
+} // namespace
