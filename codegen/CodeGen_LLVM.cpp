@@ -884,17 +884,24 @@ private:
         return offset;
     }
 
-    // Each lane loaded from its own index: a hardware gather for 32- and 64-bit elements and
-    // for narrower elements of an allocation (as 32-bit words), byte permutes over the whole
-    // table for bytes of a small stack allocation where the CPU has AVX512-VBMI, lane by lane
-    // for narrower elements of inputs and outputs, whose last element may end a page.
+    // Each lane loaded from its own index: for vectors of 16 lanes or more, a hardware gather
+    // for 32- and 64-bit elements and for narrower elements of an allocation (as 32-bit
+    // words); byte permutes over the whole table for bytes of a small stack allocation where
+    // the CPU has AVX512-VBMI; otherwise lane by lane (narrower elements of inputs and outputs,
+    // whose last element may end a page, and short vectors).
     llvm::Value *gather(const Load *op) {
         llvm::Value *host = buffer_host(op->name);
         Type t = op->type;
         llvm::Type *elem = llvm_type(t.element_of());
         llvm::Align align(t.element_of().bytes() ? t.element_of().bytes() : 1);
         llvm::Value *index = codegen(op->index);
-        if (t.bits() >= 32) {
+        // Below 16 lanes a hardware gather costs about what loading the lanes one by one
+        // does on AMD's cores, and it cannot take a lane from a store just before it (the
+        // stores of a loop's previous iteration): lane by lane, those loads forward (fuzz seed
+        // 2026 pairs 51 and 321, a column of 5 and of 8 floats per vector: 1.8x -> 1.1x and
+        // 1.7x -> 1.05x Halide's time, which loads lane by lane on x86).
+        const bool hardware_gather = t.lanes() >= 16;
+        if (t.bits() >= 32 && hardware_gather) {
             llvm::Value *addrs = builder.CreateInBoundsGEP(elem, host, index);
             return tagged(builder.CreateMaskedGather(llvm_type(t), addrs, align), op->name);
         }
@@ -904,7 +911,7 @@ private:
             return emit_byte_table_lookup(builder, host, element_bytes(op->name), index,
                                           [&](llvm::LoadInst *l) { return tagged(l, op->name); });
         }
-        if (is_allocation(op->name)) {
+        if (is_allocation(op->name) && hardware_gather) {
             // x86 gathers 32-bit words only: gather the word that starts at each element (an
             // allocation has kAllocationPaddingBytes to spare past its last one) and keep its
             // low bits, which on a little-endian machine are the element.

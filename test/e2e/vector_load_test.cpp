@@ -1,7 +1,8 @@
 // Vector loads whose lanes are not consecutive: strided, reversed, halved (x / 2), clamped to
-// an edge (boundary conditions) and general (a lookup). Each runs against a C++ loop, with its input flush against an inaccessible page
-// on either side, so that a load reading one element outside the lanes' span crashes the test;
-// the IR tests check the shape of the code (dense loads plus shuffles, gathers).
+// an edge (boundary conditions) and general (a lookup). Each runs against a C++ loop, with its
+// input flush against an inaccessible page on either side, so that a load reading one element
+// outside the lanes' span crashes the test; the IR tests check the shape of the code (dense loads
+// plus shuffles, gathers).
 #include <algorithm>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,7 +39,8 @@ int occurrences(const std::string &text, const std::string &what) {
 // How many of the IR's lines hold `what` and read or write Loom's allocation `buffer`: codegen
 // tags each access with the buffer's TBAA node ("loom.alloc.<buffer>"), whose access tag is the
 // metadata line `!N = !{!M, !M, i64 0}` naming it.
-int occurrences_in_buffer(const std::string &ir, const std::string &what, const std::string &buffer) {
+int occurrences_in_buffer(const std::string &ir, const std::string &what,
+                          const std::string &buffer) {
     const std::string type_node = "= !{!\"loom.alloc." + buffer + "\"";
     size_t at = ir.find(type_node);
     if (at == std::string::npos) return 0;
@@ -54,7 +56,7 @@ int occurrences_in_buffer(const std::string &ir, const std::string &what, const 
         size_t end = ir.find('\n', line);
         if (end == std::string::npos) end = ir.size();
         std::string text = ir.substr(line, end - line);
-        const std::string marker = "!tbaa " + tag_id;  // then the line's end or ", !other"
+        const std::string marker = "!tbaa " + tag_id; // then the line's end or ", !other"
         size_t m = text.find(marker);
         if (text.find(what) != std::string::npos && m != std::string::npos &&
             (m + marker.size() == text.size() || text[m + marker.size()] == ','))
@@ -79,7 +81,8 @@ TEST(LaneOffsets, StridedAndReversedRamps) {
     ASSERT_TRUE(two);
     EXPECT_EQ(two->modulus, 1);
     EXPECT_EQ(two->offsets[0], (std::vector<int64_t>{0, 2, 4, 6}));
-    auto rev = lane_offsets(Internal::Ramp::make(b, i32(-1), 4) + Internal::Broadcast::make(i32(3), 4));
+    auto rev =
+        lane_offsets(Internal::Ramp::make(b, i32(-1), 4) + Internal::Broadcast::make(i32(3), 4));
     ASSERT_TRUE(rev);
     EXPECT_EQ(rev->offsets[0], (std::vector<int64_t>{0, -1, -2, -3}));
     EXPECT_EQ(Internal::to_string(rev->base), "(b + 3)");
@@ -88,7 +91,8 @@ TEST(LaneOffsets, StridedAndReversedRamps) {
 TEST(LaneOffsets, HalvedRampHasOneRowPerParity) {
     Expr b = Internal::Variable::make(Int(32), "b");
     Expr index = Internal::Broadcast::make(Internal::Variable::make(Int(32), "c"), 4) +
-                 Internal::Div::make(Internal::Ramp::make(b, i32(1), 4), Internal::Broadcast::make(i32(2), 4));
+                 Internal::Div::make(Internal::Ramp::make(b, i32(1), 4),
+                                     Internal::Broadcast::make(i32(2), 4));
     auto h = lane_offsets(index);
     ASSERT_TRUE(h);
     EXPECT_EQ(h->modulus, 2);
@@ -100,8 +104,9 @@ TEST(LaneOffsets, HalvedRampHasOneRowPerParity) {
 
 TEST(LaneOffsets, OtherShapesAreNotOffsets) {
     Expr b = Internal::Variable::make(Int(32), "b"), s = Internal::Variable::make(Int(32), "s");
-    EXPECT_FALSE(lane_offsets(Internal::Ramp::make(b, s, 4)));  // stride unknown
-    Expr halved = Internal::Div::make(Internal::Ramp::make(b, i32(1), 4), Internal::Broadcast::make(i32(2), 4));
+    EXPECT_FALSE(lane_offsets(Internal::Ramp::make(b, s, 4))); // stride unknown
+    Expr halved = Internal::Div::make(Internal::Ramp::make(b, i32(1), 4),
+                                      Internal::Broadcast::make(i32(2), 4));
     // A second division would need two residues.
     EXPECT_FALSE(lane_offsets(Internal::Div::make(halved, Internal::Broadcast::make(i32(2), 4))));
     EXPECT_FALSE(lane_offsets(Internal::Div::make(Internal::Ramp::make(b, i32(1), 4),
@@ -162,7 +167,8 @@ TEST(ClampedRamp, FindsTheClampInEitherOrder) {
     EXPECT_EQ(Internal::to_string(reversed->all_lanes_inside), "((lo <= (b + -7)) && (b <= hi))");
     // Not a clamp of a ramp: one bound only, a bound that varies by lane, a scalar.
     EXPECT_FALSE(Internal::find_clamped_ramp(Internal::Min::make(ramp, hi)));
-    EXPECT_FALSE(Internal::find_clamped_ramp(Internal::Max::make(Internal::Min::make(ramp, ramp), lo)));
+    EXPECT_FALSE(
+        Internal::find_clamped_ramp(Internal::Max::make(Internal::Min::make(ramp, ramp), lo)));
     EXPECT_FALSE(Internal::find_clamped_ramp(Internal::Max::make(Internal::Min::make(b, c), c)));
 }
 
@@ -171,14 +177,14 @@ TEST(ClampedRamp, FindsTheClampInEitherOrder) {
 
 /** Memory for n elements of T placed so that the first (at_end == false) or the last element
  * touches an inaccessible page. */
-template<typename T>
-class GuardedArray {
+template <typename T> class GuardedArray {
 public:
     GuardedArray(size_t n, bool at_end) : n(n) {
         page = (size_t)sysconf(_SC_PAGESIZE);
         data_pages = (n * sizeof(T) + page - 1) / page;
         size_t total = (data_pages + 2) * page;
-        region = (char *)mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        region = (char *)mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                              -1, 0);
         EXPECT_NE(region, MAP_FAILED);
         mprotect(region, page, PROT_NONE);
         mprotect(region + (data_pages + 1) * page, page, PROT_NONE);
@@ -199,7 +205,7 @@ private:
 
 /** Runs `out(x) = body(in)` over [0, width) with `in` holding exactly `extent` elements from
  * `min` (flush against a guard page before, then after), against the reference `ref(in, x)`. */
-template<typename T>
+template <typename T>
 void check_1d(const std::string &what, int min, int extent, int width,
               const std::function<Expr(ImageParam &, Var &)> &body,
               const std::function<T(const std::function<T(int)> &, int)> &ref,
@@ -231,7 +237,7 @@ auto vectorized(int lanes, TailStrategy tail = TailStrategy::Auto) {
     return [=](Func &f, Var &x) { f.vectorize(x, lanes, tail); };
 }
 
-template<typename T>
+template <typename T>
 void check_strided(int stride, int offset, int lanes, int width, TailStrategy tail) {
     // Lane x reads stride * x + offset, for x in [0, width).
     int lo = std::min(offset, stride * (width - 1) + offset);
@@ -239,7 +245,8 @@ void check_strided(int stride, int offset, int lanes, int width, TailStrategy ta
     std::string what = "stride " + std::to_string(stride) + " x " + std::to_string(lanes) +
                        " lanes of " + loom_test::show(sizeof(T)) + "-byte elements";
     check_1d<T>(
-        what, lo, hi - lo + 1, width, [&](ImageParam &in, Var &x) { return in(stride * x + offset); },
+        what, lo, hi - lo + 1, width,
+        [&](ImageParam &in, Var &x) { return in(stride * x + offset); },
         [&](const std::function<T(int)> &in, int x) { return in(stride * x + offset); },
         vectorized(lanes, tail));
 }
@@ -330,7 +337,8 @@ void check_strided_taps_of_input(int stride, const std::vector<int> &taps, int l
         [&](const std::function<T(int)> &in, int x) {
             T sum = T(0);
             for (size_t k = 0; k < taps.size(); k++)
-                sum = loom_test::ref_add(sum, loom_test::ref_mul(in(stride * x + taps[k]), T(k + 1)));
+                sum =
+                    loom_test::ref_add(sum, loom_test::ref_mul(in(stride * x + taps[k]), T(k + 1)));
             return sum;
         },
         vectorized(lanes, tail));
@@ -344,7 +352,7 @@ TEST(StridedVectorLoad, TapsOfAnInputReadOnlyTheirSpan) {
     check_strided_taps_of_input<uint16_t>(4, {-2, 3}, 16, 41, TailStrategy::Auto);
 }
 
-template<typename T>
+template <typename T>
 void check_divided(int k, int offset, int lanes, int width, TailStrategy tail) {
     using loom_test::ref_div;
     int lo = ref_div(offset, k), hi = ref_div(width - 1 + offset, k);
@@ -381,7 +389,8 @@ TEST(HalvedVectorLoad, TwoDimensionalUpsampleAndDeinterleave) {
     Buffer<uint16_t> in(std::vector<int>{w, h}, "in");
     std::vector<uint16_t> values = loom_test::random_values<uint16_t>((size_t)(w * h), 7);
     for (int y = 0; y < h; y++) {
-        for (int x = 0; x < w; x++) in(x, y) = values[(size_t)(y * w + x)];
+        for (int x = 0; x < w; x++)
+            in(x, y) = values[(size_t)(y * w + x)];
     }
     Var x("x"), y("y");
     Func up("up"), down("down");
@@ -409,36 +418,36 @@ TEST(GatherVectorLoad, LookupTables) {
     const int n = 64;
     for (bool at_end : {false, true}) {
         GuardedArray<float> lut_mem(256, at_end);
-        for (int i = 0; i < 256; i++) lut_mem.data()[i] = (float)i * 0.5f - 3.0f;
+        for (int i = 0; i < 256; i++)
+            lut_mem.data()[i] = (float)i * 0.5f - 3.0f;
         Buffer<float> lut(lut_mem.data(), {256}, "lut");
         Buffer<uint8_t> idx(std::vector<int>{n}, "idx");
         std::vector<uint8_t> iv = loom_test::random_values<uint8_t>(n, 99);
-        for (int i = 0; i < n; i++) idx(i) = iv[(size_t)i];
-        idx(0) = 0;  // the table's first and last entries
+        for (int i = 0; i < n; i++)
+            idx(i) = iv[(size_t)i];
+        idx(0) = 0; // the table's first and last entries
         idx(1) = 255;
         Var x("x");
         Func f("f");
         f(x) = lut(cast<int32_t>(idx(x)));
         f.vectorize(x, 16);
         Buffer<float> out = f.realize({n});
-        for (int i = 0; i < n; i++) ASSERT_EQ(out(i), lut_mem.data()[idx(i)]) << "f(" << i << ")";
+        for (int i = 0; i < n; i++)
+            ASSERT_EQ(out(i), lut_mem.data()[idx(i)]) << "f(" << i << ")";
     }
 }
 
 // Lanes clamped to the input, x from before its start to past its end: the vectors inside load
 // without the clamp, those at the edges gather, and none reads outside the input.
-template<typename T>
-void check_clamped(int stride, int lanes) {
+template <typename T> void check_clamped(int stride, int lanes) {
     const int extent = 100, width = 160, offset = stride > 0 ? -40 : 220;
-    std::string what = "clamp of stride " + std::to_string(stride) + " x " +
-                       std::to_string(lanes) + " lanes of " + loom_test::show(sizeof(T)) +
-                       "-byte elements";
+    std::string what = "clamp of stride " + std::to_string(stride) + " x " + std::to_string(lanes) +
+                       " lanes of " + loom_test::show(sizeof(T)) + "-byte elements";
     auto clamped = [=](int x) { return std::min(std::max(stride * x + offset, 0), extent - 1); };
     check_1d<T>(
         what, 0, extent, width,
         [&](ImageParam &in, Var &x) { return in(clamp(stride * x + offset, 0, extent - 1)); },
-        [&](const std::function<T(int)> &in, int x) { return in(clamped(x)); },
-        vectorized(lanes));
+        [&](const std::function<T(int)> &in, int x) { return in(clamped(x)); }, vectorized(lanes));
 }
 
 TEST(ClampedVectorLoad, StrideOneTwoAndReversed) {
@@ -453,23 +462,26 @@ TEST(ClampedVectorLoad, StrideOneTwoAndReversed) {
 // of them (the vector loads every tap without its clamp where all lie inside), each tap's own
 // test at the edges. Widths that are no multiple of the vector, x from before the input's start
 // to past its end, the input flush against a guard page on either side.
-template<typename T>
-void check_clamped_taps(int stride, int lanes, int width) {
+template <typename T> void check_clamped_taps(int stride, int lanes, int width) {
     const int extent = 100, offset = -37;
-    std::string what = "taps of stride " + std::to_string(stride) + " x " +
-                       std::to_string(lanes) + " lanes of " + loom_test::show(sizeof(T)) +
-                       "-byte elements over " + std::to_string(width);
-    auto tap = [=](int x, int k) { return std::min(std::max(stride * x + offset + k, 0), extent - 1); };
+    std::string what = "taps of stride " + std::to_string(stride) + " x " + std::to_string(lanes) +
+                       " lanes of " + loom_test::show(sizeof(T)) + "-byte elements over " +
+                       std::to_string(width);
+    auto tap = [=](int x, int k) {
+        return std::min(std::max(stride * x + offset + k, 0), extent - 1);
+    };
     check_1d<T>(
         what, 0, extent, width,
         [&](ImageParam &in, Var &x) {
             Expr sum = in(clamp(stride * x + offset - 1, 0, extent - 1));
-            for (int k : {0, 1, 5}) sum = sum + in(clamp(stride * x + offset + k, 0, extent - 1));
+            for (int k : {0, 1, 5})
+                sum = sum + in(clamp(stride * x + offset + k, 0, extent - 1));
             return cast(type_of<T>(), sum);
         },
         [&](const std::function<T(int)> &in, int x) {
             T sum = in(tap(x, -1));
-            for (int k : {0, 1, 5}) sum = (T)(sum + in(tap(x, k)));
+            for (int k : {0, 1, 5})
+                sum = (T)(sum + in(tap(x, k)));
             return sum;
         },
         vectorized(lanes));
@@ -488,7 +500,8 @@ TEST(ClampedVectorLoad, TapsAtSeveralOffsetsTestOncePerVector) {
 TEST(ClampedVectorLoad, RepeatEdgeInTwoDimensions) {
     Buffer<uint8_t> in(std::vector<int>{37, 23}, "in");
     for (int y = 0; y < 23; y++)
-        for (int x = 0; x < 37; x++) in(x, y) = (uint8_t)(x * 7 + y * 31);
+        for (int x = 0; x < 37; x++)
+            in(x, y) = (uint8_t)(x * 7 + y * 31);
     Func edge = BoundaryConditions::repeat_edge(in);
     Var x("x"), y("y");
     Func f("f");
@@ -504,10 +517,10 @@ TEST(ClampedVectorLoad, RepeatEdgeInTwoDimensions) {
 
 // A lookup into a table the pipeline computes (an allocation) of 8- and 16-bit entries, with
 // indices reaching its last entries: gathered as 32-bit words from the entries' addresses.
-template<typename T>
-void check_table_lookup(int entries) {
+template <typename T> void check_table_lookup(int entries) {
     Buffer<uint16_t> idx(std::vector<int>{300}, "idx");
-    for (int i = 0; i < 300; i++) idx(i) = (uint16_t)((i * 37 + (i % 3 == 0 ? entries - 1 : 0)) % entries);
+    for (int i = 0; i < 300; i++)
+        idx(i) = (uint16_t)((i * 37 + (i % 3 == 0 ? entries - 1 : 0)) % entries);
     Var x("x");
     Func table("table"), f("f");
     table(x) = cast(type_of<T>(), x * 7 + 3);
@@ -731,7 +744,8 @@ TEST(VectorLoadCode, ShiftedLastVectorsOffsetIsExtendedOncePerIteration) {
     // With more rows than registers for their bases, each access extends its own sum.
     Func g("g");
     Expr sum = in(x, y);
-    for (int row = 1; row < 6; row++) sum = sum + in(x, y + row);
+    for (int row = 1; row < 6; row++)
+        sum = sum + in(x, y + row);
     g(x, y) = sum;
     g.vectorize(x, 16);
     std::string many = ir_block(Pipeline(g).llvm_ir(avx512), "g.s0.x.x.loop");
@@ -804,4 +818,25 @@ TEST(VectorLoadCode, LookupOfThirtyTwoBitElementsIsAGather) {
     EXPECT_THAT(Pipeline(f).assembly(avx512), HasSubstr("vpgatherdd"));
 }
 
-}  // namespace
+// A lookup of 8 lanes loads each lane on its own: below 16 lanes a hardware gather costs about
+// as much, and cannot take a lane from a store just before it. The values are the table's.
+TEST(VectorLoadCode, LookupOfEightLanesLoadsLaneByLane) {
+    Buffer<int32_t> lut(std::vector<int>{256}, "lut");
+    for (int i = 0; i < 256; i++)
+        lut(i) = i * 7 - 300;
+    Buffer<uint8_t> idx(std::vector<int>{1000}, "idx");
+    for (int i = 0; i < 1000; i++)
+        idx(i) = (uint8_t)((i * 37 + 11) % 256);
+    Var x("x");
+    Func f("f");
+    f(x) = lut(cast<int32_t>(idx(x)));
+    f.vectorize(x, 8);
+    std::string ir = Pipeline(f).llvm_ir(avx512);
+    EXPECT_THAT(ir, Not(HasSubstr("llvm.masked.gather"))) << ir;
+    EXPECT_THAT(ir, HasSubstr("insertelement <8 x i32>")) << ir;
+    Buffer<int32_t> out = f.realize({1000});
+    for (int i = 0; i < 1000; i++)
+        ASSERT_EQ(out(i), lut(idx(i))) << "at " << i;
+}
+
+} // namespace
