@@ -63,8 +63,10 @@ Box update_reads(const FunctionPtr &f, Box *written) {
         }
         *written = box_union(*written, writes);
         Stmt reads;
-        for (const Expr &v : d.values) reads = Block::make(reads, Evaluate::make(v));
-        for (const Expr &a : d.args) reads = Block::make(reads, Evaluate::make(a));
+        for (const Expr &v : d.values)
+            reads = Block::make(reads, Evaluate::make(v));
+        for (const Expr &a : d.args)
+            reads = Block::make(reads, Evaluate::make(a));
         if (d.predicate.defined()) reads = Block::make(reads, Evaluate::make(d.predicate));
         auto read_boxes = boxes_required(reads, scope);
         auto it = read_boxes.find(f->name);
@@ -77,7 +79,8 @@ void check_bounded(const Box &box, const std::string &func, const char *what) {
     for (size_t d = 0; d < box.size(); d++) {
         user_assert(box[d].is_bounded())
             << "Can't infer the region of Func " << func << " that " << what << " in dimension "
-            << d << ": an index expression has no " << (box[d].has_lower_bound() ? "upper" : "lower")
+            << d << ": an index expression has no "
+            << (box[d].has_lower_bound() ? "upper" : "lower")
             << " bound. Clamp the index (clamp(e, lo, hi)) or wrap the input with a "
                "BoundaryConditions function.";
     }
@@ -116,6 +119,12 @@ public:
         if (const Block *b = s.as<Block>(); b && b->first.as<AssertStmt>()) {
             Stmt rest = lift_region_lets(b->rest, lets);
             return rest.same_as(b->rest) ? s : Block::make(b->first, rest);
+        }
+        // A production inside an update's where() predicate (lower/ScheduleFunctions): its
+        // region's values are pure, and the storage outside the if is sized by them.
+        if (const IfThenElse *i = s.as<IfThenElse>(); i && !i->else_case.defined()) {
+            Stmt then_case = lift_region_lets(i->then_case, lets);
+            return then_case.same_as(i->then_case) ? s : IfThenElse::make(i->condition, then_case);
         }
         return s;
     }
@@ -170,7 +179,8 @@ private:
     }
 
     static Stmt wrap_lets(Stmt s, const std::vector<std::pair<std::string, Expr>> &lets) {
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = LetStmt::make(it->first, it->second, s);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            s = LetStmt::make(it->first, it->second, s);
         return s;
     }
 
@@ -188,7 +198,7 @@ private:
         const FunctionPtr &f = env.functions.at(produce->name);
         // The consumers' regions at this level go first, and this Func's is written in their
         // names.
-        std::vector<std::pair<std::string, Expr>> lets;  // outermost first
+        std::vector<std::pair<std::string, Expr>> lets; // outermost first
         rest = lift_region_lets(rest, lets);
         Box consumed = box_required(rest, f->name);
         check_bounded(consumed, f->name, "its consumers read");
@@ -205,10 +215,11 @@ private:
                 Expr lo = b.min, hi = simplify(b.min + b.extent - 1);
                 Expr ok = consumed[d].max < consumed[d].min ||
                           (lo <= consumed[d].min && consumed[d].max <= hi);
-                checks.push_back(AssertStmt::make(
-                    simplify(ok), Call::make(Int(32), "loom_error_bound_too_small",
-                                             {Expr(f->name), Expr(b.var), lo, hi, consumed[d].min, consumed[d].max},
-                                             Call::Extern)));
+                checks.push_back(
+                    AssertStmt::make(simplify(ok), Call::make(Int(32), "loom_error_bound_too_small",
+                                                              {Expr(f->name), Expr(b.var), lo, hi,
+                                                               consumed[d].min, consumed[d].max},
+                                                              Call::Extern)));
                 consumed[d] = Interval(lo, hi);
             }
         }
@@ -235,7 +246,8 @@ private:
             lets.push_back({p + ".min", pure[d].min});
             lets.push_back({p + ".max", pure[d].max});
         }
-        for (const auto &l : lets) region_lets.insert(l.first);
+        for (const auto &l : lets)
+            region_lets.insert(l.first);
         // With its region known, the production's empty tails go, before the boxes of the
         // loops around it are taken. Their extents are resolved through this Func's region
         // lets and the enclosing lets of constant value (a consumer's tile width); the
@@ -262,7 +274,8 @@ private:
         // the consumers' lets, so this stays small.
         std::map<std::string, Expr> own;
         for (const auto &l : lets) {
-            if (l.first.compare(0, op->name.size() + 2, op->name + ".s") == 0) own[l.first] = l.second;
+            if (l.first.compare(0, op->name.size() + 2, op->name + ".s") == 0)
+                own[l.first] = l.second;
         }
         Region bounds = op->bounds;
         for (int d = 0; d < (int)bounds.size() && d < (int)written.size(); d++) {
@@ -275,9 +288,10 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
-Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, const Environment &env) {
+Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
+                      const Environment &env) {
     BoundsInference inference(env);
     // The regions of the Funcs computed at the root, which the checks below may name.
     std::vector<std::pair<std::string, Expr>> root_lets;
@@ -289,17 +303,18 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     // regions written into its buffers instead.
     std::vector<Stmt> checks, queries;
     for (const FunctionPtr &f : outputs) {
-        Box box = box_union(box_provided(result, f->name, true), box_required(result, f->name, true));
+        Box box =
+            box_union(box_provided(result, f->name, true), box_required(result, f->name, true));
         check_bounded(box, f->name, "its definitions write or read");
         for (int d = 0; d < (int)box.size(); d++) {
             std::string ds = std::to_string(d);
             for (int i = 0; i < f->outputs(); i++) {
                 std::string buffer = f->buffer_name(i);
-                queries.push_back(Evaluate::make(Call::make(
-                    Int(32), "loom_buffer_bounds_query",
-                    {Variable::make(Handle(), buffer_struct_name(buffer)), Expr(d),
-                     simplify(box[d].min), simplify(box[d].max)},
-                    Call::Extern)));
+                queries.push_back(
+                    Evaluate::make(Call::make(Int(32), "loom_buffer_bounds_query",
+                                              {Variable::make(Handle(), buffer_struct_name(buffer)),
+                                               Expr(d), simplify(box[d].min), simplify(box[d].max)},
+                                              Call::Extern)));
                 Expr mn = int_var(buffer + ".min." + ds);
                 Expr mx = mn + int_var(buffer + ".extent." + ds) - 1;
                 Expr ok = box[d].max < box[d].min || (mn <= box[d].min && box[d].max <= mx);
@@ -329,9 +344,10 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     result = Block::make(checks);
     if (!outputs.empty()) {
         if (queries.empty()) queries.push_back(Evaluate::make(0)); // zero-dimensional outputs
-        Expr is_query = Call::make(
-            Int(32), "loom_buffer_is_bounds_query",
-            {Variable::make(Handle(), buffer_struct_name(outputs[0]->buffer_name(0)))}, Call::Extern);
+        Expr is_query =
+            Call::make(Int(32), "loom_buffer_is_bounds_query",
+                       {Variable::make(Handle(), buffer_struct_name(outputs[0]->buffer_name(0)))},
+                       Call::Extern);
         result = IfThenElse::make(is_query != 0, Block::make(queries), result);
     }
     // Inside the outputs' lets, which the root Funcs' regions refer to.
@@ -365,5 +381,5 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs, co
     return result;
 }
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom

@@ -460,6 +460,37 @@ TEST(FusedLoops, ProducerAtAFusedLoopComputesOnePointAnIteration) {
     }
 }
 
+// A producer with an update computed per iteration of an RDom whose where() skips some
+// iterations is computed inside the predicate, only where its consumer reads it (as Halide 14
+// places it): its production follows the predicate's if, and its storage, outside the if, is
+// the one point of each iteration.
+TEST(LoopLevels, ProducerAtAPredicatedRDomLoopIsComputedInsideThePredicate) {
+    Buffer<int> in = ramp_input(13, 1);
+    Var x("x");
+    RDom r(-2, 6, "r");
+    r.where(r.x % 3 != 0);
+    Func g("g"), f("f");
+    g(x) = in(x, 0) * 2;
+    g(x) = g(x) + x;
+    f(x) = 0;
+    f(x) = f(x) + g(x + r.x + 2);
+    g.compute_at(f, r.x);
+    std::string stmt = Pipeline(f).lowered_stmt();
+    const size_t predicate = stmt.find("if (likely(((f.s1.r$x % 3) != 0)))");
+    ASSERT_NE(predicate, std::string::npos) << stmt;
+    EXPECT_NE(stmt.find("produce g", predicate), std::string::npos) << stmt;
+    EXPECT_EQ(stmt.rfind("produce g", predicate), std::string::npos) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("allocate g[int32 * 1]")) << stmt;
+    Buffer<int> out = f.realize({5});
+    for (int i = 0; i < 5; i++) {
+        int expected = 0;
+        for (int k = -2; k < 4; k++) {
+            if ((k % 3 + 3) % 3 != 0) expected += in(i + k + 2, 0) * 2 + (i + k + 2);
+        }
+        EXPECT_EQ(out(i), expected) << i;
+    }
+}
+
 TEST(LoopLevels, OutermostComputesInsideTheConsumerOutsideItsLoops) {
     Buffer<int> in = ramp_input(21, 24);
     Buffer<int> expected = Stencil(in).by.realize({20, 22});
