@@ -419,11 +419,22 @@ private:
         // clamp of a fused loop's recovered variable (lower/ScheduleFunctions) inside a loop of
         // constant extent. Left in, LLVM vectorized a loop of 16 taps over it into gathers
         // (fuzz seed 2026 pair 125).
+        // Else the range of a - b may decide it: min(x - 1, x + r) where r >= -1 (a sum's
+        // window over a reduction: its allocation's extent, max - min + 1, is then a function
+        // of r alone, whose largest value sizes it; fuzz seed 2026 pair 94).
         if (!ranges.empty() && type == Int(32)) {
-            if (std::optional<ConstantRange> ra = range_of(a)) {
-                if (std::optional<ConstantRange> rb = range_of(b)) {
-                    if (is_min ? ra->max <= rb->min : ra->min >= rb->max) return a;
-                    if (is_min ? rb->max <= ra->min : rb->min >= ra->max) return b;
+            std::optional<ConstantRange> ra = range_of(a), rb = range_of(b);
+            if (ra && rb) {
+                if (is_min ? ra->max <= rb->min : ra->min >= rb->max) return a;
+                if (is_min ? rb->max <= ra->min : rb->min >= ra->max) return b;
+            } else {
+                Linear difference;
+                difference.type = type;
+                difference.add(a, 1);
+                difference.add(b, (uint64_t)-1);
+                if (std::optional<ConstantRange> d = range_of(difference.rebuild())) {
+                    if (is_min ? d->max <= 0 : d->min >= 0) return a;
+                    if (is_min ? d->min >= 0 : d->max <= 0) return b;
                 }
             }
         }
@@ -706,9 +717,25 @@ private:
         return IfThenElse::make(c, t, e);
     }
 
+    // An extent the constant ranges of the loops around bound is allocated at its largest
+    // value: a constant size, on the stack, instead of a size computed (and memory taken from
+    // the heap) in every iteration. The index of each element is computed apart from the
+    // allocation's extents, so a larger allocation changes no access.
     Stmt visit(const Allocate *op) override {
-        Stmt s = IRMutator::visit(op);
-        return s;
+        std::vector<Expr> extents;
+        bool changed = false;
+        for (const Expr &e : op->extents) {
+            Expr extent = mutate(e);
+            if (!ranges.empty() && !is_const(extent) && extent.type() == Int(32)) {
+                if (std::optional<ConstantRange> r = range_of(extent); r && r->max >= 1)
+                    extent = make_const(Int(32), r->max);
+            }
+            changed = changed || !extent.same_as(e);
+            extents.push_back(extent);
+        }
+        Stmt body = mutate(op->body);
+        if (!changed && body.same_as(op->body)) return op;
+        return Allocate::make(op->name, op->type, extents, body);
     }
 };
 

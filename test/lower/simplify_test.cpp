@@ -1,5 +1,6 @@
 // Unit tests of the simplifier: each builds an Expr or Stmt, simplifies it, and compares with
 // the expected result, printing all three on failure.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <loom.h>
@@ -11,6 +12,7 @@
 
 using namespace loom;
 using namespace loom::Internal;
+using testing::HasSubstr;
 
 namespace {
 
@@ -192,6 +194,33 @@ TEST(Simplify, DropsAMinOrMaxTheLoopRangesDecide) {
     Stmt without = For::make("r", 0, 16, ForType::Serial, DeviceAPI::Host,
                              LetStmt::make("t", r % 4, Store::make("buf", i32("t") + i32("n"), r)));
     EXPECT_EQ(to_string(simplify(through_let)), to_string(simplify(without)));
+}
+
+// A min or max of two sums with a common unknown term (x) is decided by the range of their
+// difference over the loop around: min(x - 1, x + r) is x - 1 for r in [-1, 1]; and an
+// allocation's extent that the loop's range bounds, here r + 2, is allocated at its largest
+// value, 3, a constant size.
+TEST(Simplify, DecidesAMinByItsDifferenceAndSizesAllocationsByTheLoopRange) {
+    Expr r = i32("r"), x = i32("x");
+    auto loop = [&](const Expr &value) {
+        return For::make("r", -1, 3, ForType::Serial, DeviceAPI::Host,
+                         Store::make("buf", value, r));
+    };
+    EXPECT_EQ(to_string(simplify(loop(min(x - 1, x + r)))), to_string(simplify(loop(x - 1))));
+    EXPECT_EQ(to_string(simplify(loop(max(x - 1, x + r)))), to_string(simplify(loop(x + r))));
+    // Over r in [-1, 1] neither side of min(x, x + r) is the smaller one throughout.
+    EXPECT_THAT(to_string(simplify(loop(min(x, x + r)))), HasSubstr("min("));
+
+    Expr extent = max(x - 1, x + r) - min(x - 1, x + r) + 1;
+    Stmt alloc = For::make(
+        "r", -1, 3, ForType::Serial, DeviceAPI::Host,
+        Allocate::make("sum", UInt(8), {extent}, Store::make("sum", make_zero(UInt(8)), 0)));
+    std::string text = to_string(simplify(alloc));
+    EXPECT_THAT(text, HasSubstr("allocate sum[uint8 * 3]")) << text;
+    // Outside a loop of known range the extent stays as it is.
+    Stmt free_extent =
+        Allocate::make("sum", UInt(8), {x + 2}, Store::make("sum", make_zero(UInt(8)), 0));
+    EXPECT_THAT(to_string(simplify(free_extent)), HasSubstr("(x + 2)"));
 }
 
 // An if on likely(c) of a constant c (an RDom's where() that always holds) is its branch.
