@@ -18,10 +18,10 @@ namespace Internal {
  * produced in it or in an earlier one, and what was produced between lies in the window of
  * some iteration in between, which holds fewer than k coordinates, so it was never stored on
  * top of the value (sliding window, which runs after, only shrinks what each iteration
- * produces). The innermost storage dimension is left alone (its vectors would wrap), as are a
- * dimension folded by the schedule (fold_storage), a Func with an explicit fold, and accesses
- * inside GPU loops. */
+ * produces). The innermost storage dimension folds only to one coordinate (a wider fold would
+ * wrap its vectors); left alone are a dimension folded by the schedule (fold_storage), a Func
+ * with an explicit fold, and accesses inside GPU loops. */
 Stmt storage_folding(const Stmt &s, const Environment &env);
 
-}  // namespace Internal
-}  // namespace loom
+} // namespace Internal
+} // namespace loom
