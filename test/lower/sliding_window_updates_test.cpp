@@ -432,12 +432,19 @@ Expr window_sum(const Func &g, const Var &x, const Var &y, int reach) {
     return sum;
 }
 
+// g's pure definition over x and y, its consumer f, and the Vars of a split of y.
+struct SplitWindow {
+    Var x{"x"}, y{"y"}, yo{"yo"}, yi{"yi"};
+    Func g{"g"}, f{"f"};
+    SplitWindow() { g(x, y) = (x * 7 + y * 13) % 17 - 8; }
+};
+
 // An update whose loop over the slid dimension is split with GuardWithIf computes exactly the
 // slid region: g slides, each stage computing one new row per row of f.
 TEST(SlidingWindowUpdates, GuardedSplitOfAnUpdateSlides) {
-    Var x("x"), y("y"), yo("yo"), yi("yi");
-    Func g("g"), f("f");
-    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func &g = w.g, &f = w.f;
     g(x, y) = g(x, y) * 2 + x;
     f(x, y) = window_sum(g, x, y, 1);
     g.store_root().compute_at(f, y);
@@ -456,9 +463,9 @@ TEST(SlidingWindowUpdates, GuardedSplitOfAnUpdateSlides) {
 // than the factor, so the block of 4 rows ending at it is computed again (its older rows are
 // the same values); the window of 7 rows took two blocks, 8 rows, before the slide.
 TEST(SlidingWindowSplits, ShiftedSplitOfAPureStageSlidesByWholeBlocks) {
-    Var x("x"), y("y"), yo("yo"), yi("yi");
-    Func g("g"), f("f");
-    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func &g = w.g, &f = w.f;
     f(x, y) = window_sum(g, x, y, 3);
     g.store_root().compute_at(f, y);
     g.split(y, yo, yi, 4);
@@ -476,9 +483,9 @@ TEST(SlidingWindowSplits, ShiftedSplitOfAPureStageSlidesByWholeBlocks) {
 // row the update touches was reset by the pure stage first, and no block reaches past the
 // rows computed before the slide.
 TEST(SlidingWindowSplits, RoundedUpdateUnderAShiftedPureStageSlides) {
-    Var x("x"), y("y"), yo("yo"), yi("yi");
-    Func g("g"), f("f");
-    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func &g = w.g, &f = w.f;
     g(x, y) = g(x, y) * 3 + y;
     f(x, y) = window_sum(g, x, y, 3);
     g.store_root().compute_at(f, y);
@@ -499,9 +506,9 @@ TEST(SlidingWindowSplits, RoundedUpdateUnderAShiftedPureStageSlides) {
 // A split of a folded dimension does not slide: a shifted or rounded block's extra rows would
 // land in slots of the fold that rows of the window hold.
 TEST(SlidingWindowSplits, SplitOfAFoldedDimensionDoesNotSlide) {
-    Var x("x"), y("y"), yo("yo"), yi("yi");
-    Func g("g"), f("f");
-    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func &g = w.g, &f = w.f;
     f(x, y) = window_sum(g, x, y, 1);
     g.store_root().compute_at(f, y).fold_storage(y, 4);
     g.split(y, yo, yi, 2, TailStrategy::GuardWithIf);
@@ -587,9 +594,9 @@ TEST(SlidingWindowInvariant, StorageInsideAnOuterLoopRecomputesPerIterationOfIt)
 // inner row of the first; the tail outer row (its own loop, whose inner extent moves with it)
 // computes g again in its first inner row.
 TEST(SlidingWindowInvariant, InvariantOverASplitLoopIsComputedOnce) {
-    Var x("x"), y("y"), yo("yo"), yi("yi");
-    Func g("g"), f("f");
-    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func &g = w.g, &f = w.f;
     f(x, y) = g(x, 0) * y + g(x, 2);
     f.split(y, yo, yi, 4, TailStrategy::GuardWithIf);
     g.store_root().compute_at(f, yi);
