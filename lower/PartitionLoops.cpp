@@ -220,6 +220,14 @@ public:
         : v(v), assume_split_starts(assume_split_starts) {}
     using IRMutator::mutate;
     std::vector<IterationRange> ranges;
+    // The solved sites whose condition reads no loop inside this one: their range is exactly
+    // where the condition holds (as trimmed() relies on), so outside it, it fails.
+    std::vector<const IRNode *> exact_sites;
+    /** Whether `node` was met with one meaning only (see seen). */
+    bool single_meaning(const IRNode *node) const {
+        auto it = seen.find(node);
+        return it != seen.end() && it->second.size() == 1;
+    }
     int tagged_sites = 0;   // likely sites solved
     int unsolved_sites = 0; // likely sites whose condition moves with the loop but did not solve
 
@@ -261,6 +269,10 @@ private:
         ranges.push_back(*range);
         tagged_sites += tagged_site;
         meanings.back().solved = true;
+        bool reads_inner = false;
+        for (const std::string &n : inner)
+            reads_inner = reads_inner || expr_uses_var(c, n);
+        if (!reads_inner && tagged_site) exact_sites.push_back(node);
         return true;
     }
 
@@ -415,6 +427,27 @@ Stmt trimmed(const For *op) {
     return LetStmt::make(start, first, LetStmt::make(end, last_plus_one, loop));
 }
 
+/** The body of a partitioned loop's prologue and epilogue where its steady state is the exact
+ * range of one site's condition: there the condition fails, so a select on it is its false
+ * value and an if on it its else branch (a constant_exterior's planes past the input's
+ * extent fill with the constant instead of testing each point: fuzz seed 2026 pair 483). */
+class EdgeOfSite : public IRMutator {
+public:
+    explicit EdgeOfSite(const IRNode *site) : site(site) {}
+    using IRMutator::mutate;
+
+private:
+    const IRNode *site;
+    Expr visit(const Select *op) override {
+        if (op == site) return mutate(op->false_value);
+        return IRMutator::visit(op);
+    }
+    Stmt visit(const IfThenElse *op) override {
+        if (op == site) return op->else_case.defined() ? mutate(op->else_case) : Evaluate::make(0);
+        return IRMutator::visit(op);
+    }
+};
+
 class PartitionLoops : public IRMutator {
 public:
     using IRMutator::mutate;
@@ -436,6 +469,7 @@ private:
             if (assuming.tagged_sites > steady_state.tagged_sites) {
                 steady = assumed;
                 steady_state.ranges = assuming.ranges;
+                steady_state.exact_sites.clear(); // the edges keep every site as it was
             }
         }
         if (steady_state.ranges.empty()) return IRMutator::visit(op);
@@ -446,7 +480,11 @@ private:
         }
         // The edges run the body as it was, each site a plain condition; the steady state is
         // partitioned further where its loops have sites of their own.
-        Stmt edge = mutate(StripLikely().mutate(op->body)); // trimmed, not partitioned
+        Stmt edge_source = op->body;
+        if (steady_state.ranges.size() == 1 && steady_state.exact_sites.size() == 1 &&
+            steady_state.single_meaning(steady_state.exact_sites[0]))
+            edge_source = EdgeOfSite(steady_state.exact_sites[0]).mutate(op->body);
+        Stmt edge = mutate(StripLikely().mutate(edge_source)); // trimmed, not partitioned
         steady = mutate(steady);
         const std::string start = op->name + ".partition_start", end = op->name + ".partition_end";
         const std::string steady_lo = op->name + ".steady_lo", steady_hi = op->name + ".steady_hi";

@@ -251,4 +251,38 @@ TEST(PartitionLoops, EveryUnrolledCopyOfAShiftInwardsStartReducesInTheSteadyStat
     }
 }
 
+// A constant exterior over an input one plane deep: the plane loop's steady state is that one
+// plane, exactly where the plane's condition holds, so its prologue and epilogue (the planes
+// before and after) store the constant without testing each point.
+TEST(PartitionLoops, EdgesOfASingleConditionStoreItsFalseValue) {
+    Buffer<int> in(std::vector<int>{9, 7, 1}, "in");
+    for (int z = 0; z < 1; z++)
+        for (int y = 0; y < 7; y++)
+            for (int x = 0; x < 9; x++)
+                in(x, y, z) = x * 5 - y * 3 + 2;
+    Var x("x"), y("y"), z("z");
+    Func b = BoundaryConditions::constant_exterior(in, 31), f("f");
+    f(x, y, z) = b(x, y, z) + 1;
+    Pipeline p(f);
+    std::string stmt = p.lowered_stmt();
+    // The plane loop's epilogue: from its steady range's end, a loop over the points whose
+    // store is the constant plus one.
+    const size_t epilogue = stmt.find("for (f.s0.z, f.s0.z.steady_hi");
+    ASSERT_NE(epilogue, std::string::npos) << stmt;
+    const size_t end = stmt.find("free", epilogue);
+    const std::string body = stmt.substr(epilogue, end - epilogue);
+    EXPECT_EQ(body.find("select("), std::string::npos) << body;
+    EXPECT_NE(body.find("= 32"), std::string::npos) << body;
+    Buffer<int> out(std::vector<int>{11, 9, 4}, "out");
+    out.set_min({-1, -1, -1});
+    p.realize(out);
+    for (int k = -1; k < 3; k++)
+        for (int j = -1; j < 8; j++)
+            for (int i = -1; i < 10; i++) {
+                const bool inside = i >= 0 && i < 9 && j >= 0 && j < 7 && k == 0;
+                ASSERT_EQ(out(i, j, k), (inside ? in(i, j, 0) : 31) + 1)
+                    << i << ", " << j << ", " << k;
+            }
+}
+
 } // namespace
