@@ -90,10 +90,14 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // After bounds inference, whose boxes it reads; before sliding window, so that each
     // iteration's window is the whole region that iteration needs.
     s = logger.run("storage folding", s, [&](const Stmt &in) { return storage_folding(in, env); });
+    // The checks read the boxes of input calls, which flattening turns into Loads. Before
+    // sliding window, which only shrinks what each iteration computes (so the region read
+    // stays covered), and whose slid mins interval arithmetic bounds loosely where the
+    // regions of the Funcs computed beside a slid one subtract them (a ShiftInwards block's
+    // start: an input asked for rows it does not have; schedule-invariance fuzz seed 4242).
+    s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
     // After bounds inference, whose per-iteration regions it trims.
     s = logger.run("sliding window", s, [&](const Stmt &in) { return sliding_window(in, env); });
-    // The checks read the boxes of input calls, which flattening turns into Loads.
-    s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
     // After the checks (a prefetch is not a read they must cover), before flattening (which
     // turns the prefetched element into a Load).
     s = logger.run("inject prefetches", s, [&](const Stmt &in) { return inject_prefetches(in); });

@@ -503,6 +503,34 @@ TEST(SlidingWindowSplits, RoundedUpdateUnderAShiftedPureStageSlides) {
     EXPECT_EQ(per_iteration(c, "g.s1.y.yi"), first_then(8, 4, H));
 }
 
+// h is computed beside a slid g whose rows are split with ShiftInwards, its region written in
+// g's (the block's start, max - min rounded, subtracts g's slid min). The input covers exactly
+// the rows the pipeline reads before the slide: the image checks ask for no more (checked
+// before the slide; interval arithmetic over the slid min asked for rows past the input).
+TEST(SlidingWindowSplits, ARegionBesideASlidSplitAsksTheInputForNoMoreRows) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func h("h"), g2("g2"), f2("f2");
+    const int rows = 2 * (H + 4) + 1; // h's rows 0 .. 2 * (H + 4)
+    Buffer<int> in(W, rows);
+    for (int j = 0; j < rows; j++)
+        for (int i = 0; i < W; i++)
+            in(i, j) = i * 5 - j * 3 + 1;
+    h(x, y) = in(x, y) + 1;
+    g2(x, y) = h(x, 2 * y) * 3;
+    f2(x, y) = g2(x, y) + g2(x, y + 5);
+    g2.store_root().compute_at(f2, y).split(y, yo, yi, 4);
+    h.store_root().compute_at(f2, y);
+
+    std::string stmt = Pipeline(f2).lowered_stmt();
+    EXPECT_NE(stmt.find("let g2.s0.y.min = select("), std::string::npos) << stmt;
+    Buffer<int> out = f2.realize({W, H});
+    auto g_ref = [&](int i, int j) { return (in(i, 2 * j) + 1) * 3; };
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < W; i++)
+            ASSERT_EQ(out(i, j), g_ref(i, j) + g_ref(i, j + 5)) << i << ", " << j;
+}
+
 // A split of a folded dimension does not slide: a shifted or rounded block's extra rows would
 // land in slots of the fold that rows of the window hold.
 TEST(SlidingWindowSplits, SplitOfAFoldedDimensionDoesNotSlide) {
