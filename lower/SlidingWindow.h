@@ -5,9 +5,12 @@
 // only the part past what the previous one computed, in every stage: the pure definition
 // and each update, which must write and read the Func only at its own pure Var in the slid
 // dimension (an update that scatters along it through an RDom, or reads another row of the
-// Func, keeps the whole region recomputed). A dimension some stage's schedule splits, fuses
-// or maps to a non-serial loop is not slid (its loop may not run over a region shorter than
-// the split factor).
+// Func, keeps the whole region recomputed). A dimension some stage's schedule splits slides
+// in whole blocks of the rows each iteration computed before the slide (a ShiftInwards block
+// ends at the region's max, a RoundUp block starts on the region's own grid), so no split loop
+// computes past the storage or the inputs bounds inference sized; a dimension fused, mapped to
+// a non-serial loop unsplit, folded by fold_storage and split, or split by several RoundUp
+// factors is not slid.
 // Also checks, for fold_storage, that one iteration's window fits in the fold.
 #pragma once
 
