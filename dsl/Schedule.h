@@ -67,6 +67,8 @@ struct Split {
     Kind kind = SplitVar;
     std::string old_var, outer, inner;
     Expr factor;
+    // A SplitVar's is never Auto: Stage::split resolves Auto as Halide 14 does when the split
+    // is made (the table above auto_tail in dsl/Stage.cpp), so lowering reads it as given.
     TailStrategy tail = TailStrategy::Auto;
 };
 

@@ -43,7 +43,9 @@ public:
     void specialize_fail(const std::string &message);
 
     /** old -> outer * factor + inner. The tail (extent not a multiple of factor) is handled
-     * by `tail`; Auto picks ShiftInwards for pure definitions (Halide's default). */
+     * by `tail`; Auto is resolved here as Halide 14 resolves it: GuardWithIf for RVars and
+     * inside an update's inner loops, RoundUp for an update's other pure loops, ShiftInwards
+     * for pure definitions (RoundUp inside the blocks of an earlier ShiftInwards split). */
     Stage &split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                  const Expr &factor, TailStrategy tail = TailStrategy::Auto);
     /** Joins two adjacent loops (inner directly inside outer) into one. */

@@ -72,11 +72,6 @@ bool is_output(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs) {
     return false;
 }
 
-// The tail strategy a split actually uses. Auto is Halide's default for pure definitions.
-TailStrategy effective_tail(TailStrategy t) {
-    return t == TailStrategy::Auto ? TailStrategy::ShiftInwards : t;
-}
-
 // How many values loop `var` of a stage takes as the loops split from it iterate: its extent,
 // or more where a split of it rounds up (the outer loop's iterations times the factor, the
 // last of them whole). Its values are 0 .. this - 1 above the loop's min.
@@ -86,7 +81,7 @@ Expr iterated_extent(const std::vector<Split> &splits, const std::string &prefix
         // (A fuse names the loop it makes old_var: that is where var_name comes from.)
         if (s.old_var != var_name || s.kind == Split::FuseVars) continue;
         if (s.kind == Split::RenameVar) return iterated_extent(splits, prefix, s.outer);
-        if (s.kind != Split::SplitVar || effective_tail(s.tail) != TailStrategy::RoundUp) break;
+        if (s.kind != Split::SplitVar || s.tail != TailStrategy::RoundUp) break;
         return (iterated_extent(splits, prefix, s.outer) - 1) * s.factor +
                iterated_extent(splits, prefix, s.inner);
     }
@@ -314,7 +309,9 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def,
         case Split::SplitVar: {
             Expr base = var(s.outer) * s.factor;
             Expr old_min = var(s.old_var + ".loop_min");
-            TailStrategy tail = effective_tail(s.tail);
+            // (Stage::split resolves Auto as Halide does when the split is made.)
+            const TailStrategy tail = s.tail;
+            internal_assert(tail != TailStrategy::Auto) << "split of " << s.old_var;
             if (tail == TailStrategy::ShiftInwards) {
                 // The last iteration shifts back so that it ends at the last point. Where the
                 // outer loop is the innermost loop left once the unrolled loops inside it are

@@ -27,7 +27,7 @@ struct Loop {
 
 // A split of a stage's loop over a slid dimension.
 struct RowSplit {
-    TailStrategy tail; // Auto resolved
+    TailStrategy tail; // never Auto: Stage::split resolves it when the split is made
     int64_t factor;
 };
 
@@ -100,52 +100,6 @@ private:
     Stmt visit(const ProducerConsumer *op) override {
         if (op->is_producer && op->name == func) return IfThenElse::make(condition, op, Stmt());
         return IRMutator::visit(op);
-    }
-};
-
-// The value of each split variable over a slid dimension, <f>.s<k>.<var>, promised to lie where
-// its split's loops put it over the stage's region [min, max]: ShiftInwards in
-// [min(min, max - factor + 1), max], RoundUp in [min, max + factor - 1]. Interval arithmetic over
-// the slid loop cannot see these from the loops: once the region's min is slid, max - min no longer
-// simplifies to a constant, and the bounds of the loops' terms, taken at different iterations,
-// would reach the whole image (the image checks would then ask for rows the input does not have).
-class PromiseSplitBounds : public IRMutator {
-public:
-    PromiseSplitBounds(const FunctionContents &f, size_t d) {
-        for (int k = 0; k < f.stages(); k++) {
-            std::string var = stage_pure_var(f.stage(k), f, k, d);
-            auto add = [&](const StageSchedule &schedule) {
-                for (const Split &split : schedule.splits) {
-                    if (split.kind != Split::SplitVar || split.old_var != var) continue;
-                    const int64_t *factor = as_const_int(split.factor);
-                    TailStrategy tail =
-                        split.tail == TailStrategy::Auto ? TailStrategy::ShiftInwards : split.tail;
-                    // A GuardWithIf split's variable passes max where its guard fails: the
-                    // guard bounds what the body touches (a promise would drop the guard).
-                    if (!factor || tail == TailStrategy::GuardWithIf) continue;
-                    Expr lo = int_var(region_let(f, k, var, "min"));
-                    Expr hi = int_var(region_let(f, k, var, "max"));
-                    if (tail == TailStrategy::ShiftInwards) lo = min(lo, hi - (int)(*factor - 1));
-                    if (tail == TailStrategy::RoundUp) hi = hi + (int)(*factor - 1);
-                    bounds[f.name + ".s" + std::to_string(k) + "." + var] = {lo, hi};
-                }
-            };
-            add(f.stage(k).schedule);
-            for (const Specialization &spec : f.stage(k).specializations) {
-                if (spec.definition) add(spec.definition->schedule);
-            }
-        }
-    }
-
-private:
-    std::map<std::string, std::pair<Expr, Expr>> bounds;
-    using IRMutator::visit;
-    Stmt visit(const LetStmt *op) override {
-        auto it = bounds.find(op->name);
-        if (it == bounds.end()) return IRMutator::visit(op);
-        Expr promised = Call::make_intrinsic(op->value.type(), Call::promise_clamped,
-                                             {op->value, it->second.first, it->second.second});
-        return LetStmt::make(op->name, promised, mutate(op->body));
     }
 };
 
@@ -253,6 +207,10 @@ private:
                 if (l.first == region_let(*f, 0, f->args[d], "max")) maxs[d] = l.second;
             }
         }
+        // How each dimension's stages split their loops over it (see row_splits).
+        std::vector<std::optional<std::vector<RowSplit>>> splits_by_dim(dims);
+        for (size_t d = 0; d < dims; d++)
+            splits_by_dim[d] = row_splits(*f, d);
         // One production's window in a folded dimension must fit in the fold.
         std::vector<Stmt> checks;
         for (const StorageFold &fold : f->schedule.folds) {
@@ -279,7 +237,6 @@ private:
         // its min moves as the pure stage's.
         std::map<std::string, Expr> slid_values;
         int slide_dim = -1;
-        bool promise_split_bounds = false;
         auto realized = realized_at.find(f->name);
         size_t outermost = realized == realized_at.end() ? loops.size() : realized->second;
         // A region no loop between the storage and the production moves (a row of an
@@ -304,7 +261,7 @@ private:
                 const Loop &loop = loops[at];
                 if (loop.for_type != ForType::Serial) continue;
                 if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
-                const int d = slidable_dimension(*f, loop, mins, maxs);
+                const int d = slidable_dimension(*f, loop, mins, maxs, splits_by_dim);
                 if (d < 0) continue;
                 Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
                 Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
@@ -313,7 +270,7 @@ private:
                 // reuse.
                 if (can_prove(emin > previous_max)) continue;
                 if (overlap_proven && !can_prove(emin <= previous_max)) continue;
-                if (pruned_guarded_tail(*row_splits(*f, (size_t)d), emin, emax)) continue;
+                if (pruned_guarded_tail(*splits_by_dim[d], emin, emax)) continue;
                 return {at, d};
             }
             return {0, -1};
@@ -332,7 +289,7 @@ private:
             // rows in it are read by no iteration, and computing them would overrun a storage
             // fold, which storage folding sized by the regions before the slide (an update
             // would then read a slot a later row of the gap has overwritten).
-            const std::vector<RowSplit> splits = *row_splits(*f, (size_t)slide_dim);
+            const std::vector<RowSplit> &splits = *splits_by_dim[slide_dim];
             Expr new_min = max(previous_max + 1, emin);
             if (!splits.empty()) {
                 // Between emin and the unwidened min, which interval arithmetic over the loop
@@ -340,7 +297,6 @@ private:
                 new_min = Call::make_intrinsic(
                     Int(32), Call::promise_clamped,
                     {widen_for_split_loops(new_min, emin, emax, splits), emin, new_min});
-                promise_split_bounds = true;
             }
             // In the first iteration every slid min has its value before the slide (all
             // slide over this loop), so each stage's min may stay as written there.
@@ -355,9 +311,6 @@ private:
             }
         }
         Stmt inner = mutate(s);
-        if (promise_split_bounds) {
-            inner = PromiseSplitBounds(*f, (size_t)slide_dim).mutate(inner);
-        }
         if (first_iteration.defined()) {
             inner = GuardProduction(f->name, first_iteration).mutate(inner);
         }
@@ -382,7 +335,8 @@ private:
     // iteration, which are expanded with their values before any slide (a slid min is not
     // what this Func's consumers read of it in the first iteration).
     int slidable_dimension(const FunctionContents &f, const Loop &loop,
-                           const std::vector<Expr> &mins, const std::vector<Expr> &maxs) {
+                           const std::vector<Expr> &mins, const std::vector<Expr> &maxs,
+                           const std::vector<std::optional<std::vector<RowSplit>>> &splits_by_dim) {
         size_t dims = f.args.size();
         std::vector<Expr> emins(dims), emaxs(dims);
         std::vector<bool> max_uses_slid(dims, false);
@@ -401,7 +355,7 @@ private:
             if (!only_outer_names(emins[d], loop) || !only_outer_names(emaxs[d], loop)) return -1;
             if (!never_decreases(emins[d], loop.name) || !never_decreases(emaxs[d], loop.name))
                 return -1;
-            if (!row_splits(f, d) || max_uses_slid[d]) return -1;
+            if (!splits_by_dim[d] || max_uses_slid[d]) return -1;
             for (int k = 1; k < f.stages(); k++) {
                 if (!update_stays_in_place(f.stage(k), f, k, d)) return -1;
             }
@@ -514,9 +468,7 @@ private:
                 if (split.kind != Split::SplitVar || !factor || *factor < 1) return false;
                 outer = split.outer;
                 inner = split.inner;
-                result.push_back(RowSplit{
-                    split.tail == TailStrategy::Auto ? TailStrategy::ShiftInwards : split.tail,
-                    *factor});
+                result.push_back(RowSplit{split.tail, *factor});
             }
             for (const Dim &dim : schedule.dims) {
                 const bool over_d = dim.var == arg || dim.var == outer || dim.var == inner;
