@@ -1,6 +1,6 @@
 // Index sums that clamp a loop's variable: min(x * 16, n - 16), where a ShiftInwards split
 // shifts its last vector back. Codegen computes such a clamp in 64 bits, apart from the rest of
-// the sum, where few distinct rests share it (codegen/CodeGen_LLVM.cpp, sign_extended).
+// the sum, where few distinct rests share it (codegen/CodeGen_Memory.cpp, sign_extended).
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
 #include "lower/FoldAllocationIndices.h"
+#include "lower/HoistInvariantProductions.h"
 #include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
 #include "lower/PartitionLoops.h"
@@ -107,6 +108,10 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     // After simplification, which folds away reads whose values cannot matter.
     s = logger.run("remove dead productions", s, [&](const Stmt &in) { return remove_dead_productions(in); });
+    // After dead productions are gone (no loop is kept for them); before unrolling, which
+    // would copy a production it could leave.
+    s = logger.run("hoist invariant productions", s,
+                   [&](const Stmt &in) { return hoist_invariant_productions(in); });
     s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });
     // After simplification, so that dense indices are recognizable ramps.
     s = logger.run("vectorize loops", s, [&](const Stmt &in) { return vectorize_loops(in); });
