@@ -188,7 +188,42 @@ struct ScalarFunctionSLP : llvm::PassInfoMixin<ScalarFunctionSLP> {
 
 } // namespace
 
+// While the module is optimized, its x86 functions tell LLVM's vectorizers to prefer no
+// gathers: a loop the schedule leaves scalar, vectorized by LLVM with gathers of a column
+// (16 rows of an image, one lane each) ran 4.3x Halide's time on this AMD machine (fuzz seed
+// 2026 pair 407; 1.9x with the lanes loaded one by one). Code generation afterwards sees the
+// functions as they were, so the hardware gathers Loom's own lowering asks for (16 lanes and
+// more, codegen/CodeGen_Memory.cpp) stay: with them scalarized, bilateral_grid and
+// local_laplacian ran 10-15% slower.
+class VectorizersAvoidGathers {
+public:
+    VectorizersAvoidGathers(llvm::Module &m, const llvm::TargetMachine &tm) {
+        if (!tm.getTargetTriple().isX86()) return;
+        for (llvm::Function &f : m) {
+            if (f.isDeclaration()) continue;
+            llvm::Attribute old = f.getFnAttribute("target-features");
+            const std::string features =
+                old.isValid() ? old.getValueAsString().str() : tm.getTargetFeatureString().str();
+            saved.push_back({&f, old});
+            f.addFnAttr("target-features",
+                        features + (features.empty() ? "" : ",") + "+prefer-no-gather");
+        }
+    }
+    ~VectorizersAvoidGathers() {
+        for (auto &[f, old] : saved) {
+            if (old.isValid())
+                f->addFnAttr(old);
+            else
+                f->removeFnAttr("target-features");
+        }
+    }
+
+private:
+    std::vector<std::pair<llvm::Function *, llvm::Attribute>> saved;
+};
+
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm) {
+    VectorizersAvoidGathers avoid_gathers(m, tm);
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
