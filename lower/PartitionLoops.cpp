@@ -220,8 +220,8 @@ public:
         : v(v), assume_split_starts(assume_split_starts) {}
     using IRMutator::mutate;
     std::vector<IterationRange> ranges;
-    // The solved sites whose condition reads no loop inside this one: their range is exactly
-    // where the condition holds (as trimmed() relies on), so outside it, it fails.
+    // The solved scalar sites whose condition reads no loop inside this one: their range is
+    // exactly where the condition holds (as trimmed() relies on), so outside it, it fails.
     std::vector<const IRNode *> exact_sites;
     /** Whether `node` was met with one meaning only (see seen). */
     bool single_meaning(const IRNode *node) const {
@@ -272,7 +272,9 @@ private:
         bool reads_inner = false;
         for (const std::string &n : inner)
             reads_inner = reads_inner || expr_uses_var(c, n);
-        if (!reads_inner && tagged_site) exact_sites.push_back(node);
+        // (A vector's condition holds over the range where every lane's does: outside it
+        // some lanes' may still hold.)
+        if (!reads_inner && tagged_site && c.type().lanes() == 1) exact_sites.push_back(node);
         return true;
     }
 

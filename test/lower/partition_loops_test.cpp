@@ -285,4 +285,19 @@ TEST(PartitionLoops, EdgesOfASingleConditionStoreItsFalseValue) {
             }
 }
 
+// A vector's condition holds where every lane's does: outside that range some lanes' may still
+// hold, so the edges keep testing each lane (schedule-invariance fuzz seed 5 pipeline 66: a
+// constant exterior of a one-element input, vectorized by 8 inside its consumer's loop, stored
+// the constant over the element too).
+TEST(PartitionLoops, EdgesOfAVectorConditionKeepTestingEachLane) {
+    Buffer<int> in(std::vector<int>{1}, "in");
+    in(0) = -16;
+    Var x("x");
+    Func b = BoundaryConditions::constant_exterior(in, 53), f("f");
+    f(x) = b(x) + b(x + 2);
+    b.compute_at(f, x).vectorize(b.args()[0], 8);
+    Buffer<int> out = Pipeline(f).realize({12});
+    for (int i = 0; i < 12; i++) ASSERT_EQ(out(i), (i == 0 ? -16 : 53) + 53) << i; // x + 2 > 0
+}
+
 } // namespace
