@@ -4,7 +4,8 @@
 //
 // - compute_at / store_at name a loop around every use of the Func (after inlining), never a
 //   vectorized loop or one inside a vectorized loop; storage outside a parallel loop only for
-//   Funcs without update definitions (their recomputation writes identical values);
+//   Funcs without update definitions (their recomputation writes identical values), and none
+//   for a Func computed inside one Loom places by default;
 // - a Func with update definitions is computed (compute_root, compute_at, or Loom's default,
 //   the innermost loop of its one user); a Func whose pure definition holds an inline
 //   reduction is inlined only into a single user stage;
@@ -86,6 +87,10 @@ struct EntM {
     std::vector<StageM> stages;
     enum State { Undecided, Inlined, Computed } state = Undecided;
     Chain place;  // the loops around its computation
+    // Placed by Loom's default (unscheduled, with updates): at the innermost loop around the
+    // uses that survive simplification, which may be deeper than the model's (an update whose
+    // where() never holds drops its uses).
+    bool default_placed = false;
 };
 
 const char *kVar[] = {"x", "y", "z"};
@@ -377,6 +382,7 @@ private:
         }
         E.state = EntM::Computed;
         if (choice == 1) {
+            E.default_placed = true;
             E.place = default_place(common);
             s.notes.push_back(E.name + " has update definitions and is not scheduled: Loom computes "
                               "it at the innermost loop around all its uses, or at root.");
@@ -426,6 +432,11 @@ private:
     void choose_storage(int e) {
         EntM &E = ents[e];
         if (!r.chance(50)) return;
+        // Inside a Func placed by default, the parallel loops around the computation are not
+        // known for sure (fuzz seed 6 pipeline 119: stored at root, computed inside a
+        // parallel loop the model did not see).
+        for (const ChainElem &c : E.place)
+            if (ents[c.ent].default_placed) return;
         std::vector<int> cands;  // -1: root
         for (int i = -1; i + 1 < (int)E.place.size(); i++) {
             bool ok = i < 0 || E.place[i].nameable;
