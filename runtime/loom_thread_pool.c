@@ -24,19 +24,9 @@
 #include "loom_runtime.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-/* A thread that finds nothing to do yields the processor this many times, checking again after
- * each, before it sleeps on a condition variable (as Halide's pool does). Parallel loops nested
- * inside serial ones start one job after another microseconds apart: a worker put to sleep
- * after each needed a wake-up through the kernel for the next (tens of microseconds on a
- * virtual machine), and so did the caller waiting for the worker's last iterations (fuzz seed
- * 2026 pair 240: 188 parallel rows of 1388 short iterations, 2.2x Halide's time). Yielding
- * leaves the processor to any other thread that wants it. */
-#define LOOM_YIELDS_BEFORE_SLEEP 40
 
 /* At most this many parts per loop; threads beyond it steal single iterations. */
 #define LOOM_MAX_PARTS 64
@@ -166,20 +156,9 @@ static void work_on(loom_job *job, int32_t own) {
 
 static void *worker(void *arg) {
     (void)arg;
-    int yields = 0;
     pthread_mutex_lock(&pool.lock);
     for (;;) {
-        if (!pool.jobs) {
-            if (yields++ < LOOM_YIELDS_BEFORE_SLEEP) {
-                pthread_mutex_unlock(&pool.lock);
-                sched_yield();
-                pthread_mutex_lock(&pool.lock);
-            } else {
-                pthread_cond_wait(&pool.work_available, &pool.lock);
-            }
-            continue;
-        }
-        yields = 0;
+        while (!pool.jobs) pthread_cond_wait(&pool.work_available, &pool.lock);
         /* Registered as one of the job's workers before the lock is released, so that its
          * caller waits for this thread to leave it before the job (on its stack) goes away. */
         loom_job *job = pool.jobs;
@@ -247,15 +226,8 @@ int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t
 
     pthread_mutex_lock(&pool.lock);
     unlist(&job);
-    for (int yields = 0; atomic_load(&job.unfinished) > 0 || job.workers > 0;) {
-        if (yields++ < LOOM_YIELDS_BEFORE_SLEEP) {
-            pthread_mutex_unlock(&pool.lock);
-            sched_yield();
-            pthread_mutex_lock(&pool.lock);
-        } else {
-            pthread_cond_wait(&pool.job_done, &pool.lock);
-        }
-    }
+    while (atomic_load(&job.unfinished) > 0 || job.workers > 0)
+        pthread_cond_wait(&pool.job_done, &pool.lock);
     pthread_mutex_unlock(&pool.lock);
     return atomic_load(&job.result);
 }
