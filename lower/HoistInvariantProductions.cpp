@@ -37,7 +37,7 @@ private:
         if (op->type.is_handle()) loaded.insert(op->name);
     }
     void visit(const Call *op) override {
-        if (!op->is_pure() && !op->is_intrinsic(Call::prefetch) && op->call_type != Call::PureExtern)
+        if (!op->is_pure() && !op->is_intrinsic(Call::prefetch))
             has_effect = true;
         IRVisitor::visit(op);
     }
