@@ -6,8 +6,8 @@
 
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
-#include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
+#include "lower/BufferAccessVisitor.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -15,32 +15,16 @@ namespace Internal {
 
 namespace {
 
-// The buffers a statement stores into and loads from, and whether it holds a call with an
-// effect (a prefetch only hints, and may run any number of times).
-class Accesses : public IRVisitor {
+// The buffers a statement stores into and loads from, and whether it holds an effect.
+class Accesses : public BufferAccessVisitor {
 public:
-    std::set<std::string> stored, loaded;
+    std::set<std::string> stored_buffers, loaded;
     bool has_effect = false;
 
 private:
-    using IRVisitor::visit;
-    void visit(const Store *op) override {
-        stored.insert(op->name);
-        IRVisitor::visit(op);
-    }
-    void visit(const Load *op) override {
-        loaded.insert(op->name);
-        IRVisitor::visit(op);
-    }
-    // A buffer named as a value (its host pointer, handed to a call) may be read through it.
-    void visit(const Variable *op) override {
-        if (op->type.is_handle()) loaded.insert(op->name);
-    }
-    void visit(const Call *op) override {
-        if (!op->is_pure() && !op->is_intrinsic(Call::prefetch))
-            has_effect = true;
-        IRVisitor::visit(op);
-    }
+    void stored(const std::string &buffer) override { stored_buffers.insert(buffer); }
+    void read(const std::string &buffer) override { loaded.insert(buffer); }
+    void effect() override { has_effect = true; }
 };
 
 Accesses accesses_of(const Stmt &s) {
@@ -133,12 +117,12 @@ bool invariant_in(const For *loop, const Candidate &c) {
     std::set<std::string> allocated;
     for (const Allocate *a : c.allocations) allocated.insert(a->name);
     // It fills only its own buffers (the consumers' buffers are the rest's to write).
-    for (const std::string &b : produced.stored) {
+    for (const std::string &b : produced.stored_buffers) {
         if (!allocated.count(b)) return false;
     }
     // What it reads stays the same across the iterations.
     for (const Stmt &st : c.after) {
-        for (const std::string &b : accesses_of(st).stored) {
+        for (const std::string &b : accesses_of(st).stored_buffers) {
             if (produced.loaded.count(b) || allocated.count(b)) return false;
         }
     }

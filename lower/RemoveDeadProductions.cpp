@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dsl/IRMutator.h"
-#include "dsl/IRVisitor.h"
+#include "lower/BufferAccessVisitor.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -15,7 +15,7 @@ namespace Internal {
 namespace {
 
 // Who stores into and reads each buffer, by the productions around each access.
-class FindAccesses : public IRVisitor {
+class FindAccesses : public BufferAccessVisitor {
 public:
     std::set<std::string> allocated;
     // The innermost production around each store into a buffer ("" where there is none).
@@ -30,6 +30,7 @@ public:
     std::set<std::string> with_effects;
 
 private:
+    using BufferAccessVisitor::visit;
     std::vector<std::string> productions;  // enclosing productions, outermost first
     size_t stack = 0;                      // productions' index in stacks
     std::map<std::pair<size_t, std::string>, size_t> child_stacks;
@@ -54,34 +55,15 @@ private:
         IRVisitor::visit(op);
     }
 
-    void visit(const Store *op) override {
+    void stored(const std::string &buffer) override {
         const std::string innermost = productions.empty() ? std::string() : productions.back();
-        writers[op->name].insert(innermost);
-        if (!innermost.empty()) writes[innermost].insert(op->name);
-        IRVisitor::visit(op);
+        writers[buffer].insert(innermost);
+        if (!innermost.empty()) writes[innermost].insert(buffer);
     }
 
-    void visit(const Load *op) override {
-        reads[op->name].insert(stack);
-        IRVisitor::visit(op);
-    }
+    void read(const std::string &buffer) override { reads[buffer].insert(stack); }
 
-    // A buffer named as a value (its host pointer, handed to a call) may be read through it.
-    void visit(const Variable *op) override {
-        if (op->type.is_handle()) reads[op->name].insert(stack);
-    }
-
-    void visit(const AssertStmt *op) override {
-        with_effects.insert(productions.begin(), productions.end());
-        IRVisitor::visit(op);
-    }
-
-    void visit(const Call *op) override {
-        if (!op->is_pure() && !op->is_intrinsic(Call::prefetch)) {
-            with_effects.insert(productions.begin(), productions.end());
-        }
-        IRVisitor::visit(op);
-    }
+    void effect() override { with_effects.insert(productions.begin(), productions.end()); }
 };
 
 // The greatest set of productions that can go: each stores only into allocated buffers, holds
