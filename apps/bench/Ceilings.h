@@ -10,9 +10,10 @@ namespace loom_bench {
  * share). Traffic is 2 * bytes (read + write). */
 void stream_copy(const void *src, void *dst, size_t bytes);
 
-/** Runs `iterations` rounds of independent AVX-512 FMAs (16 float lanes, 12 accumulators per
- * thread, enough to cover the FMA latency on every core) on every hardware thread. Returns the
- * number of floating-point operations done (2 per lane per FMA). */
+/** Runs `iterations` rounds of independent vector FMAs (AVX-512's 16 float lanes where the CPU
+ * has them, else AVX2's 8; 12 accumulators per thread, enough to cover the FMA latency on every
+ * core) on every hardware thread. Returns the number of floating-point operations done (2 per
+ * lane per FMA). */
 double fma_peak(long iterations);
 
 } // namespace loom_bench

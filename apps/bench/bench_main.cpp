@@ -13,8 +13,8 @@
 // runs Loom once and Halide once, back to back (which goes first alternates), and the ratio is
 // the median of the per-pair ratios, so that both runs of a pair share the state of a machine
 // whose load changes from second to second (a neighbour's job slows a whole repetition). The ceilings
-// are benchmarks of the same run: a streaming copy of 1 GiB (bandwidth), an AVX-512 FMA loop
-// (arithmetic), and OpenBLAS sgemm at 2048 (the arithmetic a tuned library reaches). The table at
+// are benchmarks of the same run: a streaming copy of 1 GiB (bandwidth), a vector FMA loop
+// (arithmetic: AVX-512, else AVX2), and OpenBLAS sgemm at 2048 (the arithmetic a tuned library reaches). The table at
 // the end gives every figure as a ratio.
 //
 // Unfused is every stage compute_root: how an eager framework runs the pipeline, one whole
