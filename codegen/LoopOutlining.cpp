@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "dsl/IROperator.h"
@@ -26,6 +28,62 @@ constexpr size_t kMathCallNodes = 40;
 // (harris's output rows, 3431 nodes: JIT -12%, run time +0.4%). Smaller rows outlined beyond
 // that cost more than they save (unsharp's, ~200 nodes each: run time +4%).
 constexpr size_t kLargeRowNodes = 1000;
+
+// A loop inside a loop of its own stage whose trip count is at most this is treated as one of
+// constant extent (a few taps or channels per pixel), whatever its extent's expression: a piece
+// of such a loop split by loop partitioning runs from one let to another (fuzz seed 2026 pair
+// 268: the steady range of a 2x2 RDom's loop, outlined as a nest inside the loop over every
+// pixel, one call per pixel: 3x the pipeline's run time). A stage's outermost loop keeps its
+// place however short (the tail of a tile's sum over k, called once per tile).
+constexpr int64_t kSmallTripCount = 16;
+
+// Bounds of an integer expression from its constants and the lets bound around it, each side
+// on its own (min(a, 1) is at most 1 whatever a is); nullopt where a side is unknown.
+class ExtentBounds {
+public:
+    std::map<std::string, std::vector<Expr>> lets;
+
+    std::optional<int64_t> upper(const Expr &e, int depth = 0) const {
+        return bound(e, true, depth);
+    }
+
+private:
+    std::optional<int64_t> bound(const Expr &e, bool upper, int depth) const {
+        if (const int64_t *c = as_const_int(e)) return *c;
+        if (depth > 12) return std::nullopt;
+        if (const Variable *v = e.as<Variable>()) {
+            auto it = lets.find(v->name);
+            if (it == lets.end() || it->second.empty()) return std::nullopt;
+            return bound(it->second.back(), upper, depth + 1);
+        }
+        auto both = [&](const Expr &a, bool ua, const Expr &b, bool ub,
+                        auto combine) -> std::optional<int64_t> {
+            std::optional<int64_t> x = bound(a, ua, depth + 1);
+            std::optional<int64_t> y = x ? bound(b, ub, depth + 1) : std::nullopt;
+            if (!y) return std::nullopt;
+            return combine(*x, *y);
+        };
+        // min(a, b) <= each of a and b; max(a, b) >= each.
+        auto either = [&](const Expr &a, const Expr &b, bool take_min) -> std::optional<int64_t> {
+            std::optional<int64_t> x = bound(a, upper, depth + 1), y = bound(b, upper, depth + 1);
+            if (x && y) return take_min ? std::min(*x, *y) : std::max(*x, *y);
+            return x ? x : y;
+        };
+        auto plus = [](int64_t x, int64_t y) { return x + y; };
+        auto minus = [](int64_t x, int64_t y) { return x - y; };
+        auto smaller = [](int64_t x, int64_t y) { return std::min(x, y); };
+        auto larger = [](int64_t x, int64_t y) { return std::max(x, y); };
+        if (const Add *op = e.as<Add>()) return both(op->a, upper, op->b, upper, plus);
+        if (const Sub *op = e.as<Sub>()) return both(op->a, upper, op->b, !upper, minus);
+        if (const Min *op = e.as<Min>()) {
+            return upper ? either(op->a, op->b, true) : both(op->a, false, op->b, false, smaller);
+        }
+        if (const Max *op = e.as<Max>()) {
+            return upper ? both(op->a, true, op->b, true, larger) : either(op->a, op->b, false);
+        }
+        return std::nullopt;
+    }
+};
 
 struct LoopInfo {
     size_t nodes = 0;
@@ -61,6 +119,16 @@ public:
 
 private:
     std::vector<const For *> open;
+    ExtentBounds bounds;
+
+    void visit(const LetStmt *op) override {
+        nodes += weight(op);
+        op->value.accept(this);
+        std::vector<Expr> &values = bounds.lets[op->name];
+        values.push_back(op->value);
+        op->body.accept(this);
+        values.pop_back();
+    }
 
 #define LOOM_COUNT(T)                                                                              \
     void visit(const T *op) override {                                                             \
@@ -68,8 +136,7 @@ private:
         IRVisitor::visit(op);                                                                      \
     }
     LOOM_FOR_EACH_IR_EXPR(LOOM_COUNT)
-    // Every statement but For, counted below.
-    LOOM_COUNT(LetStmt)
+    // Every statement but For and LetStmt, counted below.
     LOOM_COUNT(AssertStmt)
     LOOM_COUNT(ProducerConsumer)
     LOOM_COUNT(Store)
@@ -99,7 +166,9 @@ private:
         for (const For *outer : open)
             info.in_own_stage = info.in_own_stage || stage_of(outer->name) == stage;
         info.parent = open.empty() ? nullptr : open.back();
-        info.constant_extent = is_const(op->extent);
+        const std::optional<int64_t> most = bounds.upper(op->extent);
+        info.constant_extent =
+            is_const(op->extent) || (info.in_own_stage && most && *most <= kSmallTripCount);
         const size_t before = nodes;
         open.push_back(op);
         IRVisitor::visit(op);
