@@ -609,10 +609,17 @@ void CodeGen::intrinsic(const Call *op) {
             // |a - b|: absd(-0.0, 0.0) is +0.0.
             value = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, builder.CreateFSub(a, b));
         } else {
-            // The difference in the same width, read as unsigned, is exact.
-            llvm::Value *lt =
-                at.is_int() ? builder.CreateICmpSLT(a, b) : builder.CreateICmpULT(a, b);
-            value = builder.CreateSelect(lt, builder.CreateSub(b, a), builder.CreateSub(a, b));
+            // The larger minus the smaller, in the same width and read as unsigned, is exact.
+            // As max and min, not a select between the two differences: LLVM folds a select's
+            // compare with a constant operand into compares for equality, and byte vectors took
+            // two compares, an or, two arithmetic ops and a blend (fuzz seed 2026 pair 35),
+            // where a max, a min and a subtraction do.
+            const bool is_signed = at.is_int();
+            llvm::Value *larger = builder.CreateBinaryIntrinsic(
+                is_signed ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, a, b);
+            llvm::Value *smaller = builder.CreateBinaryIntrinsic(
+                is_signed ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, a, b);
+            value = builder.CreateSub(larger, smaller);
         }
         return;
     }
