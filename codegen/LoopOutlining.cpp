@@ -8,6 +8,7 @@
 
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
+#include "dsl/Scope.h"
 
 namespace loom {
 namespace Internal {
@@ -41,7 +42,7 @@ constexpr int64_t kSmallTripCount = 16;
 // on its own (min(a, 1) is at most 1 whatever a is); nullopt where a side is unknown.
 class ExtentBounds {
 public:
-    std::map<std::string, std::vector<Expr>> lets;
+    Scope<Expr> lets;
 
     std::optional<int64_t> upper(const Expr &e, int depth = 0) const {
         return bound(e, true, depth);
@@ -52,9 +53,8 @@ private:
         if (const int64_t *c = as_const_int(e)) return *c;
         if (depth > 12) return std::nullopt;
         if (const Variable *v = e.as<Variable>()) {
-            auto it = lets.find(v->name);
-            if (it == lets.end() || it->second.empty()) return std::nullopt;
-            return bound(it->second.back(), upper, depth + 1);
+            const Expr *value = lets.find(v->name);
+            return value ? bound(*value, upper, depth + 1) : std::nullopt;
         }
         auto both = [&](const Expr &a, bool ua, const Expr &b, bool ub,
                         auto combine) -> std::optional<int64_t> {
@@ -124,10 +124,8 @@ private:
     void visit(const LetStmt *op) override {
         nodes += weight(op);
         op->value.accept(this);
-        std::vector<Expr> &values = bounds.lets[op->name];
-        values.push_back(op->value);
+        ScopedBinding<Expr> bind(bounds.lets, op->name, op->value);
         op->body.accept(this);
-        values.pop_back();
     }
 
 #define LOOM_COUNT(T)                                                                              \
