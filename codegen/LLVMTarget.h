@@ -25,6 +25,11 @@ struct MachineSpec {
 };
 MachineSpec machine_spec(const Target &t);
 
+/** Whether LLVM's tuning for the CPU (by name, e.g. "sapphirerapids", "znver4") says its
+ * gathers are fast (Intel's cores from Skylake on; not AMD's): only there are LLVM's
+ * vectorizers left to choose gathers (see optimize_module). */
+bool cpu_has_fast_gathers(const std::string &triple, const std::string &cpu);
+
 /** A TargetMachine for t (of machine_spec(t)). FP contraction is off: Loom's results never
  * depend on it. */
 std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t);

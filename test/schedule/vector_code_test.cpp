@@ -13,6 +13,7 @@
 #include <loom.h>
 
 #include "StmtText.h"
+#include "codegen/LLVMTarget.h"
 
 namespace {
 
@@ -489,4 +490,33 @@ TEST(VectorCode, ALoopReadingAColumnIsNotVersionedOnAStrideOfOne) {
     Buffer<int32_t> out = p.realize({1000, 3});
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 1000; c++) ASSERT_EQ(out(c, r), in(r, c) * 3 + c) << c << ", " << r;
+}
+
+TEST(VectorCode, LLVMGathersAColumnOnlyWhereTheCPUsGathersAreFast) {
+    using Internal::cpu_has_fast_gathers;
+    const std::string triple = Internal::machine_spec(Target()).triple;
+    EXPECT_TRUE(cpu_has_fast_gathers(triple, "sapphirerapids"));
+    EXPECT_TRUE(cpu_has_fast_gathers(triple, "skylake-avx512"));
+    EXPECT_FALSE(cpu_has_fast_gathers(triple, "znver4"));
+    EXPECT_FALSE(cpu_has_fast_gathers(triple, "x86-64"));
+    // A column of floats per row, read by a loop the schedule leaves scalar: LLVM vectorizes
+    // it, with gathers only where they are fast. An explicit AVX-512 Target names the generic
+    // CPU (no fast gathers), on which LLVM would gather but for Loom's preference.
+    Buffer<float> in(std::vector<int>{64, 1000}, "in");
+    for (int r = 0; r < 1000; r++)
+        for (int c = 0; c < 64; c++) in(c, r) = (float)(r - 3 * c);
+    Var x("x"), y("y");
+    Func f("f");
+    f(x, y) = in(y, x) * 2.0f + 1.0f;
+    Pipeline p(f);
+    std::string generic = p.llvm_ir(Target("x86-64-linux-avx512-avx512_skylake"));
+    EXPECT_THAT(generic, Not(HasSubstr("masked.gather"))) << generic;
+    if (cpu_has_fast_gathers(triple, Internal::machine_spec(Target()).cpu) &&
+        get_host_target().has_feature(Target::AVX512)) {
+        std::string host = p.llvm_ir(Target());
+        EXPECT_THAT(host, HasSubstr("masked.gather")) << host;
+    }
+    Buffer<float> out = p.realize({1000, 64});
+    for (int r = 0; r < 64; r++)
+        for (int c = 0; c < 1000; c++) ASSERT_EQ(out(c, r), in(r, c) * 2.0f + 1.0f) << c << ", " << r;
 }
