@@ -520,3 +520,34 @@ TEST(VectorCode, LLVMGathersAColumnOnlyWhereTheCPUsGathersAreFast) {
     for (int r = 0; r < 64; r++)
         for (int c = 0; c < 1000; c++) ASSERT_EQ(out(c, r), in(r, c) * 2.0f + 1.0f) << c << ", " << r;
 }
+
+TEST(VectorCode, AVectorizedStagePerPointLeavesThePixelLoopVectorizable) {
+    // f is computed per point of g with its pure definition 4 lanes wide: its stack tile
+    // becomes a 4-lane value whose lanes the unrolled update reads and writes, behind the
+    // where()'s branches. Those lane accesses must fold to scalars before LLVM's vectorizer
+    // sees g's loop, which it refuses while a vector-typed instruction is in it (fuzz seed
+    // 2026 pair 104).
+    Buffer<float> in(std::vector<int>{600, 50}, "in");
+    for (int r = 0; r < 50; r++)
+        for (int c = 0; c < 600; c++) in(c, r) = (float)((c * 7 + r * 13) % 300) - 20.0f;
+    Var x("x"), y("y");
+    RDom k(0, 3, "k");
+    k.where(k.x % 3 != 1);
+    Func f("f"), g("g");
+    f(x, y) = cast<uint8_t>(0);
+    f(x, y) = max(f(x, y), cast<uint8_t>(clamp(in(x / 2 + k, y), 0.0f, 255.0f)));
+    g(x, y) = cast<float>(f(x, y)) * 0.5f;
+    f.compute_at(g, x).vectorize(x, 4);
+    Pipeline p(g);
+    std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_THAT(ir, HasSubstr("vector.body")) << ir;
+    Buffer<float> out = p.realize({512, 50});
+    for (int r = 0; r < 50; r++) {
+        for (int c = 0; c < 512; c++) {
+            uint8_t m = 0;
+            for (int t = 0; t < 3; t += 2)
+                m = std::max(m, (uint8_t)std::min(std::max(in(c / 2 + t, r), 0.0f), 255.0f));
+            ASSERT_EQ(out(c, r), (float)m * 0.5f) << c << ", " << r;
+        }
+    }
+}
