@@ -291,7 +291,8 @@ private:
     llvm::Value *sign_extended(const Expr &e);
     llvm::Value *codegen_offset(const Expr &e);
     llvm::Value *gather(const Load *op);
-    std::vector<llvm::Value *> lane_addresses(llvm::Type *elem, llvm::Value *host, const Expr &index);
+    std::vector<llvm::Value *> lane_addresses(llvm::Type *elem, llvm::Value *host,
+                                              const Expr &index);
     llvm::Value *interleaved_load(Type t, const std::string &name, llvm::Value *host,
                                   const LaneClasses &classes);
     llvm::Value *interleave_halves_avx512(Type t, const std::vector<llvm::Value *> &halves,

@@ -634,8 +634,8 @@ void CodeGen::emit_store(const Store *op) {
     }
     const std::vector<llvm::Value *> addrs = lane_addresses(elem, host, op->index);
     for (int i = 0; i < t.lanes(); i++) {
-        tagged(builder.CreateAlignedStore(builder.CreateExtractElement(v, (uint64_t)i),
-                                          addrs[i], align),
+        tagged(builder.CreateAlignedStore(builder.CreateExtractElement(v, (uint64_t)i), addrs[i],
+                                          align),
                op->name);
     }
 }
