@@ -28,12 +28,25 @@ typedef struct small_cache {
 } small_cache;
 
 static _Thread_local small_cache cache;
-/* Blocks handed out by loom_malloc and not yet given back to loom_free, in all threads. Cached
- * free blocks are not in use. */
-static _Atomic int64_t blocks_in_use;
-static _Thread_local int cache_registered;
-static pthread_key_t cache_owner;
-static pthread_once_t cache_owner_once = PTHREAD_ONCE_INIT;
+
+/* Blocks handed out by loom_malloc and not yet given back to loom_free (cached free blocks are
+ * not in use), counted per thread: a thread's count is the blocks it allocated less those it
+ * freed (negative where it frees others' blocks), written by that thread alone with a plain
+ * load and store. A locked increment of one shared count took three quarters of loom_malloc's
+ * and loom_free's time on an Emerald Rapids machine, where a small Func is allocated per
+ * point (fuzz seed 2026 pair 349: the allocator 28% of the run). loom_memory_blocks_in_use
+ * sums the live threads' counts and those of the threads that exited. */
+typedef struct thread_count {
+    _Atomic int64_t in_use;
+    struct thread_count *prev, *next; /* the list of live threads' counts, under counts_lock */
+} thread_count;
+static _Thread_local thread_count my_count;
+static _Thread_local int thread_registered;
+static pthread_mutex_t counts_lock = PTHREAD_MUTEX_INITIALIZER;
+static thread_count *live_counts;
+static int64_t exited_in_use; /* under counts_lock */
+static pthread_key_t thread_owner;
+static pthread_once_t thread_owner_once = PTHREAD_ONCE_INIT;
 
 static void *default_allocate(size_t bytes) { return aligned_alloc(64, bytes); }
 static void default_release(void *block) { free(block); }
@@ -54,7 +67,43 @@ static void release_small_cache(void *value) {
     }
 }
 
-static void create_cache_owner(void) { pthread_key_create(&cache_owner, release_small_cache); }
+/* At a registered thread's exit: its cached blocks go back, its count to exited_in_use. */
+static void thread_exit(void *value) {
+    (void)value;
+    release_small_cache(&cache);
+    pthread_mutex_lock(&counts_lock);
+    exited_in_use += atomic_load_explicit(&my_count.in_use, memory_order_relaxed);
+    if (my_count.prev) my_count.prev->next = my_count.next;
+    else live_counts = my_count.next;
+    if (my_count.next) my_count.next->prev = my_count.prev;
+    atomic_store_explicit(&my_count.in_use, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&counts_lock);
+    thread_registered = 0; /* a later destructor that allocates registers the thread again */
+}
+
+static void create_thread_owner(void) { pthread_key_create(&thread_owner, thread_exit); }
+
+/* Adds the calling thread's count to the list, once, and arranges for thread_exit. */
+static void register_thread(void) {
+    pthread_once(&thread_owner_once, create_thread_owner);
+    pthread_mutex_lock(&counts_lock);
+    my_count.prev = NULL;
+    my_count.next = live_counts;
+    if (live_counts) live_counts->prev = &my_count;
+    live_counts = &my_count;
+    pthread_mutex_unlock(&counts_lock);
+    pthread_setspecific(thread_owner, &my_count);
+    thread_registered = 1;
+}
+
+/* Changes the calling thread's count by delta: no locked instruction (only this thread writes
+ * it; loom_memory_blocks_in_use reads it). */
+static void count_in_use(int64_t delta) {
+    if (!thread_registered) register_thread();
+    atomic_store_explicit(&my_count.in_use,
+                          atomic_load_explicit(&my_count.in_use, memory_order_relaxed) + delta,
+                          memory_order_relaxed);
+}
 
 /* The smallest block of the thread's cache that holds `capacity` bytes, removed from it;
  * NULL if none. */
@@ -92,13 +141,7 @@ static void put_small(block_header *block) {
         release_block(cache.blocks[slot]);
     }
     poison_payload(block);
-    cache.blocks[slot] = block;
-    if (!cache_registered) {
-        /* Registers the thread's cache for release at its exit. */
-        pthread_once(&cache_owner_once, create_cache_owner);
-        pthread_setspecific(cache_owner, &cache);
-        cache_registered = 1;
-    }
+    cache.blocks[slot] = block; /* given back at the thread's exit (thread_exit) */
 }
 
 /* A block of `capacity` bytes from the current system allocator; under memory pressure, again
@@ -127,18 +170,23 @@ void *loom_malloc(void *user_context, int64_t bytes) {
         capacity <= kSmallBlockBytes ? take_small(capacity) : memory_cache_take(capacity);
     if (!b) b = allocate_fresh(capacity);
     if (!b) return NULL;
-    atomic_fetch_add_explicit(&blocks_in_use, 1, memory_order_relaxed);
+    count_in_use(1);
     return payload_of(b);
 }
 
 int64_t loom_memory_blocks_in_use(void) {
-    return atomic_load_explicit(&blocks_in_use, memory_order_relaxed);
+    pthread_mutex_lock(&counts_lock);
+    int64_t total = exited_in_use;
+    for (thread_count *c = live_counts; c; c = c->next)
+        total += atomic_load_explicit(&c->in_use, memory_order_relaxed);
+    pthread_mutex_unlock(&counts_lock);
+    return total;
 }
 
 void loom_free(void *user_context, void *ptr) {
     (void)user_context;
     if (!ptr) return;
-    atomic_fetch_sub_explicit(&blocks_in_use, 1, memory_order_relaxed);
+    count_in_use(-1);
     block_header *b = block_of(ptr);
     if (b->capacity <= kSmallBlockBytes) {
         put_small(b);

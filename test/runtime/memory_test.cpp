@@ -68,4 +68,29 @@ TEST(LoomMalloc, LiveBlocksAreNeverHandedOutTwice) {
     other.join();
 }
 
+TEST(LoomMalloc, BlocksInUseAreCountedAcrossThreadsAndTheirExits) {
+    // Each thread counts its own allocations and frees; a block may be freed by another
+    // thread than the one that allocated it, and a thread may exit holding blocks.
+    const int64_t in_use = loom_memory_blocks_in_use();
+    std::vector<void *> blocks(8);
+    std::thread allocating([&] {
+        for (void *&p : blocks)
+            p = loom_malloc(nullptr, 1000);
+    });
+    allocating.join();
+    EXPECT_EQ(loom_memory_blocks_in_use(), in_use + 8) << "an exited thread's blocks are in use";
+    std::thread freeing([&] {
+        for (int k = 0; k < 4; k++)
+            loom_free(nullptr, blocks[k]);
+    });
+    freeing.join();
+    EXPECT_EQ(loom_memory_blocks_in_use(), in_use + 4);
+    void *mine = loom_malloc(nullptr, 64);
+    EXPECT_EQ(loom_memory_blocks_in_use(), in_use + 5);
+    for (int k = 4; k < 8; k++)
+        loom_free(nullptr, blocks[k]);
+    loom_free(nullptr, mine);
+    EXPECT_EQ(loom_memory_blocks_in_use(), in_use);
+}
+
 } // namespace
