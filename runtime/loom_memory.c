@@ -73,8 +73,10 @@ static void thread_exit(void *value) {
     release_small_cache(&cache);
     pthread_mutex_lock(&counts_lock);
     exited_in_use += atomic_load_explicit(&my_count.in_use, memory_order_relaxed);
-    if (my_count.prev) my_count.prev->next = my_count.next;
-    else live_counts = my_count.next;
+    if (my_count.prev)
+        my_count.prev->next = my_count.next;
+    else
+        live_counts = my_count.next;
     if (my_count.next) my_count.next->prev = my_count.prev;
     atomic_store_explicit(&my_count.in_use, 0, memory_order_relaxed);
     pthread_mutex_unlock(&counts_lock);
