@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "dsl/IREquality.h"
@@ -155,6 +156,16 @@ private:
             const Simplify &s;
         };
         return Reuse(*this).mutate(e);
+    }
+
+    // a - b, where b is a variable whose let-bound value (known_values) is a less a constant.
+    std::optional<int64_t> difference_from_known_value(const Expr &a, const Expr &b) const {
+        const Variable *v = b.as<Variable>();
+        if (!v || a.as<Variable>() || is_const(a)) return std::nullopt;
+        int64_t offset;
+        auto it = known_values.find(without_constant(a, &offset));
+        if (it == known_values.end() || it->second.name != v->name) return std::nullopt;
+        return offset - it->second.offset;
     }
 
     Expr visit(const Variable *op) override {
@@ -457,6 +468,18 @@ private:
         if (no_overflow_int(type) && constant_difference(a, b, &diff)) {
             return (is_min ? diff <= 0 : diff >= 0) ? a : b;
         }
+        // min(e, n) where a let in scope binds n to e plus a constant: the union of a region
+        // with itself, which bounds inference writes as `let n = e in min(e, n)` (an argmin
+        // computed per point: its allocation's extent then folds to 1, a stack tile instead
+        // of a heap block per point; fuzz seed 2026 pair 122).
+        if (no_overflow_int(type) && type.is_scalar() && !known_values.empty()) {
+            if (std::optional<int64_t> d = difference_from_known_value(a, b)) {
+                return (is_min ? *d <= 0 : *d >= 0) ? a : b;
+            }
+            if (std::optional<int64_t> d = difference_from_known_value(b, a)) {
+                return (is_min ? *d <= 0 : *d >= 0) ? b : a;
+            }
+        }
         // min(e + x / k, e + (x + d) / k + c) and the like (see quotient_difference_sign): a
         // pyramid's upsampling reads the coarser level at x / 2 and (x + 1) / 2; kept as a min,
         // each level's bounds would hold the finer level's twice, growing exponentially with the
@@ -612,6 +635,11 @@ private:
             body = mutate(op->body);
         }
         if (!uses_var(body, op->name)) return body;
+        if constexpr (std::is_same_v<Body, Expr>) {
+            // let n = e in n is e.
+            if (const Variable *v = body.template as<Variable>(); v && v->name == op->name)
+                return value;
+        }
         if (value.same_as(op->value) && body.same_as(op->body)) return op;
         return LetT::make(op->name, value, body);
     }

@@ -251,6 +251,18 @@ TEST(Simplify, ReusesAnEnclosingLetsValueUpToAConstant) {
                                Store::make("buf", Variable::make(Int(32), "m") - lo_var, 0));
     Stmt s2 = LetStmt::make("lo", lo, inner);
     EXPECT_EQ(to_string(simplify(s2)), to_string(Store::make("buf", 0, 0))) << simplify(s2);
+
+    // In the body of a let expression too: the union of a region with itself, `let n = e in
+    // min(e, n)`, is e (and `let n = e + 2 in max(e, n)` is e + 2), so that an extent
+    // written with two such unions folds to a constant.
+    Expr n0 = Variable::make(Int(32), "n0");
+    EXPECT_EQ(to_string(simplify(Let::make("n0", lo, min(lo, n0)))), to_string(simplify(lo)));
+    EXPECT_EQ(to_string(simplify(Let::make("n0", lo + 2, max(lo, n0)))),
+              to_string(simplify(lo + 2)));
+    EXPECT_EQ(to_string(simplify(Let::make("n0", lo + 2, min(lo, n0)))), to_string(simplify(lo)));
+    Expr union_extent = Let::make("n1", lo, max(lo, Variable::make(Int(32), "n1"))) -
+                        Let::make("n0", lo, min(lo, n0)) + 1;
+    EXPECT_EQ(to_string(simplify(union_extent)), "1") << simplify(union_extent);
 }
 
 // A value that reads memory may change between two lets; a name that shadows an outer one
