@@ -95,6 +95,9 @@ private:
     // The serial loops around it in this function, outermost first: codegen_offset also
     // separates the terms of the nearest ones.
     std::vector<std::string> outer_loops;
+    // The serial loops around it in this function whose extents are constants (see
+    // serial_loop's unrolling limits).
+    std::set<std::string> constant_extent_loops;
     const bool has_avx512f;    // 512-bit vectors and two-source permutes
     const bool has_avx512vl;   // AVX-512 instructions on 128- and 256-bit vectors
     const bool has_avx512bw;   // word permutes (vpermi2w)

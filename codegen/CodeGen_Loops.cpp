@@ -189,6 +189,7 @@ CodeGen::Task CodeGen::emit_task(const Stmt &body, const FreeNames &free, const 
         own_copies.push_back(private_copy(name));
     std::string saved_loop = std::exchange(innermost_loop, "");
     std::vector<std::string> saved_outer_loops = std::exchange(outer_loops, {});
+    std::set<std::string> saved_constant_loops = std::exchange(constant_extent_loops, {});
     const bool saved_streaming_loop = std::exchange(in_streaming_loop, false);
     const bool saved_has_innermost = std::exchange(function_has_innermost_loop, false);
     const int loops_before = loops_emitted;
@@ -197,6 +198,7 @@ CodeGen::Task CodeGen::emit_task(const Stmt &body, const FreeNames &free, const 
     function_has_innermost_loop = saved_has_innermost;
     innermost_loop = saved_loop;
     outer_loops = std::move(saved_outer_loops);
+    constant_extent_loops = std::move(saved_constant_loops);
     for (const StackCopy &c : own_copies)
         copy_back(c);
     for (const auto &[caller_state, own] : own_lines)
@@ -398,6 +400,19 @@ std::vector<std::string> CodeGen::start_joined_lines_owned_by(const For *op) {
     return owned;
 }
 
+namespace {
+
+// Whether e reads no memory and no variable outside `names`.
+bool reads_only(const Expr &e, const std::set<std::string> &names) {
+    FreeNames free;
+    e.accept(&free);
+    return free.buffers.empty() &&
+           std::all_of(free.vars.begin(), free.vars.end(),
+                       [&](const std::string &v) { return names.count(v); });
+}
+
+} // namespace
+
 void CodeGen::serial_loop(const For *op) {
     entry_has_loops = entry_has_loops || function == entry_function;
     llvm::Value *mn = codegen(op->min), *ext = codegen(op->extent);
@@ -412,6 +427,8 @@ void CodeGen::serial_loop(const For *op) {
     symbols.push(op->name, phi);
     const int loops_outside_body = loops_emitted;
     if (!innermost_loop.empty()) outer_loops.push_back(innermost_loop);
+    const bool constant_extent = is_const(op->extent);
+    if (constant_extent) constant_extent_loops.insert(op->name);
     std::string saved_loop = std::exchange(innermost_loop, op->name);
     const bool saved_64 = std::exchange(
         clamped_offsets_in_64_bits, distinct_clamped_bases(op->body, op->name) <= kMaxClampedBases);
@@ -420,6 +437,7 @@ void CodeGen::serial_loop(const For *op) {
     codegen(op->body);
     innermost_loop = saved_loop;
     if (!innermost_loop.empty()) outer_loops.pop_back();
+    if (constant_extent) constant_extent_loops.erase(op->name);
     clamped_offsets_in_64_bits = saved_64;
     in_streaming_loop = saved_streaming;
     const bool around_loops = loops_emitted != loops_outside_body;
@@ -442,8 +460,16 @@ void CodeGen::serial_loop(const For *op) {
     const int64_t nest_iterations = around_loops ? constant_nest_iterations(Stmt(op)) : -1;
     const bool small_nest =
         extent && nest_iterations > 0 && nest_iterations <= kMostUnrolledNestIterations;
+    // An innermost loop whose extent reads only the variables of loops around it of
+    // constant extent (an RDom trimmed to a triangle by its where(): r.x < r.y + 1) has a
+    // constant trip count in each copy once LLVM unrolls those whole, and may be unrolled
+    // whole too (fuzz seed 2026 pair 66: 10 taps of an argmax per pixel, left as loops of 2,
+    // 3 and 4 iterations).
+    const bool extent_fixed_by_loops_around =
+        !extent && !around_loops && reads_only(op->extent, constant_extent_loops);
     back->setMetadata(llvm::LLVMContext::MD_loop,
-                      unrolling_limits((around_loops && !small_nest) || !extent));
+                      unrolling_limits((around_loops && !small_nest) ||
+                                       (!extent && !extent_fixed_by_loops_around)));
     // A loop that runs at most a few times is weighted so, so that code generation does not
     // take it for a hot loop (~32 iterations by default) and favour it over its neighbours
     // in register allocation: the serial tail of a split, say.

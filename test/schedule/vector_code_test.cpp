@@ -551,3 +551,30 @@ TEST(VectorCode, AVectorizedStagePerPointLeavesThePixelLoopVectorizable) {
         }
     }
 }
+
+TEST(VectorCode, ATriangleOfTapsPerPixelIsUnrolledWholeAndThePixelLoopVectorized) {
+    // The RDom's where() trims its inner loop to r.y + 1 iterations: constant in each copy once
+    // LLVM unrolls the outer loop of 4, so LLVM may unroll it too, and the pixel loop around
+    // the taps is then innermost and vectorized.
+    Buffer<float> in(std::vector<int>{300, 40}, "in");
+    for (int r = 0; r < 40; r++)
+        for (int c = 0; c < 300; c++) in(c, r) = (float)((c * 5 + r * 11) % 37) - 9.0f;
+    Var x("x"), y("y");
+    RDom k(0, 4, 0, 4, "k");
+    k.where(k.x <= k.y);
+    Func g("g");
+    g(x, y) = 0.0f;
+    g(x, y) += in(x + k.x, y + k.y);
+    Pipeline p(g);
+    std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_THAT(ir, HasSubstr("fadd <8 x float>")) << ir; // the taps' sums, 8 pixels at once
+    Buffer<float> out = p.realize({290, 36});
+    for (int r = 0; r < 36; r++) {
+        for (int c = 0; c < 290; c++) {
+            float s = 0.0f;
+            for (int ky = 0; ky < 4; ky++)
+                for (int kx = 0; kx <= ky; kx++) s += in(c + kx, r + ky);
+            ASSERT_EQ(out(c, r), s) << c << ", " << r;
+        }
+    }
+}
