@@ -294,10 +294,11 @@ std::vector<llvm::Value *> CodeGen::lane_addresses(llvm::Type *elem, llvm::Value
     if (ramp && ramp->base.type().is_scalar()) {
         llvm::Value *base = builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base));
         llvm::Value *stride = builder.CreateSExt(codegen(ramp->stride), builder.getInt64Ty());
-        for (int i = 0; i < lanes; i++) {
+        addrs.push_back(base);
+        for (int i = 1; i < lanes; i++) {
             llvm::Value *step =
                 builder.CreateMul(stride, builder.getInt64(i), "", false, /*HasNSW=*/true);
-            addrs.push_back(i == 0 ? base : builder.CreateInBoundsGEP(elem, base, step));
+            addrs.push_back(builder.CreateInBoundsGEP(elem, base, step));
         }
         return addrs;
     }

@@ -130,6 +130,20 @@ private:
         return e;
     }
 
+    // The let-bound name whose value equals e up to a constant (known_values), and e minus
+    // that value; nothing for constants, variables and types that are not linear.
+    struct KnownMatch {
+        const std::string *name;
+        int64_t difference;
+    };
+    std::optional<KnownMatch> match_known_value(const Expr &e) const {
+        if (!is_linear_type(e.type()) || is_const(e) || e.as<Variable>()) return std::nullopt;
+        int64_t offset;
+        auto it = known_values.find(without_constant(e, &offset));
+        if (it == known_values.end()) return std::nullopt;
+        return KnownMatch{&it->second.name, offset - it->second.offset};
+    }
+
     // e with each largest subexpression that equals a known value (up to a constant) replaced
     // by that value's name.
     Expr reuse_known_values(const Expr &e) {
@@ -138,14 +152,10 @@ private:
             explicit Reuse(const Simplify &s) : s(s) {}
             using IRMutator::mutate;
             Expr mutate(const Expr &e) override {
-                if (is_linear_type(e.type()) && !is_const(e) && !e.as<Variable>()) {
-                    int64_t offset;
-                    auto it = s.known_values.find(without_constant(e, &offset));
-                    if (it != s.known_values.end()) {
-                        Expr v = Variable::make(e.type(), it->second.name);
-                        int64_t d = offset - it->second.offset;
-                        return d == 0 ? v : Add::make(v, make_const(e.type(), d));
-                    }
+                if (std::optional<KnownMatch> m = s.match_known_value(e)) {
+                    Expr v = Variable::make(e.type(), *m->name);
+                    return m->difference == 0 ? v
+                                              : Add::make(v, make_const(e.type(), m->difference));
                 }
                 return IRMutator::mutate(e);
             }
@@ -161,11 +171,10 @@ private:
     // a - b, where b is a variable whose let-bound value (known_values) is a less a constant.
     std::optional<int64_t> difference_from_known_value(const Expr &a, const Expr &b) const {
         const Variable *v = b.as<Variable>();
-        if (!v || a.as<Variable>() || is_const(a)) return std::nullopt;
-        int64_t offset;
-        auto it = known_values.find(without_constant(a, &offset));
-        if (it == known_values.end() || it->second.name != v->name) return std::nullopt;
-        return offset - it->second.offset;
+        if (!v) return std::nullopt;
+        std::optional<KnownMatch> m = match_known_value(a);
+        if (!m || *m->name != v->name) return std::nullopt;
+        return m->difference;
     }
 
     Expr visit(const Variable *op) override {
