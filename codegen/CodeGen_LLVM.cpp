@@ -636,6 +636,7 @@ void CodeGen::intrinsic(const Call *op) {
         return;
     case Call::likely:
     case Call::promise_clamped:
+    case Call::rounded_up:
         value = codegen(op->args[0]);
         return;
     case Call::buffer_host:

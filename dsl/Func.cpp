@@ -69,6 +69,33 @@ void weaken_self_calls(const FunctionContents *self, std::vector<Expr> &exprs) {
     }
 }
 
+// The first call to `self` in a definition of self that reads it, at an argument where the
+// update's left-hand side has a pure Var, at anything but that Var. `lhs_vars[i]` is the pure
+// Var at argument i ("" where the left-hand side has an RVar or an expression there).
+class OffPointSelfCall : public IRVisitor {
+public:
+    OffPointSelfCall(const FunctionContents *self, const std::vector<std::string> &lhs_vars)
+        : self(self), lhs_vars(lhs_vars) {}
+    const Call *call = nullptr;
+    size_t arg = 0;
+
+private:
+    const FunctionContents *self;
+    const std::vector<std::string> &lhs_vars;
+    void visit(const Call *op) override {
+        IRVisitor::visit(op);
+        if (call || op->call_type != Call::Halide || !op->func.refers_to(self)) return;
+        for (size_t i = 0; i < op->args.size() && i < lhs_vars.size(); i++) {
+            if (lhs_vars[i].empty()) continue;
+            const Variable *v = op->args[i].as<Variable>();
+            if (v && !v->param && !v->rdom && v->name == lhs_vars[i]) continue;
+            call = op;
+            arg = i;
+            return;
+        }
+    }
+};
+
 FunctionPtr new_function(const std::string &name) {
     auto f = std::make_shared<FunctionContents>();
     f->name = name;
@@ -220,6 +247,26 @@ void FuncRef::define_update(std::vector<Expr> values) {
         d.rdom = free.rdoms[0];
         d.predicate = d.rdom->predicate;
     }
+    // As Halide 14: an update reads its own Func at each pure Var's own place, so that the
+    // value at a point depends only on that point's earlier values along the pure dimensions.
+    // Each stage is computed over the region its consumers need; a read at x + 1 would need a
+    // point past it from the stages before, which they do not compute.
+    std::vector<std::string> lhs_vars;
+    for (const Expr &a : d.args) {
+        const Variable *v = a.as<Variable>();
+        lhs_vars.push_back(v && !v->param && !v->rdom ? v->name : std::string());
+    }
+    OffPointSelfCall off_point(func.get(), lhs_vars);
+    for (const Expr &e : d.args) e.accept(&off_point);
+    for (const Expr &e : values) e.accept(&off_point);
+    if (d.predicate.defined()) d.predicate.accept(&off_point);
+    user_assert(!off_point.call)
+        << "In " << where << ": it reads " << name << " at " << Expr(off_point.call)
+        << ", whose argument " << off_point.arg << " is " << off_point.call->args[off_point.arg]
+        << " where the left-hand side has the pure Var " << lhs_vars[off_point.arg]
+        << ". An update may read its own Func only at its pure Vars in the same places (as "
+           "Halide requires); to combine other points, read them along an RDom in that "
+           "argument, or define a new Func from this one.";
     d.values = std::move(values);
     weaken_self_calls(func.get(), d.args);
     weaken_self_calls(func.get(), d.values);

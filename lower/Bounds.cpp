@@ -372,7 +372,9 @@ private:
     }
 
     void visit(const Call *op) override {
-        if (op->is_intrinsic(Call::likely)) {
+        if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::rounded_up)) {
+            // A rounded-up point is computed, and read where it is: as it is (bounds inference
+            // narrows it for the regions of producers, lower/BoundsInference.cpp).
             result = bounds(op->args[0]);
         } else if (op->is_intrinsic(Call::promise_clamped)) {
             // The value's own bounds, narrowed by the promise: where they are taken over a

@@ -75,6 +75,57 @@ Box update_reads(const FunctionPtr &f, Box *written) {
     return box;
 }
 
+// The loops of a statement, and whether it holds a rounded_up mark.
+class LoopsAndRoundedUpMarks : public IRVisitor {
+public:
+    std::set<std::string> loops;
+    bool marked = false;
+
+private:
+    using IRVisitor::visit;
+    void visit(const For *op) override {
+        loops.insert(op->name);
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        marked = marked || op->is_intrinsic(Call::rounded_up);
+        IRVisitor::visit(op);
+    }
+};
+
+// rounded_up(v, last, loop) becomes v promised at most last, where `loop` is one of `loops`.
+class KeepNeededPoints : public IRMutator {
+public:
+    explicit KeepNeededPoints(const std::set<std::string> &loops) : loops(loops) {}
+
+private:
+    const std::set<std::string> &loops;
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        const StringImm *loop = op->is_intrinsic(Call::rounded_up) ? op->args[2].as<StringImm>()
+                                                                    : nullptr;
+        if (!loop || !loops.count(loop->value)) return IRMutator::visit(op);
+        Expr v = mutate(op->args[0]);
+        return Call::make_intrinsic(op->type, Call::promise_clamped, {v, v, op->args[1]});
+    }
+};
+
+// The consumption `consumer` as far as what it needs of a producer computed around it goes. A
+// RoundUp split's last block runs past its stage's region, at points nothing needs
+// (ScheduleFunctions marks the split's variable rounded_up). Where the split's outer loop is
+// inside `consumer`, so that the producer is computed once for all the blocks, the points past
+// the region are left out of what the producer computes, as Halide 14 leaves them: they read
+// whatever the producer's storage holds there (storage covers every read, visit(const Realize
+// *)), and what they compute is never read. A producer computed per block (inside the outer
+// loop) computes the whole block, as Halide's does. Fuzz seed 2026 pair 442: a Func computed at
+// the root over 9 slices where 3 are needed, for an update split by 7 over one slice.
+Stmt needed_points_only(const Stmt &consumer) {
+    LoopsAndRoundedUpMarks found;
+    consumer.accept(&found);
+    if (!found.marked) return consumer;
+    return KeepNeededPoints(found.loops).mutate(consumer);
+}
+
 void check_bounded(const Box &box, const std::string &func, const char *what) {
     for (size_t d = 0; d < box.size(); d++) {
         user_assert(box[d].is_bounded())
@@ -200,7 +251,7 @@ private:
         // names.
         std::vector<std::pair<std::string, Expr>> lets; // outermost first
         rest = lift_region_lets(rest, lets);
-        Box consumed = box_required(rest, f->name);
+        Box consumed = box_required(needed_points_only(rest), f->name);
         check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
         if (consumed.empty()) {
@@ -263,11 +314,16 @@ private:
 
     // Storage covers everything the stages write over all iterations of the loops between the
     // storage and the computation (a RoundUp or ShiftInwards split or an update may write more
-    // than the consumers read).
+    // than the consumers read), and everything the consumers read there: a RoundUp split's last
+    // block may read past what they need (see needed_points_only); elsewhere they read only
+    // what is computed.
     Stmt visit(const Realize *op) override {
         std::vector<std::pair<std::string, Expr>> lets;
         Stmt body = lift_region_lets(mutate(op->body), lets);
         Box written = box_provided(body, op->name, true);
+        LoopsAndRoundedUpMarks found;
+        body.accept(&found);
+        if (found.marked) written = box_union(written, box_required(body, op->name, true));
         // The Func's own region lets, when they are just outside, are substituted in the
         // extents, so that max - min cancels (a fixed-size block gets a constant extent, which
         // the simplifier can't see through lets whose values aren't linear). Their values name

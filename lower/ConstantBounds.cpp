@@ -104,7 +104,8 @@ public:
             return {std::min(x.min, y.min), std::max(x.max, y.max)};
         }
         if (const Call *c = e.as<Call>()) {
-            if (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::promise_clamped)) {
+            if (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::promise_clamped) ||
+                c->is_intrinsic(Call::rounded_up)) {
                 return of(c->args[0]);
             }
             if (c->is_intrinsic(Call::bitwise_and)) {

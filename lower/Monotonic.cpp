@@ -141,7 +141,8 @@ private:
     }
 
     void visit(const Call *op) override {
-        if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::promise_clamped)) {
+        if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::promise_clamped) ||
+            op->is_intrinsic(Call::rounded_up)) {
             result = of(op->args[0]);
         } else if (op->is_pure()) {
             result = constant_if_all(op->args);

@@ -326,7 +326,17 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def,
             } else if (tail == TailStrategy::GuardWithIf) {
                 guards.push_back({&s, likely(var(s.old_var) <= var(s.old_var + ".loop_max"))});
             }
-            body = LetStmt::make(prefix + s.old_var, base + var(s.inner) + old_min, body);
+            Expr value = base + var(s.inner) + old_min;
+            if (tail == TailStrategy::RoundUp) {
+                // The last block runs past loop_max, at points nothing needs: Halide 14
+                // computes a producer outside the outer loop over the points up to loop_max
+                // only (the rest read whatever its storage holds), and storage covers them all.
+                // Bounds inference reads the mark (lower/BoundsInference.cpp).
+                value = Call::make_intrinsic(Int(32), Call::rounded_up,
+                                             {value, var(s.old_var + ".loop_max"),
+                                              Expr(prefix + s.outer)});
+            }
+            body = LetStmt::make(prefix + s.old_var, value, body);
             break;
         }
         case Split::FuseVars: {

@@ -9,7 +9,6 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
-#include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
 #include "lower/Monotonic.h"
 #include "lower/Simplify.h"
@@ -44,46 +43,16 @@ std::string region_let(const FunctionContents &f, int k, const std::string &var,
     return f.name + ".s" + std::to_string(k) + "." + var + "." + end;
 }
 
-// Whether every reference to Func `func` reads it at the Var `var` in argument position d.
-class ReadsOnlyAt : public IRVisitor {
-public:
-    ReadsOnlyAt(const std::string &func, const std::string &var, size_t d)
-        : func(func), var(var), d(d) {}
-    bool ok = true;
-
-private:
-    const std::string &func, &var;
-    size_t d;
-    using IRVisitor::visit;
-    void visit(const Call *op) override {
-        IRVisitor::visit(op);
-        if (op->call_type != Call::Halide || op->name != func) return;
-        const Variable *v = d < op->args.size() ? op->args[d].as<Variable>() : nullptr;
-        if (!v || v->param || v->rdom || v->name != var) ok = false;
-    }
-};
-
-// Whether an update definition (and each of its specializations) keeps to one coordinate
-// along dimension d of f: it writes f at its own pure Var there and reads f only at that
-// Var there. Then a row (a slice along d) of f after every stage depends only on the same row
-// after the pure stage, so the rows earlier iterations of a slid loop computed are final and
-// an iteration may run all stages over its new rows alone. An update that scatters along d
-// (an RDom or an expression in argument d) or reads f at another coordinate of d (f(x, y - 1):
-// a recurrence down the rows) needs rows of other iterations, and blocks the slide.
+// Whether an update definition keeps to one coordinate along dimension d of f: it writes f at
+// its own pure Var there, where it also reads f (an update reading its own Func at another
+// point of a pure Var is refused when defined, as Halide 14 refuses it). Then a row (a slice
+// along d) of f after every stage depends only on the same row after the pure stage, so the
+// rows earlier iterations of a slid loop computed are final and an iteration may run all
+// stages over its new rows alone. An update that scatters along d (an RDom or an expression in
+// argument d) needs rows of other iterations, and blocks the slide. (Specializations share the
+// definition's arguments.)
 bool update_stays_in_place(const Definition &def, const FunctionContents &f, int k, size_t d) {
-    std::string var = stage_pure_var(def, f, k, d);
-    if (var.empty()) return false;
-    ReadsOnlyAt reads(f.name, var, d);
-    for (const Expr &e : def.args)
-        e.accept(&reads);
-    for (const Expr &e : def.values)
-        e.accept(&reads);
-    if (def.predicate.defined()) def.predicate.accept(&reads);
-    if (!reads.ok) return false;
-    for (const Specialization &spec : def.specializations) {
-        if (spec.definition && !update_stays_in_place(*spec.definition, f, k, d)) return false;
-    }
-    return true;
+    return !stage_pure_var(def, f, k, d).empty();
 }
 
 // Wraps the production of one Func in a condition: its region is computed only where the

@@ -10,7 +10,8 @@ namespace {
 class StripPromises : public IRMutator {
     using IRMutator::visit;
     Expr visit(const Call *op) override {
-        if (op->is_intrinsic(Call::promise_clamped)) return mutate(op->args[0]);
+        if (op->is_intrinsic(Call::promise_clamped) || op->is_intrinsic(Call::rounded_up))
+            return mutate(op->args[0]);
         return IRMutator::visit(op);
     }
 };

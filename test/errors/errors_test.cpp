@@ -263,3 +263,35 @@ TEST(UserErrors, RDomBoundsUsingAVarOrAFunc) {
 }
 
 }  // namespace
+
+// Halide 14 refuses these too. Accepted, the update at the region's last point would read a
+// point its earlier stages never computed there.
+TEST(UserErrors, UpdateReadingItsOwnFuncAtAnotherPointOfAPureVar) {
+    Var x("x"), y("y");
+    RDom r(0, 4, "r");
+    Func shifted_scan("shifted_scan");
+    shifted_scan(x, y) = x + y;
+    shifted_scan(x, y) += 1;
+    std::string message =
+        message_of<CompileError>([&] { shifted_scan(x, y) = shifted_scan(x + 1, y) * 10; });
+    EXPECT_THAT(message, AllOf(HasSubstr("shifted_scan"), HasSubstr("update definition 1"),
+                               HasSubstr("argument 0"), HasSubstr("pure Var x")));
+    // A pure Var moved to another argument is refused the same way.
+    Func transposed("transposed");
+    transposed(x, y) = x - y;
+    EXPECT_THAT(message_of<CompileError>([&] { transposed(x, y) = transposed(y, x); }),
+                AllOf(HasSubstr("transposed"), HasSubstr("pure Var x")));
+    // Along an RDom, any other point may be read; at the pure Vars' own places, any stage.
+    Func scan("scan");
+    scan(x, y) = x + y;
+    scan(x, r) = scan(x, r - 1) + scan(x, r);
+    scan(x, y) = scan(x, y) * 2;
+    Buffer<int> out = scan.realize({3, 4});
+    for (int yy = 0; yy < 4; yy++) {
+        for (int xx = 0; xx < 3; xx++) {
+            int running = xx - 1;  // the pure value at y = -1, then the scan down to yy
+            for (int k = 0; k <= yy; k++) running += xx + k;
+            EXPECT_EQ(out(xx, yy), running * 2) << "at " << xx << ", " << yy;
+        }
+    }
+}
