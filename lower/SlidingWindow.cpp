@@ -95,6 +95,9 @@ private:
     std::map<std::string, FunctionPtr> region_lets;
     std::vector<Loop> loops;                   // enclosing loops, outermost first
     std::map<std::string, size_t> realized_at; // Func -> loops.size() at its Realize
+    // Func -> for each dimension, the rows past its storage's end a slid RoundUp block may
+    // write (see widen_for_split_loops); the Realize grows by them.
+    std::map<std::string, std::map<size_t, int64_t>> storage_growth;
     // Names bound inside the loops, in order, with the values lets had before any slide
     // (undefined for a loop variable).
     std::vector<std::pair<std::string, Expr>> defined;
@@ -111,8 +114,16 @@ private:
         } else {
             realized_at[op->name] = (size_t)saved;
         }
-        if (body.same_as(op->body)) return op;
-        return Realize::make(op->name, op->types, op->bounds, body);
+        Region bounds = op->bounds;
+        auto growth = storage_growth.find(op->name);
+        const bool grows = growth != storage_growth.end();
+        if (grows) {
+            for (const auto &[d, rows] : growth->second)
+                bounds[d] = Range(bounds[d].min, simplify(bounds[d].extent + (int)rows));
+            storage_growth.erase(growth);
+        }
+        if (body.same_as(op->body) && !grows) return op;
+        return Realize::make(op->name, op->types, bounds, body);
     }
 
     Stmt visit(const For *op) override {
@@ -261,6 +272,13 @@ private:
             const std::vector<RowSplit> &splits = *splits_by_dim[slide_dim];
             Expr new_min = max(previous_max + 1, emin);
             if (!splits.empty()) {
+                // A RoundUp block starts at the slid min and may end past the storage, which
+                // grows (see widen_for_split_loops; storage folding made room in a fold).
+                for (const RowSplit &split : splits) {
+                    if (split.tail != TailStrategy::RoundUp) continue;
+                    int64_t &rows = storage_growth[f->name][slide_dim];
+                    rows = std::max(rows, split.factor - 1);
+                }
                 // Between emin and the unwidened min, which interval arithmetic over the loop
                 // cannot see in the widened form (its terms vary together).
                 new_min = Call::make_intrinsic(
@@ -418,10 +436,9 @@ private:
     // Each stage's split of its own loop over dimension d (or nullopt where a stage's loops
     // over d are not ones a slid region can run): at most one split of the dimension's Var
     // (neither of its parts split or fused again), its factor a constant, and loops over d
-    // that run every iteration on the CPU. Updates make the choice narrower (see
-    // widen_for_split_loops): every RoundUp split of one factor. A folded dimension keeps to
-    // loops that are not split: the extra rows of a shifted or rounded block would land in
-    // slots of the fold that rows of the window hold.
+    // that run every iteration on the CPU. A dimension the schedule folds keeps to loops that
+    // are not split: the extra rows of a shifted or rounded block would land in slots of the
+    // fold that rows of the window hold (storage folding's own folds leave room for them).
     static std::optional<std::vector<RowSplit>> row_splits(const FunctionContents &f, size_t d) {
         std::vector<RowSplit> result;
         auto add_stage = [&](const StageSchedule &schedule, const std::string &arg) {
@@ -463,14 +480,6 @@ private:
         for (const StorageFold &fold : f.schedule.folds) {
             if (fold.var == f.args[d]) return std::nullopt;
         }
-        if (f.stages() > 1) {
-            int64_t round_up = 0;
-            for (const RowSplit &split : result) {
-                if (split.tail != TailStrategy::RoundUp) continue;
-                if (round_up != 0 && round_up != split.factor) return std::nullopt;
-                round_up = split.factor;
-            }
-        }
         return result;
     }
 
@@ -502,24 +511,20 @@ private:
     // each row the updates then update once). A ShiftInwards block shorter than its factor
     // would start below m (at emax - factor + 1): m moves there, so the region is long
     // enough, but never below emin, where the region was as short before the slide (the rows
-    // it shifts over are below emin, which no later iteration reads: mins never decrease). A
-    // RoundUp split's blocks start at emin: m moves back to the start of its block, so the
-    // blocks end where they ended before the slide (rows past emax are the next iteration's
-    // to compute again). Rows computed twice are computed by every stage, in order.
+    // it shifts over are below emin, which no later iteration reads: mins never decrease).
+    // A RoundUp split's blocks start at m, as Halide 14's do: every row up to emax is reset by
+    // the pure stage and then updated once; the rows of the last block past emax are the next
+    // iteration's to compute again (its slid min is emax + 1 at most), and land in storage
+    // grown by factor - 1 rows, or in a fold storage folding widened by as many (fuzz seed
+    // 2026 pair 397: a block of 4 over a window of 3 rows, aligned to emin as before, slid
+    // nothing). Rows computed twice are computed by every stage, in order.
     static Expr widen_for_split_loops(Expr m, const Expr &emin, const Expr &emax,
                                       const std::vector<RowSplit> &splits) {
         for (const RowSplit &split : splits) {
             if (split.tail == TailStrategy::ShiftInwards && split.factor > 1)
                 m = min(m, emax - (int)(split.factor - 1));
         }
-        m = max(m, emin);
-        for (const RowSplit &split : splits) {
-            if (split.tail == TailStrategy::RoundUp && split.factor > 1) {
-                m = emin + ((m - emin) / (int)split.factor) * (int)split.factor;
-                break; // every RoundUp split has this factor where it matters (see row_splits)
-            }
-        }
-        return m;
+        return max(m, emin);
     }
 };
 

@@ -73,6 +73,36 @@ const For *loop_around_every_access(Stmt body, const std::string &name) {
     return nullptr;
 }
 
+// The coordinates past the end of an iteration's region along dimension d that a RoundUp split
+// of a stage's loop over d may write once sliding window (which runs after) starts its blocks
+// at the slid min: the largest such factor less one, 0 without one. A fold leaves room for
+// them, so that they land in no slot a row of the window holds.
+int64_t rows_past_a_slid_region(const FunctionContents &f, size_t d) {
+    int64_t rows = 0;
+    auto add_splits = [&](const StageSchedule &schedule, const std::string &var) {
+        for (const Split &split : schedule.splits) {
+            const int64_t *factor = as_const_int(split.factor);
+            if (split.kind == Split::SplitVar && split.tail == TailStrategy::RoundUp &&
+                split.old_var == var && factor)
+                rows = std::max(rows, *factor - 1);
+        }
+    };
+    for (int k = 0; k < f.stages(); k++) {
+        const Definition &def = f.stage(k);
+        std::string var = f.args[d];
+        if (k > 0) {
+            const Variable *v = def.args[d].as<Variable>();
+            if (!v || v->param || v->rdom) continue;
+            var = v->name;
+        }
+        add_splits(def.schedule, var);
+        for (const Specialization &spec : def.specializations) {
+            if (spec.definition) add_splits(spec.definition->schedule, var);
+        }
+    }
+    return rows;
+}
+
 // Every coordinate `dim` of `func` written or read, taken modulo `factor`.
 class FoldAccesses : public IRMutator {
 public:
@@ -184,7 +214,7 @@ private:
             // then stored as one column (fuzz seed 2026 pair 407: 16 rows of a Func at one x
             // each, stored a row apart, 6x Halide's time).
             if (d == innermost && *k != 1) continue;
-            const int64_t factor = next_power_of_two(*k);
+            const int64_t factor = next_power_of_two(*k + rows_past_a_slid_region(f, d));
             // Nothing to gain where the whole realization is no larger.
             std::optional<int64_t> whole =
                 const_int_value(simplify(without_lets(bounds[d].extent)));

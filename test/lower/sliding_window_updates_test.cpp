@@ -476,6 +476,28 @@ TEST(SlidingWindowSplits, RoundedUpdateUnderAShiftedPureStageSlides) {
     EXPECT_EQ(per_iteration(c, "g.s1.y.yi"), first_then(8, 4, H));
 }
 
+// A RoundUp block wider than the window starts at the slid row, as Halide 14's does: the pure
+// stage computes one new row per row of f, the update one block from it, and storage grows by
+// the rows the last block runs past (aligned to the region's start, as before, a block of 4
+// over a window of 3 slid nothing: fuzz seed 2026 pair 397, 2.5x Halide's time).
+TEST(SlidingWindowSplits, RoundedUpdateBlockWiderThanTheWindowSlides) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y, &yo = w.yo, &yi = w.yi;
+    Func &g = w.g, &f = w.f;
+    g(x, y) = g(x, y) * 3 + y;
+    f(x, y) = window_sum(g, x, y, 1);
+    g.store_root().compute_at(f, y);
+    g.update(0).split(y, yo, yi, 4, TailStrategy::RoundUp);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(
+        mismatches(out, window_sums([](int x, int y) { return pure_value(x, y) * 3 + y; }, 1)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), first_then(3, 1, H));
+    EXPECT_EQ(per_iteration(c, "g.s1.y.yi"), std::vector<int64_t>(H, 4));
+}
+
 // h is computed beside a slid g whose rows are split with ShiftInwards, its region written in
 // g's (the block's start, max - min rounded, subtracts g's slid min). The input covers exactly
 // the rows the pipeline reads before the slide: the image checks ask for no more (checked
