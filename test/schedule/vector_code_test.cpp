@@ -578,3 +578,31 @@ TEST(VectorCode, ATriangleOfTapsPerPixelIsUnrolledWholeAndThePixelLoopVectorized
         }
     }
 }
+
+TEST(VectorCode, AZeroFilledRegionPerPointIsAMemset) {
+    // hist is computed per point of g over bins 0 .. 12 and the point g reads: a region as
+    // wide as the point's x, zeroed per point. LLVM's loop-idiom makes the zeroing a memset
+    // (Halide 14's O3 does; stored 16 lanes at a time it ran 2x Halide's time: fuzz seed 2026
+    // pair 349).
+    Buffer<int32_t> in(std::vector<int>{8, 20}, "in");
+    for (int r = 0; r < 20; r++)
+        for (int c = 0; c < 8; c++) in(c, r) = (c * 5 + r * 3) % 17 - 2;
+    Var x("x"), y("y");
+    RDom k(0, 8, "k");
+    Func hist("hist"), g("g");
+    hist(x, y) = cast<uint16_t>(0);
+    hist(clamp(in(k, y), 0, 12), y) += cast<uint16_t>(1);
+    g(x, y) = hist(x, y);
+    hist.compute_at(g, x);
+    Pipeline p(g);
+    std::string ir = p.llvm_ir(Target("x86-64-linux-avx2-fma"));
+    EXPECT_THAT(ir, HasSubstr("llvm.memset")) << ir;
+    Buffer<uint16_t> out = p.realize({100, 20});
+    for (int r = 0; r < 20; r++) {
+        for (int c = 0; c < 100; c++) {
+            uint16_t n = 0;
+            for (int t = 0; t < 8; t++) n += std::min(std::max(in(t, r), 0), 12) == c;
+            ASSERT_EQ(out(c, r), n) << c << ", " << r;
+        }
+    }
+}
