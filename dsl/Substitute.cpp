@@ -96,6 +96,16 @@ Expr substitute(const std::string &name, const Expr &replacement, const Expr &e)
     return substitute(std::map<std::string, Expr>{{name, replacement}}, e);
 }
 
+Expr substitute_lets(const Expr &e) {
+    class Expand : public IRMutator {
+        using IRMutator::visit;
+        Expr visit(const Let *op) override {
+            return mutate(substitute(op->name, mutate(op->value), op->body));
+        }
+    };
+    return Expand().mutate(e);
+}
+
 Stmt substitute(const std::string &name, const Expr &replacement, const Stmt &s) {
     return substitute(std::map<std::string, Expr>{{name, replacement}}, s);
 }

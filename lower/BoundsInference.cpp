@@ -140,6 +140,9 @@ void check_bounded(const Box &box, const std::string &func, const char *what) {
 // A loop let's value is a few nodes: ((x.loop_extent + 16) - 1) / 16.
 constexpr size_t kMaxConstantLetNodes = 16;
 
+// A storage's start inlined from its Let expressions: a few nodes (y / 3 - 14).
+constexpr size_t kMaxInlinedStartNodes = 16;
+
 class BoundsInference : public IRMutator {
 public:
     explicit BoundsInference(const Environment &env) : env(env) {}
@@ -338,7 +341,17 @@ private:
             internal_assert(written[d].is_bounded()) << "Unbounded region written to " << op->name;
             Expr extent = simplify(written[d].max - written[d].min + 1);
             if (!is_const(extent) && !own.empty()) extent = simplify(substitute(own, extent));
-            bounds[d] = Range(written[d].min, extent);
+            // The start, written with Let expressions (boxes that name fixed regions), is
+            // inlined where that leaves it small: the Lets hide equalities from the
+            // simplifier (min(n + min(y / 3 - n - 14, 0), n) with n = y / 3 + 1 is y / 3 - 14,
+            // a ShiftInwards block's first row), and a start LLVM cannot see is the block's
+            // keeps a block computed per point out of registers (fuzz seed 2026 pair 407).
+            Expr mn = written[d].min;
+            if (!is_const(mn)) {
+                Expr inlined = simplify(substitute_lets(mn));
+                if (!expr_larger_than(inlined, kMaxInlinedStartNodes)) mn = inlined;
+            }
+            bounds[d] = Range(mn, extent);
         }
         return wrap_lets(Realize::make(op->name, op->types, bounds, body), lets);
     }

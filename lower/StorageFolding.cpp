@@ -132,20 +132,6 @@ private:
     }
 };
 
-// e with the value of each of its Let expressions substituted for its name. A realization's
-// extent is written with the region lets of its consumers as Let expressions, whose values the
-// simplifier keeps apart (max(y / 3 + 1) - min(...): a block of 16 rows in all, folded by 16
-// and indexed modulo 16 where the extent was not seen to be 16).
-Expr without_lets(const Expr &e) {
-    class Expand : public IRMutator {
-        using IRMutator::visit;
-        Expr visit(const Let *op) override {
-            return mutate(substitute(op->name, mutate(op->value), op->body));
-        }
-    };
-    return Expand().mutate(e);
-}
-
 int64_t next_power_of_two(int64_t v) {
     int64_t p = 1;
     while (p < v)
@@ -215,9 +201,11 @@ private:
             // each, stored a row apart, 6x Halide's time).
             if (d == innermost && *k != 1) continue;
             const int64_t factor = next_power_of_two(*k + rows_past_a_slid_region(f, d));
-            // Nothing to gain where the whole realization is no larger.
+            // Nothing to gain where the whole realization is no larger. (Its extent is
+            // written with the region lets of its consumers as Let expressions: a block of
+            // 16 rows was folded by 16 and indexed modulo 16 where it was not seen to be 16.)
             std::optional<int64_t> whole =
-                const_int_value(simplify(without_lets(bounds[d].extent)));
+                const_int_value(simplify(substitute_lets(bounds[d].extent)));
             if (whole && *whole <= factor) continue;
             factors[d] = factor;
         }
