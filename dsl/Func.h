@@ -57,8 +57,9 @@ private:
     FuncRef &update_with(const Expr &e, char op);
 };
 
-/** How compile_to_lowered_stmt writes the loop nest. */
-enum class StmtOutputFormat { Text };
+/** How compile_to_lowered_stmt writes the loop nest. Unscoped, as Halide's: a Halide program
+ * names it `Text` as well as `StmtOutputFormat::Text`. */
+enum StmtOutputFormat { Text };
 
 class Func {
 public:

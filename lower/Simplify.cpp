@@ -16,6 +16,7 @@
 #include "dsl/Substitute.h"
 #include "lower/ConstantBounds.h"
 #include "lower/ConstantFold.h"
+#include "lower/KnownLetValues.h"
 #include "lower/LinearForm.h"
 
 namespace loom {
@@ -68,113 +69,14 @@ private:
     // Let-bound names whose values are substituted (constants and plain variables).
     Scope<Expr> replacements;
 
-    // The values of the let-bound names in scope that stay bound (scalar integers that read no
-    // memory), keyed by the value less its constant addend. A later value that is one of them
-    // plus a constant becomes the name plus that constant, so bounds that bounds inference
-    // writes out twice (a region's min and its max = min + 31) cancel to constants: an extent
-    // max - min + 1 becomes 32 and a tail loop over a region of constant size vanishes.
-    // Invariant: every name a key mentions, and every entry's name, is bound in scope and not
-    // shadowed (a binding that shadows a name hides all entries for its body).
-    struct KnownValue {
-        std::string name;
-        int64_t offset;
-    };
-    std::map<Expr, KnownValue, ExprStructureLess> known_values;
+    // The values of the let-bound names in scope, which later values reuse.
+    KnownLetValues known_values;
 
-    // Registers a let's value for the let's body, or hides every entry while a binding that
-    // shadows an outer name is in scope.
-    class KnownValueScope {
-    public:
-        KnownValueScope(Simplify &s, const std::string &name, const Expr &value) : s(s) {
-            if (s.replacements.contains(name)) {
-                hidden.swap(s.known_values);
-                shadowing = true;
-                return;
-            }
-            if (!value.defined() || !is_linear_type(value.type()) || reads_memory(value)) return;
-            int64_t offset;
-            Expr key = without_constant(value, &offset);
-            auto [entry, inserted] = s.known_values.emplace(key, KnownValue{name, offset});
-            if (inserted) added = entry;
-        }
-        ~KnownValueScope() {
-            if (shadowing) {
-                s.known_values.swap(hidden);
-            } else if (added) {
-                s.known_values.erase(*added);
-            }
-        }
-        KnownValueScope(const KnownValueScope &) = delete;
-        KnownValueScope &operator=(const KnownValueScope &) = delete;
-
-    private:
-        Simplify &s;
-        std::map<Expr, KnownValue, ExprStructureLess> hidden;
-        // The entry this let added; none when an enclosing let already has its value.
-        std::optional<std::map<Expr, KnownValue, ExprStructureLess>::iterator> added;
-        bool shadowing = false;
-    };
-
-    // A simplified sum ends in its constant (Linear::rebuild writes it last).
-    static Expr without_constant(const Expr &e, int64_t *offset) {
-        *offset = 0;
-        if (const Add *a = e.as<Add>()) {
-            if (const_int_value(a->b, offset)) return a->a;
-        } else if (const Sub *d = e.as<Sub>()) {
-            int64_t c;
-            if (const_int_value(d->b, &c) && c != INT64_MIN) {
-                *offset = -c;
-                return d->a;
-            }
-        }
-        return e;
-    }
-
-    // The let-bound name whose value equals e up to a constant (known_values), and e minus
-    // that value; nothing for constants, variables and types that are not linear.
-    struct KnownMatch {
-        const std::string *name;
-        int64_t difference;
-    };
-    std::optional<KnownMatch> match_known_value(const Expr &e) const {
-        if (!is_linear_type(e.type()) || is_const(e) || e.as<Variable>()) return std::nullopt;
-        int64_t offset;
-        auto it = known_values.find(without_constant(e, &offset));
-        if (it == known_values.end()) return std::nullopt;
-        return KnownMatch{&it->second.name, offset - it->second.offset};
-    }
-
-    // e with each largest subexpression that equals a known value (up to a constant) replaced
-    // by that value's name.
-    Expr reuse_known_values(const Expr &e) {
-        class Reuse : public IRMutator {
-        public:
-            explicit Reuse(const Simplify &s) : s(s) {}
-            using IRMutator::mutate;
-            Expr mutate(const Expr &e) override {
-                if (std::optional<KnownMatch> m = s.match_known_value(e)) {
-                    Expr v = Variable::make(e.type(), *m->name);
-                    return m->difference == 0 ? v
-                                              : Add::make(v, make_const(e.type(), m->difference));
-                }
-                return IRMutator::mutate(e);
-            }
-
-        private:
-            // A Let inside the value may rebind a name a key mentions.
-            Expr visit(const Let *op) override { return op; }
-            const Simplify &s;
-        };
-        return Reuse(*this).mutate(e);
-    }
-
-    // a - b, where b is a variable whose let-bound value (known_values) is a less a constant.
-    std::optional<int64_t> difference_from_known_value(const Expr &a, const Expr &b) const {
-        const Variable *v = b.as<Variable>();
-        if (!v) return std::nullopt;
-        std::optional<KnownMatch> m = match_known_value(a);
-        if (!m || *m->name != v->name) return std::nullopt;
-        return m->difference;
+    // Registers a let's value (undefined for a loop variable) for its body.
+    KnownLetValues::Binding know(const std::string &name, const Expr &value) {
+        const bool qualifies = value.defined() && !reads_memory(value);
+        return KnownLetValues::Binding(known_values, name, qualifies ? value : Expr(),
+                                       replacements.contains(name));
     }
 
     Expr visit(const Variable *op) override {
@@ -482,10 +384,10 @@ private:
         // computed per point: its allocation's extent then folds to 1, a stack tile instead
         // of a heap block per point; fuzz seed 2026 pair 122).
         if (no_overflow_int(type) && type.is_scalar() && !known_values.empty()) {
-            if (std::optional<int64_t> d = difference_from_known_value(a, b)) {
+            if (std::optional<int64_t> d = known_values.difference(a, b)) {
                 return (is_min ? *d <= 0 : *d >= 0) ? a : b;
             }
-            if (std::optional<int64_t> d = difference_from_known_value(b, a)) {
+            if (std::optional<int64_t> d = known_values.difference(b, a)) {
                 return (is_min ? *d <= 0 : *d >= 0) ? b : a;
             }
         }
@@ -628,7 +530,7 @@ private:
     template <typename LetT, typename Body> Body visit_let(const LetT *op) {
         Expr value = mutate(op->value);
         if (!known_values.empty()) {
-            Expr reused = reuse_known_values(value);
+            Expr reused = known_values.reuse(value);
             if (!reused.same_as(value)) value = mutate(reused);
         }
         if (substitutable(value)) {
@@ -639,7 +541,7 @@ private:
         {
             ScopedBinding<std::optional<ConstantRange>> in_range(
                 ranges, op->name, value.type() == Int(32) ? range_of(value) : std::nullopt);
-            KnownValueScope known(*this, op->name, value);
+            KnownLetValues::Binding known = know(op->name, value);
             ScopedBinding<Expr> bind(replacements, op->name, Expr());
             body = mutate(op->body);
         }
@@ -680,7 +582,7 @@ private:
         }
         Stmt body;
         {
-            KnownValueScope known(*this, op->name, Expr());
+            KnownLetValues::Binding known = know(op->name, Expr());
             ScopedBinding<Expr> bind(replacements, op->name, Expr());
             std::optional<ConstantRange> range;
             const int64_t *lo = as_const_int(mn), *n = as_const_int(ext);

@@ -2,6 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
 #include <loom.h>
 
 #include "ChainTestUtil.h"
@@ -53,6 +57,21 @@ TEST(Lowering, LoweredStmtAndAssemblyAreAvailable) {
     Pipeline p(f);
     EXPECT_THAT(p.llvm_ir(), HasSubstr("define"));
     EXPECT_THAT(p.assembly(), HasSubstr("loom_pipelinef"));
+}
+
+// As Halide writes it (its StmtOutputFormat is unscoped): Text, unqualified.
+TEST(Lowering, LoweredStmtIsWrittenToAFileAsHalideNamesIt) {
+    namespace Halide = loom;
+    Halide::Var x("x");
+    Halide::Func tripled("tripled");
+    tripled(x) = x * 3;
+    const std::string path = testing::TempDir() + "loom_lowered_stmt_test.stmt";
+    tripled.compile_to_lowered_stmt(path, {}, Halide::Text);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_THAT(text.str(), HasSubstr("produce tripled")) << text.str();
+    std::remove(path.c_str());
 }
 
 // Each producer's region is written in the names of its consumers' region lets, all placed at
