@@ -49,6 +49,14 @@ struct FunctionContents {
     bool has_updates() const { return !updates.empty(); }
     /** Stage 0 is the pure definition; stage k > 0 is updates[k - 1]. */
     const Definition &stage(int k) const { return k == 0 ? init : updates.at(k - 1); }
+    /** The pure Var of stage k at argument position d, or "" where that argument of an update
+     * is an RDom variable or an expression (the update scatters along d). Bounds inference
+     * names a stage's region lets after these Vars: <f>.s<k>.<var>.min / .max. */
+    std::string stage_pure_var(int k, size_t d) const {
+        if (k == 0) return args[d];
+        const Variable *v = stage(k).args[d].as<Variable>();
+        return v && !v->param && !v->rdom ? v->name : std::string();
+    }
     int stages() const { return 1 + (int)updates.size(); }
     int dimensions() const { return (int)args.size(); }
     int outputs() const { return (int)output_types.size(); }

@@ -21,13 +21,9 @@ namespace {
 // The pure Vars of update stage k and the argument position each appears at.
 std::vector<std::pair<std::string, int>> stage_pure_vars(const FunctionPtr &f, int k) {
     std::vector<std::pair<std::string, int>> vars;
-    const Definition &d = f->stage(k);
-    for (size_t i = 0; i < d.args.size(); i++) {
-        if (k == 0) {
-            vars.push_back({f->args[i], (int)i});
-        } else if (const Variable *v = d.args[i].as<Variable>(); v && !v->param && !v->rdom) {
-            vars.push_back({v->name, (int)i});
-        }
+    for (size_t i = 0; i < f->args.size(); i++) {
+        std::string var = f->stage_pure_var(k, i);
+        if (!var.empty()) vars.push_back({std::move(var), (int)i});
     }
     return vars;
 }
@@ -126,6 +122,29 @@ Stmt needed_points_only(const Stmt &consumer) {
     return KeepNeededPoints(found.loops).mutate(consumer);
 }
 
+// Whether a stage of some Func splits a loop with RoundUp, the splits whose variables
+// ScheduleFunctions marks rounded_up: without one, no statement holds a mark, and neither
+// needed_points_only nor the storage's reads need a walk of it.
+bool any_round_up_split(const Environment &env) {
+    auto rounds_up = [](const StageSchedule &schedule) {
+        for (const Split &s : schedule.splits) {
+            if (s.kind == Split::SplitVar && s.tail == TailStrategy::RoundUp) return true;
+        }
+        return false;
+    };
+    for (const auto &entry : env.functions) {
+        const FunctionPtr &f = entry.second;
+        for (int k = 0; k < f->stages(); k++) {
+            const Definition &def = f->stage(k);
+            if (rounds_up(def.schedule)) return true;
+            for (const Specialization &spec : def.specializations) {
+                if (spec.definition && rounds_up(spec.definition->schedule)) return true;
+            }
+        }
+    }
+    return false;
+}
+
 void check_bounded(const Box &box, const std::string &func, const char *what) {
     for (size_t d = 0; d < box.size(); d++) {
         user_assert(box[d].is_bounded())
@@ -145,7 +164,8 @@ constexpr size_t kMaxInlinedStartNodes = 16;
 
 class BoundsInference : public IRMutator {
 public:
-    explicit BoundsInference(const Environment &env) : env(env) {}
+    explicit BoundsInference(const Environment &env)
+        : env(env), round_up_splits(any_round_up_split(env)) {}
     using IRMutator::mutate;
 
     // The names of the region lets made so far.
@@ -185,6 +205,7 @@ public:
 
 private:
     const Environment &env;
+    const bool round_up_splits; // see any_round_up_split
 
     // The enclosing lets whose values are constants (the loop lets of splits by a constant:
     // a consumer's tile width, its vector's), which a production's region names.
@@ -254,7 +275,7 @@ private:
         // names.
         std::vector<std::pair<std::string, Expr>> lets; // outermost first
         rest = lift_region_lets(rest, lets);
-        Box consumed = box_required(needed_points_only(rest), f->name);
+        Box consumed = box_required(round_up_splits ? needed_points_only(rest) : rest, f->name);
         check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
         if (consumed.empty()) {
@@ -324,9 +345,11 @@ private:
         std::vector<std::pair<std::string, Expr>> lets;
         Stmt body = lift_region_lets(mutate(op->body), lets);
         Box written = box_provided(body, op->name, true);
-        LoopsAndRoundedUpMarks found;
-        body.accept(&found);
-        if (found.marked) written = box_union(written, box_required(body, op->name, true));
+        if (round_up_splits) {
+            LoopsAndRoundedUpMarks found;
+            body.accept(&found);
+            if (found.marked) written = box_union(written, box_required(body, op->name, true));
+        }
         // The Func's own region lets, when they are just outside, are substituted in the
         // extents, so that max - min cancels (a fixed-size block gets a constant extent, which
         // the simplifier can't see through lets whose values aren't linear). Their values name
@@ -344,8 +367,9 @@ private:
             // The start, written with Let expressions (boxes that name fixed regions), is
             // inlined where that leaves it small: the Lets hide equalities from the
             // simplifier (min(n + min(y / 3 - n - 14, 0), n) with n = y / 3 + 1 is y / 3 - 14,
-            // a ShiftInwards block's first row), and a start LLVM cannot see is the block's
-            // keeps a block computed per point out of registers (fuzz seed 2026 pair 407).
+            // a ShiftInwards block's first row), and where LLVM cannot see that the start is
+            // the block's first row, the block's rows are not at constant offsets and it stays
+            // in memory, computed whole per point (fuzz seed 2026 pair 407).
             Expr mn = written[d].min;
             if (!is_const(mn)) {
                 Expr inlined = simplify(substitute_lets(mn));

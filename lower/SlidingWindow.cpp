@@ -30,15 +30,6 @@ struct RowSplit {
     int64_t factor;
 };
 
-// The pure Var of stage k of f at argument position d, or "" where that argument is an RDom
-// variable or an expression (the update scatters along d). Bounds inference names a stage's
-// region lets after these Vars: <f>.s<k>.<var>.min / .max.
-std::string stage_pure_var(const Definition &def, const FunctionContents &f, int k, size_t d) {
-    if (k == 0) return f.args[d];
-    const Variable *v = def.args[d].as<Variable>();
-    return v && !v->param && !v->rdom ? v->name : std::string();
-}
-
 std::string region_let(const FunctionContents &f, int k, const std::string &var, const char *end) {
     return f.name + ".s" + std::to_string(k) + "." + var + "." + end;
 }
@@ -51,8 +42,8 @@ std::string region_let(const FunctionContents &f, int k, const std::string &var,
 // stages over its new rows alone. An update that scatters along d (an RDom or an expression in
 // argument d) needs rows of other iterations, and blocks the slide. (Specializations share the
 // definition's arguments.)
-bool update_stays_in_place(const Definition &def, const FunctionContents &f, int k, size_t d) {
-    return !stage_pure_var(def, f, k, d).empty();
+bool update_stays_in_place(const FunctionContents &f, int k, size_t d) {
+    return !f.stage_pure_var(k, d).empty();
 }
 
 // Wraps the production of one Func in a condition: its region is computed only where the
@@ -79,7 +70,7 @@ public:
             const FunctionPtr &f = entry.second;
             for (int k = 0; k < f->stages(); k++) {
                 for (size_t d = 0; d < f->args.size(); d++) {
-                    std::string var = stage_pure_var(f->stage(k), *f, k, d);
+                    std::string var = f->stage_pure_var(k, d);
                     if (var.empty()) continue;
                     region_lets[region_let(*f, k, var, "min")] = f;
                     region_lets[region_let(*f, k, var, "max")] = f;
@@ -289,7 +280,7 @@ private:
             // slide over this loop), so each stage's min may stay as written there.
             for (int k = 0; k < f->stages(); k++) {
                 std::string name =
-                    region_let(*f, k, stage_pure_var(f->stage(k), *f, k, slide_dim), "min");
+                    region_let(*f, k, f->stage_pure_var(k, slide_dim), "min");
                 for (auto &l : lets) {
                     if (l.first != name) continue;
                     slid_values[name] = simplify(select(v > loop.min, new_min, l.second));
@@ -344,7 +335,7 @@ private:
                 return -1;
             if (!splits_by_dim[d] || max_uses_slid[d]) return -1;
             for (int k = 1; k < f.stages(); k++) {
-                if (!update_stays_in_place(f.stage(k), f, k, d)) return -1;
+                if (!update_stays_in_place(f, k, d)) return -1;
             }
             found = (int)d;
         }
@@ -469,7 +460,7 @@ private:
         };
         for (int k = 0; k < f.stages(); k++) {
             const Definition &def = f.stage(k);
-            std::string arg = stage_pure_var(def, f, k, d);
+            std::string arg = f.stage_pure_var(k, d);
             if (!add_stage(def.schedule, arg)) return std::nullopt;
             for (const Specialization &spec : def.specializations) {
                 if (spec.definition && !add_stage(spec.definition->schedule, arg))

@@ -89,12 +89,8 @@ int64_t rows_past_a_slid_region(const FunctionContents &f, size_t d) {
     };
     for (int k = 0; k < f.stages(); k++) {
         const Definition &def = f.stage(k);
-        std::string var = f.args[d];
-        if (k > 0) {
-            const Variable *v = def.args[d].as<Variable>();
-            if (!v || v->param || v->rdom) continue;
-            var = v->name;
-        }
+        const std::string var = f.stage_pure_var(k, d);
+        if (var.empty()) continue;
         add_splits(def.schedule, var);
         for (const Specialization &spec : def.specializations) {
             if (spec.definition) add_splits(spec.definition->schedule, var);
