@@ -1,5 +1,6 @@
 #include "lower/PartitionLoops.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -11,6 +12,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
+#include "lower/RemoveDeadProductions.h"
 
 namespace loom {
 namespace Internal {
@@ -222,7 +224,11 @@ public:
     std::vector<IterationRange> ranges;
     // The solved scalar sites whose condition reads no loop inside this one: their range is
     // exactly where the condition holds (as trimmed() relies on), so outside it, it fails.
-    std::vector<const IRNode *> exact_sites;
+    struct ExactSite {
+        const IRNode *node;
+        IterationRange range;
+    };
+    std::vector<ExactSite> exact_sites;
     /** Whether `node` was met with one meaning only (see seen). */
     bool single_meaning(const IRNode *node) const {
         auto it = seen.find(node);
@@ -274,7 +280,7 @@ private:
             reads_inner = reads_inner || expr_uses_var(c, n);
         // (A vector's condition holds over the range where every lane's does: outside it
         // some lanes' may still hold.)
-        if (!reads_inner && tagged_site && c.type().lanes() == 1) exact_sites.push_back(node);
+        if (!reads_inner && tagged_site && c.type().lanes() == 1) exact_sites.push_back({node, *range});
         return true;
     }
 
@@ -429,32 +435,116 @@ Stmt trimmed(const For *op) {
     return LetStmt::make(start, first, LetStmt::make(end, last_plus_one, loop));
 }
 
-/** The body of a partitioned loop's prologue and epilogue where its steady state is the exact
- * range of one site's condition: there the condition fails, so a select on it is its false
- * value and an if on it its else branch (a constant_exterior's planes past the input's
- * extent fill with the constant instead of testing each point: fuzz seed 2026 pair 483). */
-class EdgeOfSite : public IRMutator {
+/** A body with the given sites reduced to the branch their conditions take: where the range
+ * a site's condition holds over is exact (see SteadyState::exact_sites), that is every site's
+ * true value and then-branch inside the range, false value and else-branch outside. In the edges
+ * of a loop whose steady state is the exact range of one site, a constant_exterior's planes past
+ * the input's extent fill with the constant instead of testing each point (fuzz seed 2026 pair
+ * 483). */
+class ReduceSites : public IRMutator {
 public:
-    explicit EdgeOfSite(const IRNode *site) : site(site) {}
+    ReduceSites(std::set<const IRNode *> sites, bool hold) : sites(std::move(sites)), hold(hold) {}
     using IRMutator::mutate;
 
 private:
-    const IRNode *site;
+    const std::set<const IRNode *> sites;
+    const bool hold;
     Expr visit(const Select *op) override {
-        if (op == site) return mutate(op->false_value);
+        if (sites.count(op)) return mutate(hold ? op->true_value : op->false_value);
         return IRMutator::visit(op);
     }
     Stmt visit(const IfThenElse *op) override {
-        if (op == site) return op->else_case.defined() ? mutate(op->else_case) : Evaluate::make(0);
-        return IRMutator::visit(op);
+        if (!sites.count(op)) return IRMutator::visit(op);
+        if (hold) return mutate(op->then_case);
+        return op->else_case.defined() ? mutate(op->else_case) : Evaluate::make(0);
     }
 };
+
+/** The names of the lets that cut one loop into three. */
+struct CutNames {
+    std::string start, end, lo, hi;
+};
+
+/** `loops` inside the lets that name where loop `op` is cut: its start and end, and lo and hi
+ * clamped into them, hi not below lo. */
+Stmt with_cut_lets(const For *op, const Expr &lo, const Expr &hi, const CutNames &names,
+                   Stmt loops) {
+    Expr start_v = Variable::make(Int(32), names.start), end_v = Variable::make(Int(32), names.end);
+    Expr lo_v = Variable::make(Int(32), names.lo);
+    loops = LetStmt::make(names.hi, hi.defined() ? clamp(hi + 1, lo_v, end_v) : end_v, loops);
+    loops = LetStmt::make(names.lo, lo.defined() ? clamp(lo, start_v, end_v) : start_v, loops);
+    loops = LetStmt::make(names.end, start_v + op->extent, loops);
+    return LetStmt::make(names.start, op->min, loops);
+}
+
+/** Loop `op` as loops over [start, lo) and [hi, end) running edge, around `middle`, which runs
+ * [lo, hi) (lo and hi the variables names.lo and names.hi: clamped into the loop's range, hi not
+ * below lo, so that the three cover it exactly, in order, each with a count of zero or more).
+ * No first loop where lo is undefined (nothing bounds the range from below), no last where hi
+ * is. */
+Stmt cut_loop(const For *op, const Expr &lo, const Expr &hi, const Stmt &edge, const Stmt &middle,
+              const CutNames &names) {
+    Expr start_v = Variable::make(Int(32), names.start), end_v = Variable::make(Int(32), names.end);
+    Expr lo_v = Variable::make(Int(32), names.lo), hi_v = Variable::make(Int(32), names.hi);
+    std::vector<Stmt> parts;
+    if (lo.defined())
+        parts.push_back(
+            For::make(op->name, start_v, lo_v - start_v, op->for_type, op->device_api, edge));
+    parts.push_back(middle);
+    if (hi.defined())
+        parts.push_back(For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge));
+    return with_cut_lets(op, lo, hi, names, Block::make(parts));
+}
+
+/** Loop `op`'s iterations [names.lo, names.hi) running body. */
+Stmt middle_loop(const For *op, const CutNames &names, const Stmt &body) {
+    Expr lo_v = Variable::make(Int(32), names.lo), hi_v = Variable::make(Int(32), names.hi);
+    return For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, body);
+}
 
 class PartitionLoops : public IRMutator {
 public:
     using IRMutator::mutate;
 
 private:
+    int guard_cuts = 0;
+
+    /** The body of an edge loop, where `failing` sites fail: without them, and without the
+     * productions only their branches read; its inner loops partitioned, its own sites plain
+     * conditions. */
+    Stmt edge_body(const Stmt &body, const std::set<const IRNode *> &failing) {
+        Stmt edge = body;
+        if (!failing.empty())
+            edge = remove_dead_productions_per_allocation(ReduceSites(failing, false).mutate(body));
+        return mutate(StripLikely().mutate(edge));
+    }
+
+    /** Loop op cut where an exact guard holds (see visit(For)), or undefined where it has none. */
+    Stmt cut_at_guard(const For *op, const SteadyState &steady_state) {
+        using Site = SteadyState::ExactSite;
+        auto single = [&](const Site &s) { return steady_state.single_meaning(s.node); };
+        auto guard = std::find_if(
+            steady_state.exact_sites.begin(), steady_state.exact_sites.end(),
+            [&](const Site &s) { return s.node->node_type == IRNodeType::IfThenElse && single(s); });
+        if (guard == steady_state.exact_sites.end()) return Stmt();
+        // The sites whose range is the guard's (the guard's copies in a nest's other copies)
+        // take the same branch as the guard on each side of the cut.
+        auto same_end = [](const Expr &a, const Expr &b) {
+            return a.defined() == b.defined() && (!a.defined() || deep_equal(a, b));
+        };
+        std::set<const IRNode *> cut_sites;
+        for (const Site &s : steady_state.exact_sites)
+            if (single(s) && same_end(s.range.lo, guard->range.lo) &&
+                same_end(s.range.hi, guard->range.hi))
+                cut_sites.insert(s.node);
+        // Numbered: the loop inside may be cut again at another guard.
+        const std::string tag = op->name + ".guard" + std::to_string(guard_cuts++);
+        const CutNames names{tag + "_start", tag + "_end", tag + "_lo", tag + "_hi"};
+        Stmt inside = middle_loop(op, names, ReduceSites(cut_sites, true).mutate(op->body));
+        return cut_loop(op, guard->range.lo, guard->range.hi, edge_body(op->body, cut_sites),
+                        mutate(inside), names);
+    }
+
     Stmt visit(const For *op) override {
         if (op->for_type != ForType::Serial && op->for_type != ForType::Parallel)
             return IRMutator::visit(op);
@@ -475,6 +565,15 @@ private:
             }
         }
         if (steady_state.ranges.empty()) return IRMutator::visit(op);
+        // A serial loop with a guard among other sites is first cut where the guard holds:
+        // past it, only what the guard leaves runs, and inside, the other sites partition the
+        // loop as below. (A vectorized GuardWithIf split whose body has other sites runs its
+        // tail lane by lane: the lanes past the end ran the whole nest inside, producers and
+        // all, for nothing; one live lane of 16 inside a parallel loop cost 16 parallel loops:
+        // fuzz seed 2026 pair 240.)
+        if (op->for_type == ForType::Serial && steady_state.ranges.size() > 1) {
+            if (Stmt cut = cut_at_guard(op, steady_state); cut.defined()) return cut;
+        }
         Expr lo, hi;
         for (const IterationRange &r : steady_state.ranges) {
             if (r.lo.defined()) lo = lo.defined() ? max(lo, r.lo) : r.lo;
@@ -482,41 +581,23 @@ private:
         }
         // The edges run the body as it was, each site a plain condition; the steady state is
         // partitioned further where its loops have sites of their own.
-        Stmt edge_source = op->body;
+        std::set<const IRNode *> failing;
         if (steady_state.ranges.size() == 1 && steady_state.exact_sites.size() == 1 &&
-            steady_state.single_meaning(steady_state.exact_sites[0]))
-            edge_source = EdgeOfSite(steady_state.exact_sites[0]).mutate(op->body);
-        Stmt edge = mutate(StripLikely().mutate(edge_source)); // trimmed, not partitioned
+            steady_state.single_meaning(steady_state.exact_sites[0].node))
+            failing.insert(steady_state.exact_sites[0].node);
+        Stmt edge = edge_body(op->body, failing); // trimmed, not partitioned
         steady = mutate(steady);
-        const std::string start = op->name + ".partition_start", end = op->name + ".partition_end";
-        const std::string steady_lo = op->name + ".steady_lo", steady_hi = op->name + ".steady_hi";
-        Expr start_v = Variable::make(Int(32), start), end_v = Variable::make(Int(32), end);
-        Expr lo_v = Variable::make(Int(32), steady_lo), hi_v = Variable::make(Int(32), steady_hi);
-        Stmt loops;
-        if (op->for_type == ForType::Parallel) {
-            Expr v = Variable::make(Int(32), op->name);
-            loops = For::make(op->name, start_v, end_v - start_v, op->for_type, op->device_api,
+        const CutNames names{op->name + ".partition_start", op->name + ".partition_end",
+                             op->name + ".steady_lo", op->name + ".steady_hi"};
+        if (op->for_type != ForType::Parallel)
+            return cut_loop(op, lo, hi, edge, middle_loop(op, names, steady), names);
+        // A parallel loop stays one loop, each iteration one task, testing where it is.
+        Expr start_v = Variable::make(Int(32), names.start), end_v = Variable::make(Int(32), names.end);
+        Expr lo_v = Variable::make(Int(32), names.lo), hi_v = Variable::make(Int(32), names.hi);
+        Expr v = Variable::make(Int(32), op->name);
+        Stmt loop = For::make(op->name, start_v, end_v - start_v, op->for_type, op->device_api,
                               IfThenElse::make(v >= lo_v && v < hi_v, steady, edge));
-        } else {
-            // No prologue where no site bounds the range from below (only clamps from above),
-            // no epilogue where none bounds it from above.
-            std::vector<Stmt> parts;
-            if (lo.defined())
-                parts.push_back(For::make(op->name, start_v, lo_v - start_v, op->for_type,
-                                          op->device_api, edge));
-            parts.push_back(
-                For::make(op->name, lo_v, hi_v - lo_v, op->for_type, op->device_api, steady));
-            if (hi.defined())
-                parts.push_back(
-                    For::make(op->name, hi_v, end_v - hi_v, op->for_type, op->device_api, edge));
-            loops = Block::make(parts);
-        }
-        // lo and hi clamped into the loop's range, hi not below lo: the three loops then cover
-        // it exactly, in order, each with a count of zero or more.
-        loops = LetStmt::make(steady_hi, hi.defined() ? clamp(hi + 1, lo_v, end_v) : end_v, loops);
-        loops = LetStmt::make(steady_lo, lo.defined() ? clamp(lo, start_v, end_v) : start_v, loops);
-        loops = LetStmt::make(end, start_v + op->extent, loops);
-        return LetStmt::make(start, op->min, loops);
+        return with_cut_lets(op, lo, hi, names, loop);
     }
 };
 

@@ -148,5 +148,15 @@ Stmt remove_dead_productions(const Stmt &s) {
     return RemoveDeadProductions(accesses, dead).mutate(s);
 }
 
+Stmt remove_dead_productions_per_allocation(const Stmt &s) {
+    class PerAllocation : public IRMutator {
+        using IRMutator::visit;
+        Stmt visit(const Allocate *op) override {
+            return remove_dead_productions(IRMutator::visit(op));
+        }
+    };
+    return PerAllocation().mutate(s);
+}
+
 }  // namespace Internal
 }  // namespace loom

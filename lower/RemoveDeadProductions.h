@@ -20,5 +20,12 @@ namespace Internal {
  * its producer dead, as Halide's lowering finds too. */
 Stmt remove_dead_productions(const Stmt &s);
 
+/** remove_dead_productions within the scope of each allocation in `s`, innermost first: a
+ * production whose reads are gone from one copy of a loop nest goes from that copy, though
+ * other copies of the nest (another loop partition's, another unrolled iteration's) still read
+ * the Func and keep theirs. (Loop partitioning drops a guarded store where the guard fails, and
+ * with it the only read of the Func computed for it there.) */
+Stmt remove_dead_productions_per_allocation(const Stmt &s);
+
 }  // namespace Internal
 }  // namespace loom

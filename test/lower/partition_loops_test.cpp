@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -298,6 +299,48 @@ TEST(PartitionLoops, EdgesOfAVectorConditionKeepTestingEachLane) {
     b.compute_at(f, x).vectorize(b.args()[0], 8);
     Buffer<int> out = Pipeline(f).realize({12});
     for (int i = 0; i < 12; i++) ASSERT_EQ(out(i), (i == 0 ? -16 : 53) + 53) << i; // x + 2 > 0
+}
+
+// A loop with a guard among other sites is cut where the guard holds first: past it, only what
+// the guard leaves runs. A vectorized GuardWithIf split around serial loops runs its lanes one by
+// one, and its lanes past the end of a region narrower than the vector ran the whole nest inside,
+// the per-point inline reduction and all, for nothing (fuzz seed 2026 pair 240: one live lane of
+// 16 around a parallel loop, 16 parallel loops).
+TEST(PartitionLoops, LanesPastAGuardRunNothing) {
+    Buffer<int> in(std::vector<int>{10, 4, 6}, "in");
+    for (int z = 0; z < 6; z++)
+        for (int y = 0; y < 4; y++)
+            for (int x = 0; x < 10; x++)
+                in(x, y, z) = x * 7 - y * 5 + z * 3;
+    Var x("x"), y("y"), z("z"), zo("zo"), zi("zi");
+    RDom r(0, 3, "r");
+    Func b = BoundaryConditions::mirror_image(in), f("f");
+    f(x, y, z) = sum(b(x, y, z * 2 + r.x - 1));
+    f.split(z, zo, zi, 8, TailStrategy::GuardWithIf).vectorize(zi).parallel(x);
+    f.split(y, y, Var("yi"), 3, TailStrategy::GuardWithIf);
+    Pipeline p(f);
+    Buffer<int> out(std::vector<int>{10, 4, 3}, "out");
+    out.set_min({0, 0, 1});
+    p.realize(out);
+    auto mirror = [](int c, int n) {
+        c = ((c % (2 * n)) + 2 * n) % (2 * n);
+        return c < n ? c : 2 * n - 1 - c;
+    };
+    for (int k = 1; k < 4; k++)
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 10; i++) {
+                int expected = 0;
+                for (int t = 0; t < 3; t++) expected += in(i, j, mirror(k * 2 + t - 1, 6));
+                ASSERT_EQ(out(i, j, k), expected) << i << ", " << j << ", " << k;
+            }
+    // The lanes run one by one, the loop over them cut at the guard (its copies in the rows'
+    // main loop and tail reduced together): the lanes inside it partitioned for the rows' tail,
+    // no loop left over the lanes past it (it ran the reduction that only the guarded store
+    // read).
+    const std::string stmt = p.lowered_stmt();
+    EXPECT_NE(stmt.find("let f.s0.z.zi.guard"), std::string::npos) << stmt;
+    EXPECT_FALSE(std::regex_search(stmt, std::regex(R"(for \(f\.s0\.z\.zi, f\.s0\.z\.zi\.guard[0-9]+_hi)")))
+        << stmt;
 }
 
 } // namespace
