@@ -69,11 +69,6 @@ public:
         return std::nullopt;
     }
 
-private:
-    const std::string &v;
-    const std::set<std::string> &inner;
-    const InnerRanges &ranges;
-
     static Expr tighter(const Expr &a, const Expr &b, bool lower) {
         if (!a.defined()) return b;
         if (!b.defined()) return a;
@@ -145,10 +140,23 @@ private:
         return std::nullopt;
     }
 
+    /** Whether every range solved so far is exactly where its condition holds (outside it the
+     * condition fails), rather than a part of it. */
+    bool exact() const { return all_exact; }
+
+private:
+    const std::string &v;
+    const std::set<std::string> &inner;
+    const InnerRanges &ranges;
+    mutable bool all_exact = true;
+
     /** Where every lane of a <= b - slack. */
     std::optional<IterationRange> at_most(const Expr &a, const Expr &b, int slack) const {
         auto x = affine(a), y = affine(b);
-        if (!x || !y) return at_most_with_quotient(a, b, slack);
+        if (!x || !y) {
+            if (auto q = at_most_with_quotient(a, b, slack)) return q;
+            return at_most_over_min_max(a, b, slack);
+        }
         // c * v + r <= 0, r the largest lane of a less the smallest of b.
         return where_at_most_zero(x->c - y->c, x->hi - y->lo + slack);
     }
@@ -160,9 +168,16 @@ private:
         return IterationRange{(r + (int)(-c) - 1) / (int)(-c), Expr()};
     }
 
-    /** A sum's terms with their signs (differences flattened). */
+    /** A sum's terms with their signs (differences flattened; a ramp with a constant stride
+     * is its base's terms and ramp(0, stride, lanes), a broadcast its value's terms: scalar
+     * terms are broadcast again where they meet vector ones). */
     static void terms_of(const Expr &e, int sign, std::vector<std::pair<Expr, int>> &terms) {
-        if (const Add *op = e.as<Add>()) {
+        if (const Ramp *op = e.as<Ramp>(); op && is_const(op->stride)) {
+            terms_of(op->base, sign, terms);
+            terms.push_back({Ramp::make(make_zero(op->base.type()), op->stride, op->lanes), sign});
+        } else if (const Broadcast *op = e.as<Broadcast>()) {
+            terms_of(op->value, sign, terms);
+        } else if (const Add *op = e.as<Add>()) {
             terms_of(op->a, sign, terms);
             terms_of(op->b, sign, terms);
         } else if (const Sub *op = e.as<Sub>()) {
@@ -207,6 +222,64 @@ private:
         }
         // q >= rest for every lane: n's smallest at least k times rest's largest.
         return where_at_most_zero(-n->c, r->hi * kk - n->lo);
+    }
+
+    /** a <= b - slack where a term of a - b is a min or a max that moves with the loop: split
+     * on it. With R the other terms, max(p, q) + R <= 0 holds where p + R <= 0 and q + R <= 0
+     * both do (-min(p, q) likewise); min(p, q) + R <= 0 holds where either does, and the range
+     * where the operand that moves with the loop does is a part of that, no longer exact (a
+     * ShiftInwards split's start min(x * 8 + m, e - 8) is at most x * 8 + m: the clamps of a
+     * boundary condition at its points reduce over the blocks whose start is not shifted and
+     * the shifted last block alike, as in Halide's steady state; fuzz seed 2026 pair 358). */
+    std::optional<IterationRange> at_most_over_min_max(const Expr &a, const Expr &b,
+                                                       int slack) const {
+        if (!a.type().is_int() || a.type().bits() != 32) return std::nullopt;
+        std::vector<std::pair<Expr, int>> terms; // a - b as a sum of signed terms
+        terms_of(a, 1, terms);
+        terms_of(b, -1, terms);
+        Expr rest = make_const(a.type(), slack), split;
+        int sign = 0;
+        for (const auto &[t, s] : terms) {
+            if (!split.defined() && (t.as<Min>() || t.as<Max>()) && !free_of_loop(t)) {
+                split = t;
+                sign = s;
+            } else {
+                rest = s > 0 ? rest + t : rest - t;
+            }
+        }
+        if (!split.defined()) return std::nullopt;
+        const Min *mn = split.as<Min>();
+        const Max *mx = split.as<Max>();
+        const Expr p = mn ? mn->a : mx->a, q = mn ? mn->b : mx->b;
+        auto with = [&](const Expr &operand) {
+            return at_most(sign > 0 ? rest + operand : rest - operand, make_zero(a.type()), 0);
+        };
+        if ((mx != nullptr) == (sign > 0)) { // every operand's condition
+            // An operand that does not move with the loop gives a condition that holds at
+            // every iteration or at none (a shifted block's start e - 8 past a boundary): it
+            // empties the other operand's range where it fails.
+            auto invariant = [&](const Expr &operand) -> std::optional<Expr> {
+                auto x = affine(sign > 0 ? rest + operand : rest - operand);
+                if (!x || x->c != 0) return std::nullopt;
+                return x->hi <= 0;
+            };
+            auto x = invariant(p) ? std::nullopt : with(p);
+            auto y = invariant(q) ? std::nullopt : with(q);
+            std::optional<Expr> holds = invariant(p) ? invariant(p) : invariant(q);
+            if (x && y)
+                return IterationRange{tighter(x->lo, y->lo, true), tighter(x->hi, y->hi, false)};
+            std::optional<IterationRange> moving = x ? x : y;
+            if (!moving || !holds || (invariant(p) && invariant(q))) return std::nullopt;
+            const Expr far = make_const(Int(32), 1 << 30);
+            if (moving->lo.defined()) return IterationRange{select(*holds, moving->lo, far), moving->hi};
+            return IterationRange{moving->lo, select(*holds, moving->hi, 0 - far)};
+        }
+        // Either operand's condition: the one moving with the loop first.
+        const bool p_first = !free_of_loop(p) || free_of_loop(q);
+        auto range = with(p_first ? p : q);
+        if (!range) range = with(p_first ? q : p);
+        if (range) all_exact = false;
+        return range;
     }
 };
 
@@ -267,7 +340,8 @@ private:
         static const InnerRanges none;
         // Both operands lvalues: the ternary binds one, copying neither map.
         const InnerRanges &relaxed = over_inner_loops ? inner_ranges : none;
-        std::optional<IterationRange> range = Solver(v, inner, relaxed).solve(c);
+        Solver solver(v, inner, relaxed);
+        std::optional<IterationRange> range = solver.solve(c);
         if (!range) {
             unsolved_sites += tagged_site;
             return false;
@@ -280,7 +354,8 @@ private:
             reads_inner = reads_inner || expr_uses_var(c, n);
         // (A vector's condition holds over the range where every lane's does: outside it
         // some lanes' may still hold.)
-        if (!reads_inner && tagged_site && c.type().lanes() == 1) exact_sites.push_back({node, *range});
+        if (!reads_inner && tagged_site && c.type().lanes() == 1 && solver.exact())
+            exact_sites.push_back({node, *range});
         return true;
     }
 
@@ -420,8 +495,9 @@ Stmt trimmed(const For *op) {
     Expr cond = tag && tag->is_intrinsic(Call::likely) ? tag->args[0] : guard->condition;
     cond = values.empty() ? cond : substitute(values, cond);
     if (!expr_uses_var(cond, op->name) || expr_larger_than(cond, 400)) return Stmt();
-    std::optional<IterationRange> range = Solver(op->name, {}).solve(cond);
-    if (!range) return Stmt();
+    Solver solver(op->name, {});
+    std::optional<IterationRange> range = solver.solve(cond);
+    if (!range || !solver.exact()) return Stmt();
     Stmt body = guard->then_case;
     for (auto it = lets.rbegin(); it != lets.rend(); ++it)
         body = LetStmt::make((*it)->name, (*it)->value, body);

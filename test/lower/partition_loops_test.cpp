@@ -343,4 +343,26 @@ TEST(PartitionLoops, LanesPastAGuardRunNothing) {
         << stmt;
 }
 
+// A ShiftInwards split's start min(xo * 8 + m, e - 8) is at most xo * 8 + m and at least the
+// smaller of the two: a boundary condition's clamps at the block's points reduce over every
+// block whose points are inside, the shifted last one too (as in Halide's steady state), not
+// only where the start is unshifted (fuzz seed 2026 pair 358: the last block of each sliding
+// window's 16 points ran the clamped code, half the work).
+TEST(PartitionLoops, TheShiftedLastBlockOfAShiftInwardsSplitIsInTheSteadyState) {
+    Buffer<int> in(std::vector<int>{100}, "in");
+    for (int i = 0; i < 100; i++) in(i) = i * i - 7 * i;
+    Var x("x");
+    Func b = BoundaryConditions::repeat_edge(in), f("f");
+    f(x) = b(x) + b(x + 1);
+    f.vectorize(x, 8);
+    Pipeline p(f);
+    Buffer<int> out = p.realize({99});
+    for (int i = 0; i < 99; i++) ASSERT_EQ(out(i), in(i) + in(std::min(i + 1, 99))) << i;
+    // The steady state keeps the shifted start and loads densely without clamps.
+    const std::string steady = steady_loop(p.lowered_stmt());
+    ASSERT_FALSE(steady.empty()) << p.lowered_stmt();
+    EXPECT_NE(steady.find("min((f.s0.x.x * 8)"), std::string::npos) << steady;
+    EXPECT_EQ(steady.find("max("), std::string::npos) << steady;
+}
+
 } // namespace
