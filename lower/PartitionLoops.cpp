@@ -51,7 +51,8 @@ using InnerRanges = std::map<std::string, std::pair<Expr, Expr>>;
 
 class Solver {
 public:
-    Solver(const std::string &v, const std::set<std::string> &inner, const InnerRanges &ranges = {})
+    // Keeps references: every argument must outlive the Solver.
+    Solver(const std::string &v, const std::set<std::string> &inner, const InnerRanges &ranges)
         : v(v), inner(inner), ranges(ranges) {}
 
     /** The iterations where cond holds in every lane, when it is a conjunction of affine
@@ -495,7 +496,9 @@ Stmt trimmed(const For *op) {
     Expr cond = tag && tag->is_intrinsic(Call::likely) ? tag->args[0] : guard->condition;
     cond = values.empty() ? cond : substitute(values, cond);
     if (!expr_uses_var(cond, op->name) || expr_larger_than(cond, 400)) return Stmt();
-    Solver solver(op->name, {});
+    static const std::set<std::string> no_inner_loops;
+    static const InnerRanges no_ranges;
+    Solver solver(op->name, no_inner_loops, no_ranges);
     std::optional<IterationRange> range = solver.solve(cond);
     if (!range || !solver.exact()) return Stmt();
     Stmt body = guard->then_case;
