@@ -264,13 +264,14 @@ private:
                 if (!x || x->c != 0) return std::nullopt;
                 return x->hi <= 0;
             };
-            auto x = invariant(p) ? std::nullopt : with(p);
-            auto y = invariant(q) ? std::nullopt : with(q);
-            std::optional<Expr> holds = invariant(p) ? invariant(p) : invariant(q);
+            const std::optional<Expr> p_holds = invariant(p), q_holds = invariant(q);
+            auto x = p_holds ? std::nullopt : with(p);
+            auto y = q_holds ? std::nullopt : with(q);
             if (x && y)
                 return IterationRange{tighter(x->lo, y->lo, true), tighter(x->hi, y->hi, false)};
             std::optional<IterationRange> moving = x ? x : y;
-            if (!moving || !holds || (invariant(p) && invariant(q))) return std::nullopt;
+            std::optional<Expr> holds = p_holds ? p_holds : q_holds;
+            if (!moving || !holds || (p_holds && q_holds)) return std::nullopt;
             const Expr far = make_const(Int(32), 1 << 30);
             if (moving->lo.defined()) return IterationRange{select(*holds, moving->lo, far), moving->hi};
             return IterationRange{moving->lo, select(*holds, moving->hi, 0 - far)};
