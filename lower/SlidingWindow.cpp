@@ -427,14 +427,29 @@ private:
     // Each stage's split of its own loop over dimension d (or nullopt where a stage's loops
     // over d are not ones a slid region can run): at most one split of the dimension's Var
     // (neither of its parts split or fused again), its factor a constant, and loops over d
-    // that run every iteration on the CPU. A dimension the schedule folds keeps to loops that
-    // are not split: the extra rows of a shifted or rounded block would land in slots of the
-    // fold that rows of the window hold (storage folding's own folds leave room for them).
+    // that run every iteration on the CPU; or, instead of the split, a fuse with the Var as
+    // the outer part into a serial loop that is neither split nor fused again. A dimension the
+    // schedule folds keeps to loops that are not split: the extra rows of a shifted or rounded
+    // block would land in slots of the fold that rows of the window hold (storage folding's own
+    // folds leave room for them).
     static std::optional<std::vector<RowSplit>> row_splits(const FunctionContents &f, size_t d) {
         std::vector<RowSplit> result;
         auto add_stage = [&](const StageSchedule &schedule, const std::string &arg) {
             std::string outer, inner;
+            // The loop the dimension's Var is fused into as the outer part, if it is: rows of
+            // the fused loop are the Var's rows, each a whole run of the inner part, so a slid
+            // region shortens the fused loop (whose extent and Var are written in the region's
+            // lets) to the new rows.
+            std::string fused;
             for (const Split &split : schedule.splits) {
+                if (!fused.empty() &&
+                    (split.old_var == fused || split.outer == fused || split.inner == fused))
+                    return false;
+                if (split.kind == Split::FuseVars && split.outer == arg && outer.empty() &&
+                    fused.empty()) {
+                    fused = split.old_var;
+                    continue;
+                }
                 const bool of_parts =
                     !outer.empty() && (split.old_var == outer || split.old_var == inner);
                 if (of_parts || split.outer == arg || split.inner == arg) {
@@ -448,6 +463,8 @@ private:
                 result.push_back(RowSplit{split.tail, *factor});
             }
             for (const Dim &dim : schedule.dims) {
+                if (!fused.empty() && dim.var == fused && dim.for_type != ForType::Serial)
+                    return false;
                 const bool over_d = dim.var == arg || dim.var == outer || dim.var == inner;
                 if (over_d && dim.for_type != ForType::Serial &&
                     dim.for_type != ForType::Parallel && dim.for_type != ForType::Vectorized &&

@@ -8,9 +8,10 @@
 // Func, keeps the whole region recomputed). A dimension some stage's schedule splits slides
 // in whole blocks of the rows each iteration computed before the slide (a ShiftInwards block
 // ends at the region's max, a RoundUp block starts on the region's own grid), so no split loop
-// computes past the storage or the inputs bounds inference sized; a dimension fused, mapped to
-// a non-serial loop unsplit, folded by fold_storage and split, or split by several RoundUp
-// factors is not slid.
+// computes past the storage or the inputs bounds inference sized. A dimension fused as the
+// outer part of a serial loop that is not split again slides as if unfused (the fused loop
+// runs over whole rows); one fused otherwise, mapped to a non-serial loop unsplit, folded by
+// fold_storage and split, or split by several RoundUp factors is not slid.
 // Also checks, for fold_storage, that one iteration's window fits in the fold.
 #pragma once
 

@@ -543,6 +543,75 @@ TEST(SlidingWindowSplits, SplitOfAFoldedDimensionDoesNotSlide) {
     EXPECT_EQ(per_iteration(c, "g.s0.x"), std::vector<int64_t>(H, 3 * W));
 }
 
+// A Func whose rows are fused with its pixels (fuse(x, y): one loop over every point of the
+// region, row after row) slides as if unfused: the fused loop's extent and its y are written in
+// the region's lets, so a slid region of one new row is one row of points (fuzz seed 2026 pair
+// 196: 5 rows recomputed per row of the consumer, 1.45x Halide's time, which slides it).
+TEST(SlidingWindowFuse, RowsFusedAfterTheirPixelsSlide) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y;
+    Var xy("xy");
+    Func &g = w.g, &f = w.f;
+    f(x, y) = window_sum(g, x, y, 1);
+    g.store_root().compute_at(f, y).fuse(x, y, xy);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, window_sums(pure_value, 1)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.x.xy"), first_then(3 * W, W, H));
+}
+
+// An update fused as its pure stage is slides with it, each computing one new row per row of
+// the consumer.
+TEST(SlidingWindowFuse, AFusedUpdateSlidesWithItsPureStage) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y;
+    Var xy("xy");
+    Func &g = w.g, &f = w.f;
+    g(x, y) = g(x, y) * 2 + x;
+    f(x, y) = window_sum(g, x, y, 1);
+    g.store_root().compute_at(f, y).fuse(x, y, xy);
+    g.update(0).fuse(x, y, xy);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(
+        mismatches(out, window_sums([](int x, int y) { return pure_value(x, y) * 2 + x; }, 1)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.x.xy"), first_then(3 * W, W, H));
+    EXPECT_EQ(per_iteration(c, "g.s1.x.xy"), first_then(3 * W, W, H));
+}
+
+// Rows fused as the inner part (fuse(y, x): the points of a column follow each other) are not
+// a run of the fused loop, and a fused loop split again (vectorized) would compute its blocks
+// past the new rows: neither slides, and the whole window is computed per row.
+TEST(SlidingWindowFuse, RowsFusedInsideOrAFusedLoopSplitAgainDoNotSlide) {
+    for (bool rows_inside : {true, false}) {
+        SplitWindow w;
+        Var &x = w.x, &y = w.y;
+        Var xy("xy"), xyi("xyi");
+        Func &g = w.g, &f = w.f;
+        f(x, y) = window_sum(g, x, y, 1);
+        g.store_root().compute_at(f, y);
+        if (rows_inside) {
+            g.reorder(y, x).fuse(y, x, xy);
+        } else {
+            g.fuse(x, y, xy).split(xy, xy, xyi, 4, TailStrategy::GuardWithIf);
+        }
+
+        Buffer<int> out = f.realize({W, H});
+        EXPECT_EQ(mismatches(out, window_sums(pure_value, 1)), 0);
+
+        IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+        const std::string inner = rows_inside ? "g.s0.y.xy" : "g.s0.x.xy.xyi";
+        int64_t points = 0;
+        for (int64_t n : per_iteration(c, inner))
+            points += n;
+        EXPECT_GE(points, int64_t(3) * W * H) << (rows_inside ? "fuse(y, x)" : "split of xy");
+    }
+}
+
 // A region no loop between the storage and the production moves (f reads rows 0 and 2 of g
 // in every row): the first iteration computes it, in every stage, and the others reuse it. The
 // update scatters along y through an RDom, which would block a slide, but not this.
