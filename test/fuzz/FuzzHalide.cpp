@@ -42,7 +42,7 @@ VarOrRVar named_loop(const std::string &name, bool rvar) {
 }
 Stage stage_of(Func f, int k) { return k == 0 ? Stage(f) : f.update(k - 1); }
 // Halide 14 rejects a LoopLevel that names its stage even where it lists that very loop as
-// legal (see test/schedule/halide_schedule_diff_test.cpp); without one it matches loop v of the
+// legal (see test/schedule/HalideScheduleDiff.h); without one it matches loop v of the
 // stage that uses the producer, which is the one the schedule generator names.
 LoopLevel stage_level(Func f, int, const VarOrRVar &v) { return LoopLevel(f, v); }
 
