@@ -92,6 +92,15 @@ inline int stores_into(const std::string &stmt, const std::string &func) {
     return n;
 }
 
+/** The instructions of the LLVM IR block labelled exactly `label` (not "<label>.preheader"),
+ * from its label to the blank line after its terminator. */
+inline std::string ir_block_labelled(const std::string &ir, const std::string &label) {
+    size_t start = ir.find("\n" + label + ":");
+    if (start == std::string::npos) return "";
+    size_t end = ir.find("\n\n", start + 1);
+    return ir.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
 /** The LLVM IR of the first basic block whose label starts with `label`, up to the next label. */
 inline std::string ir_block(const std::string &ir, const std::string &label) {
     std::string out;
