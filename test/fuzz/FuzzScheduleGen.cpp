@@ -25,143 +25,16 @@
 #include <string>
 
 #include "FuzzIR.h"
+#include "FuzzIRQueries.h"
 #include "FuzzRng.h"
+#include "FuzzScheduleModel.h"
 
 namespace loom_fuzz {
 
 namespace {
 
-enum class LT { Serial, Parallel, Vectorized, Unrolled };
-
-struct LoopM {
-    std::string name;
-    bool rvar = false;
-    std::vector<int> key;  // RVar loops: outer loops of the reduction have smaller keys
-    long extent = -1;      // known extent, -1 when it depends on the region
-    bool is_const = false; // a compile-time constant
-    LT type = LT::Serial;
-    bool par_ok = true;    // RVar loops: iterations may run at once
-    bool derived = false;  // made by a split, fuse or rename
-    // Descends (through splits and renames) from the outer loop of a ShiftInwards split: Auto
-    // rounds its splits up (Halide's rule), while an explicit ShiftInwards would start whole
-    // blocks before the region, reading inputs beyond the margins the fuzzer allocates.
-    bool in_shifted_blocks = false;
-    bool fused_shifted = false;  // a fuse of such a loop: the rule does not see through it
-    long shifted_factor = 0;     // in_shifted_blocks: that ShiftInwards split's factor
-    // Lies inside the inner loop of a split (an inner loop, its parts, renames, fuses with it):
-    // in an update, Auto guards it instead of rounding it up (Halide's rule).
-    bool inside_inner = false;
-    int dim = -1;   // the pure dimension it iterates over (a fuse: its outer one); -1 for RVars
-    long unit = 1;  // points of that dimension per iteration (a split's outer loop: factor x)
-};
-
-struct StageM {
-    bool update = false;
-    bool output = false;
-    bool rvars_commute = false;  // an integer f = f op e reduction: RVars may be reordered
-    std::vector<LoopM> loops;  // innermost first, as Loom keeps them
-    int fresh = 0;
-    // Points the rounding splits of the Func's stages may add, per pure dimension: shared by all
-    // of them, since the pure stage covers what a rounded-up update writes and rounds again.
-    std::shared_ptr<std::map<int, long>> rounded = std::make_shared<std::map<int, long>>();
-};
-
-struct ChainElem {
-    int ent = 0, stage = 0;
-    std::string loop;
-    bool nameable = true;
-    bool is_loop = true;  // false for Var::outermost() of a stage
-    LT type = LT::Serial;
-    bool same(const ChainElem &o) const { return ent == o.ent && stage == o.stage && loop == o.loop; }
-};
-using Chain = std::vector<ChainElem>;
-
-struct EntM {
-    std::string name;
-    bool real = true;  // a Func the schedule can name
-    bool output = false;
-    bool has_updates = false;
-    int dims = 0;
-    std::vector<std::vector<int>> refs;      // per stage: the entities it reads directly
-    std::vector<std::vector<int>> reduces;   // per stage: its inline reductions (pseudo entities)
-    std::vector<StageM> stages;
-    enum State { Undecided, Inlined, Computed } state = Undecided;
-    Chain place;  // the loops around its computation
-    // Placed by Loom's default (unscheduled, with updates): at the innermost loop around the
-    // uses that survive simplification, which may be deeper than the model's (an update whose
-    // where() never holds drops its uses).
-    bool default_placed = false;
-};
-
 const char *kVar[] = {"x", "y", "z"};
 const char *kRVar[] = {"x", "y", "z", "w"};
-
-bool same_index(const Index &a, const Index &b);
-
-bool same_node(const Node &a, const Node &b) {
-    if (a.kind != b.kind || a.type != b.type || a.value != b.value || a.var != b.var || a.rdom != b.rdom ||
-        a.rdim != b.rdim || a.callee.kind != b.callee.kind || a.callee.index != b.callee.index ||
-        a.value_index != b.value_index || a.op != b.op || a.shift_left != b.shift_left ||
-        a.unary != b.unary || a.join_or != b.join_or || a.lo != b.lo || a.hi != b.hi || a.red != b.red ||
-        a.args.size() != b.args.size() || a.conds.size() != b.conds.size() || a.kids.size() != b.kids.size()) {
-        return false;
-    }
-    for (size_t i = 0; i < a.args.size(); i++) {
-        if (!same_index(a.args[i], b.args[i])) return false;
-    }
-    for (size_t i = 0; i < a.conds.size(); i++) {
-        if (a.conds[i].cmp != b.conds[i].cmp || !same_node(*a.conds[i].a, *b.conds[i].a) ||
-            !same_node(*a.conds[i].b, *b.conds[i].b)) {
-            return false;
-        }
-    }
-    for (size_t i = 0; i < a.kids.size(); i++) {
-        if (!same_node(*a.kids[i], *b.kids[i])) return false;
-    }
-    return true;
-}
-
-bool same_index(const Index &a, const Index &b) {
-    if (a.gather != b.gather || a.var != b.var || a.mul != b.mul || a.div != b.div || a.off != b.off ||
-        a.rdom != b.rdom || a.rdim != b.rdim || a.lo != b.lo || a.hi != b.hi) {
-        return false;
-    }
-    return !a.gather || same_node(*a.value, *b.value);
-}
-
-bool calls_func(const Node &n, int f) {
-    if (n.kind == Node::Call && n.callee.kind == Callee::Func && n.callee.index == f) return true;
-    for (const Index &ix : n.args) {
-        if (ix.value && calls_func(*ix.value, f)) return true;
-    }
-    for (const Cond &c : n.conds) {
-        if (calls_func(*c.a, f) || calls_func(*c.b, f)) return true;
-    }
-    for (const NodeP &k : n.kids) {
-        if (calls_func(*k, f)) return true;
-    }
-    return false;
-}
-
-/** Whether every read of Func f inside n is at exactly `lhs`. */
-bool reads_only_at(const Node &n, int f, const std::vector<Index> &lhs) {
-    if (n.kind == Node::Call && n.callee.kind == Callee::Func && n.callee.index == f) {
-        if (n.args.size() != lhs.size()) return false;
-        for (size_t i = 0; i < lhs.size(); i++) {
-            if (!same_index(n.args[i], lhs[i])) return false;
-        }
-    }
-    for (const Index &ix : n.args) {
-        if (ix.value && !reads_only_at(*ix.value, f, lhs)) return false;
-    }
-    for (const Cond &c : n.conds) {
-        if (!reads_only_at(*c.a, f, lhs) || !reads_only_at(*c.b, f, lhs)) return false;
-    }
-    for (const NodeP &k : n.kids) {
-        if (!reads_only_at(*k, f, lhs)) return false;
-    }
-    return true;
-}
 
 class ScheduleGen {
 public:
