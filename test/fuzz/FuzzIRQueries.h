@@ -1,4 +1,4 @@
-// Queries of the fuzzers' expression trees (FuzzIR.h) that the schedule generator asks of a
+// Queries of the fuzzers' expression trees (FuzzIR.h) that the generators ask of a
 // pipeline's definitions: structural equality, and which Funcs a tree reads, and where.
 #pragma once
 
@@ -42,19 +42,23 @@ inline bool same_index(const Index &a, const Index &b) {
     return !a.gather || same_node(*a.value, *b.value);
 }
 
-inline bool calls_func(const Node &n, int f) {
-    if (n.kind == Node::Call && n.callee.kind == Callee::Func && n.callee.index == f) return true;
+/** Whether n calls c anywhere (in its arguments, conditions and operands). */
+inline bool calls(const Node &n, const Callee &c) {
+    if (n.kind == Node::Call && n.callee.kind == c.kind && n.callee.index == c.index) return true;
     for (const Index &ix : n.args) {
-        if (ix.value && calls_func(*ix.value, f)) return true;
+        if (ix.value && calls(*ix.value, c)) return true;
     }
-    for (const Cond &c : n.conds) {
-        if (calls_func(*c.a, f) || calls_func(*c.b, f)) return true;
+    for (const Cond &k : n.conds) {
+        if (calls(*k.a, c) || calls(*k.b, c)) return true;
     }
     for (const NodeP &k : n.kids) {
-        if (calls_func(*k, f)) return true;
+        if (calls(*k, c)) return true;
     }
     return false;
 }
+
+/** Whether n calls Func f anywhere. */
+inline bool calls_func(const Node &n, int f) { return calls(n, Callee{Callee::Func, f}); }
 
 /** Whether every read of Func f inside n is at exactly `lhs`. */
 inline bool reads_only_at(const Node &n, int f, const std::vector<Index> &lhs) {

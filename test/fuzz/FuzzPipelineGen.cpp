@@ -13,6 +13,7 @@
 
 #include "FuzzData.h"
 #include "FuzzIR.h"
+#include "FuzzIRQueries.h"
 #include "FuzzRegions.h"
 #include "FuzzRng.h"
 
@@ -113,20 +114,6 @@ bool uses_rdom(const Node &n, int rdom) {
     }
     for (const NodeP &k : n.kids) {
         if (uses_rdom(*k, rdom)) return true;
-    }
-    return false;
-}
-
-bool calls(const Node &n, const Callee &c) {
-    if (n.kind == Node::Call && n.callee.kind == c.kind && n.callee.index == c.index) return true;
-    for (const Index &ix : n.args) {
-        if (ix.value && calls(*ix.value, c)) return true;
-    }
-    for (const Cond &k : n.conds) {
-        if (calls(*k.a, c) || calls(*k.b, c)) return true;
-    }
-    for (const NodeP &k : n.kids) {
-        if (calls(*k, c)) return true;
     }
     return false;
 }
