@@ -205,9 +205,11 @@ private:
         if (!first_meeting(p)) return;
         inputs.push_back(p);
         // The value of a scalar Param and the Buffer bound to an ImageParam are read by the
-        // compiled code from its arguments when it runs; lowering never reads them.
+        // compiled code from its arguments when it runs; lowering never reads them. Estimates
+        // are for auto-schedulers and change no code.
         [[maybe_unused]] const auto &[name, param_type, is_buffer, dimensions, scalar_bits,
-                                      scalar_set, bound_buffer] = *p;
+                                      scalar_set, bound_buffer, scalar_estimate,
+                                      buffer_estimates] = *p;
         str(name);
         type(param_type);
         u64(is_buffer);

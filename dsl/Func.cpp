@@ -540,6 +540,16 @@ Func &Func::set_estimate(const Var &var, const Expr &min, const Expr &extent) {
     return *this;
 }
 
+Func &Func::set_estimates(const Internal::Region &estimates) {
+    user_assert(estimates.size() == func->args.size())
+        << "In set_estimates of Func " << func->name << ": " << estimates.size()
+        << " ranges given for its " << func->args.size()
+        << " dimensions. Give one {min, extent} per dimension, in the order of its Vars.";
+    for (size_t i = 0; i < estimates.size(); i++)
+        set_estimate(Var(func->args[i]), estimates[i].min, estimates[i].extent);
+    return *this;
+}
+
 Func &Func::reorder_storage(const std::vector<Var> &vars) {
     std::vector<std::string> order;
     for (const Var &v : vars) {

@@ -158,6 +158,8 @@ public:
     Func &estimate(const Var &var, const Expr &min, const Expr &extent) {
         return set_estimate(var, min, extent);
     }
+    /** set_estimate(args()[i], estimates[i].min, estimates[i].extent) for every dimension. */
+    Func &set_estimates(const Internal::Region &estimates);
     /** Lays out storage with the given Vars innermost first (stride 1 for the first). */
     Func &reorder_storage(const std::vector<Var> &vars);
     template<typename... Args>

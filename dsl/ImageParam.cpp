@@ -52,6 +52,28 @@ ImageParam::Dim ImageParam::dim(int i) const {
 
 Expr ImageParam::Dim::max() const { return min() + extent() - 1; }
 
+ImageParam::Dim ImageParam::Dim::set_estimate(const Expr &min, const Expr &extent) {
+    user_assert(min.defined() && extent.defined() && min.type().is_int_or_uint() &&
+                extent.type().is_int_or_uint())
+        << "In set_estimate of dimension " << d << " of ImageParam " << param->name
+        << ": give an integer min and extent.";
+    if ((int)param->buffer_estimates.size() < param->dimensions)
+        param->buffer_estimates.resize(param->dimensions);
+    param->buffer_estimates[d] = Internal::Range(min, extent);
+    return *this;
+}
+
+ImageParam &ImageParam::set_estimates(const Internal::Region &estimates) {
+    user_assert(contents) << "set_estimates of an undefined ImageParam";
+    user_assert((int)estimates.size() == contents->dimensions)
+        << "In set_estimates of ImageParam " << contents->name << ": " << estimates.size()
+        << " ranges given for its " << contents->dimensions
+        << " dimensions. Give one {min, extent} per dimension.";
+    for (int i = 0; i < contents->dimensions; i++)
+        dim(i).set_estimate(estimates[i].min, estimates[i].extent);
+    return *this;
+}
+
 Expr ImageParam::Dim::field(const char *name) const {
     // The same names the pipeline binds from the buffer's loom_buffer_t at entry.
     return Internal::Variable::make(Int(32), param->name + "." + name + "." + std::to_string(d), param);

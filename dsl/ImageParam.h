@@ -40,6 +40,9 @@ public:
         Expr extent() const { return field("extent"); }
         Expr max() const;
         Expr stride() const { return field("stride"); }
+        /** The min and extent auto-schedulers assume for this dimension (Halide's
+         * Dimension::set_estimate); changes no code. */
+        Dim set_estimate(const Expr &min, const Expr &extent);
 
     private:
         std::shared_ptr<Internal::ParameterContents> param;
@@ -50,6 +53,8 @@ public:
     Expr width() const { return dim(0).extent(); }
     Expr height() const { return dim(1).extent(); }
     Expr channels() const { return dim(2).extent(); }
+    /** dim(i).set_estimate(estimates[i].min, estimates[i].extent) for every dimension. */
+    ImageParam &set_estimates(const Internal::Region &estimates);
 
     const std::shared_ptr<Internal::ParameterContents> &parameter() const { return contents; }
 

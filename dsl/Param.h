@@ -6,6 +6,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IR.h"
+#include "dsl/IROperator.h"
 #include "dsl/Parameter.h"
 #include "dsl/Var.h"
 
@@ -29,6 +30,8 @@ public:
     Type type() const { return contents->type; }
     void set(T value) { contents->set_scalar(value); }
     T get() const { return contents->get_scalar<T>(); }
+    /** The value auto-schedulers assume (Halide's Param::set_estimate); changes no code. */
+    void set_estimate(T value) { contents->scalar_estimate = Internal::make_const(type(), value); }
 
     operator Expr() const {
         return Internal::Variable::make(contents->type, contents->name, contents);

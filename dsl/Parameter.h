@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "dsl/IR.h"
 #include "dsl/Type.h"
 
 namespace loom {
@@ -25,6 +26,11 @@ struct ParameterContents {
     bool scalar_set = false;
     /** The Buffer bound to an ImageParam. */
     std::shared_ptr<BufferContents> buffer;
+    /** What auto-schedulers assume where the value is not known (Param::set_estimate,
+     * ImageParam::set_estimates): a scalar's value, an image's min and extent per dimension
+     * (undefined where none was given). They change no code. */
+    Expr scalar_estimate;
+    Region buffer_estimates;
 
     template<typename T>
     void set_scalar(T value) {
