@@ -14,6 +14,7 @@ ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
     contents->type = t;
     contents->is_buffer = true;
     contents->dimensions = dimensions;
+    contents->buffer_estimates.resize(dimensions);
 }
 
 const std::string &ImageParam::name() const {
@@ -57,8 +58,6 @@ ImageParam::Dim ImageParam::Dim::set_estimate(const Expr &min, const Expr &exten
                 extent.type().is_int_or_uint())
         << "In set_estimate of dimension " << d << " of ImageParam " << param->name
         << ": give an integer min and extent.";
-    if ((int)param->buffer_estimates.size() < param->dimensions)
-        param->buffer_estimates.resize(param->dimensions);
     param->buffer_estimates[d] = Internal::Range(min, extent);
     return *this;
 }

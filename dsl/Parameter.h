@@ -28,7 +28,8 @@ struct ParameterContents {
     std::shared_ptr<BufferContents> buffer;
     /** What auto-schedulers assume where the value is not known (Param::set_estimate,
      * ImageParam::set_estimates): a scalar's value, an image's min and extent per dimension
-     * (undefined where none was given). They change no code. */
+     * (one Range per dimension of an image, undefined where none was given). They change no code.
+     */
     Expr scalar_estimate;
     Region buffer_estimates;
 

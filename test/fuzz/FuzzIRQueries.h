@@ -1,5 +1,5 @@
 // Queries of the fuzzers' expression trees (FuzzIR.h) that the generators ask of a
-// pipeline's definitions: structural equality, and which Funcs a tree reads, and where.
+// pipeline's definitions: structural equality, and which Funcs and RDoms a tree reads, and where.
 #pragma once
 
 #include <vector>
@@ -42,42 +42,59 @@ inline bool same_index(const Index &a, const Index &b) {
     return !a.gather || same_node(*a.value, *b.value);
 }
 
-/** Whether n calls c anywhere (in its arguments, conditions and operands). */
-inline bool calls(const Node &n, const Callee &c) {
-    if (n.kind == Node::Call && n.callee.kind == c.kind && n.callee.index == c.index) return true;
+/** Whether `node_hit` holds of n or of any node below it (in index expressions, conditions
+ * and operands), or `index_hit` of any of their indices: the one walk of every query below. */
+template <typename NodeHit, typename IndexHit>
+bool any_below(const Node &n, const NodeHit &node_hit, const IndexHit &index_hit) {
+    if (node_hit(n)) return true;
     for (const Index &ix : n.args) {
-        if (ix.value && calls(*ix.value, c)) return true;
+        if (index_hit(ix)) return true;
+        if (ix.value && any_below(*ix.value, node_hit, index_hit)) return true;
     }
-    for (const Cond &k : n.conds) {
-        if (calls(*k.a, c) || calls(*k.b, c)) return true;
+    for (const Cond &c : n.conds) {
+        if (any_below(*c.a, node_hit, index_hit) || any_below(*c.b, node_hit, index_hit))
+            return true;
     }
     for (const NodeP &k : n.kids) {
-        if (calls(*k, c)) return true;
+        if (any_below(*k, node_hit, index_hit)) return true;
     }
     return false;
+}
+
+inline bool no_index_hit(const Index &) { return false; }
+
+/** Whether n calls c anywhere. */
+inline bool calls(const Node &n, const Callee &c) {
+    return any_below(
+        n,
+        [&](const Node &m) {
+            return m.kind == Node::Call && m.callee.kind == c.kind && m.callee.index == c.index;
+        },
+        no_index_hit);
 }
 
 /** Whether n calls Func f anywhere. */
 inline bool calls_func(const Node &n, int f) { return calls(n, Callee{Callee::Func, f}); }
 
+/** Whether n reads RDom `rdom` anywhere: an RVar of it, or an index along one. */
+inline bool uses_rdom(const Node &n, int rdom) {
+    return any_below(
+        n, [&](const Node &m) { return m.kind == Node::RVar && m.rdom == rdom; },
+        [&](const Index &ix) { return ix.rdom == rdom; });
+}
+
 /** Whether every read of Func f inside n is at exactly `lhs`. */
 inline bool reads_only_at(const Node &n, int f, const std::vector<Index> &lhs) {
-    if (n.kind == Node::Call && n.callee.kind == Callee::Func && n.callee.index == f) {
-        if (n.args.size() != lhs.size()) return false;
+    auto elsewhere = [&](const Node &m) {
+        if (m.kind != Node::Call || m.callee.kind != Callee::Func || m.callee.index != f)
+            return false;
+        if (m.args.size() != lhs.size()) return true;
         for (size_t i = 0; i < lhs.size(); i++) {
-            if (!same_index(n.args[i], lhs[i])) return false;
+            if (!same_index(m.args[i], lhs[i])) return true;
         }
-    }
-    for (const Index &ix : n.args) {
-        if (ix.value && !reads_only_at(*ix.value, f, lhs)) return false;
-    }
-    for (const Cond &c : n.conds) {
-        if (!reads_only_at(*c.a, f, lhs) || !reads_only_at(*c.b, f, lhs)) return false;
-    }
-    for (const NodeP &k : n.kids) {
-        if (!reads_only_at(*k, f, lhs)) return false;
-    }
-    return true;
+        return false;
+    };
+    return !any_below(n, elsewhere, no_index_hit);
 }
 
 } // namespace loom_fuzz

@@ -103,21 +103,6 @@ NodeP bounded(NodeP v) {
     return is_float(v->type) ? clamp_node(v->type, v, -kFloatLimit, kFloatLimit) : v;
 }
 
-bool uses_rdom(const Node &n, int rdom) {
-    if (n.kind == Node::RVar && n.rdom == rdom) return true;
-    for (const Index &ix : n.args) {
-        if (ix.rdom == rdom) return true;
-        if (ix.value && uses_rdom(*ix.value, rdom)) return true;
-    }
-    for (const Cond &c : n.conds) {
-        if (uses_rdom(*c.a, rdom) || uses_rdom(*c.b, rdom)) return true;
-    }
-    for (const NodeP &k : n.kids) {
-        if (uses_rdom(*k, rdom)) return true;
-    }
-    return false;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The generator.
 
