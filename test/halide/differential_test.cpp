@@ -607,4 +607,19 @@ TEST(Float64, ArithmeticAndMath) {
                           floor(a), round(a), min(a, b));
 }
 
+// MachineParams, the auto-schedulers' description of a machine: Halide 14's generic machine and
+// its string form, written and parsed alike.
+TEST(MachineParams, GenericAndStringFormAsHalides) {
+    EXPECT_EQ(loom::MachineParams::generic().to_string(),
+              Halide::MachineParams::generic().to_string());
+    for (const char *text : {"2,33554432,12.5", "16,16777216,40", "128,268435456,0.25"}) {
+        Halide::MachineParams h{std::string(text)};
+        loom::MachineParams l{std::string(text)};
+        EXPECT_EQ(l.parallelism, h.parallelism) << text;
+        EXPECT_EQ(l.last_level_cache_size, h.last_level_cache_size) << text;
+        EXPECT_EQ(l.balance, h.balance) << text;
+        EXPECT_EQ(l.to_string(), h.to_string()) << text;
+    }
+}
+
 }  // namespace
