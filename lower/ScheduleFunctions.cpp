@@ -518,8 +518,7 @@ public:
     Stmt inject_root(const Stmt &s) {
         Stmt body = s;
         if (compute.is_root()) {
-            body = Block::make(ProducerConsumer::make(f->name, true, produce),
-                               ProducerConsumer::make(f->name, false, body));
+            body = before_first_use(body);
             found_compute = true;
         } else {
             body = mutate(body);
@@ -535,6 +534,24 @@ private:
     const FunctionPtr &f;
     Stmt produce;
     LoopLevel compute, store;
+
+    /** s with f's production at root, just before the first statement of s's top-level sequence
+     * that reads f: after the productions that come before it, which may include outputs (or
+     * Funcs computed from outputs) that f reads. */
+    Stmt before_first_use(const Stmt &s) const {
+        if (const Block *b = s.as<Block>()) {
+            if (!is_called(f->name, b->first)) {
+                return Block::make(b->first, before_first_use(b->rest));
+            }
+        } else if (const ProducerConsumer *pc = s.as<ProducerConsumer>();
+                   pc && !pc->is_producer) {
+            // The consumer side of a Func computed at root before this one: its production,
+            // the sibling before it, does not read f.
+            return ProducerConsumer::make(pc->name, false, before_first_use(pc->body));
+        }
+        return Block::make(ProducerConsumer::make(f->name, true, produce),
+                           ProducerConsumer::make(f->name, false, s));
+    }
 
     Stmt realize(const Stmt &body) {
         Region bounds;
@@ -633,8 +650,12 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     std::map<std::string, std::vector<Expr>> inlined_values;
     InlineCalls inliner(outputs, inlined_values);
 
+    // The outputs in dependency order (env.order lists producers first): an output may read
+    // another.
     std::vector<Stmt> produce_outputs;
-    for (const FunctionPtr &out : outputs) {
+    for (const std::string &name : env.order) {
+        const FunctionPtr &out = env.functions.at(name);
+        if (!is_output(out, outputs)) continue;
         produce_outputs.push_back(
             ProducerConsumer::make(out->name, true, build_produce(out, inliner)));
     }
