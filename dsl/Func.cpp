@@ -104,6 +104,22 @@ FunctionPtr new_function(const std::string &name) {
 
 }  // namespace
 
+std::vector<Dim> Internal::default_loops(const Definition &d) {
+    std::vector<Dim> dims;
+    if (d.rdom) {
+        for (const ReductionVariable &rv : d.rdom->domain) {
+            Dim dim{rv.var};
+            dim.is_rvar = true;
+            dims.push_back(dim);
+        }
+    }
+    for (const Expr &a : d.args) {
+        const Variable *v = a.as<Variable>();
+        if (v && !v->param && !v->rdom) dims.push_back(Dim{v->name});
+    }
+    return dims;
+}
+
 Tuple::Tuple(const FuncRef &ref) {
     for (size_t i = 0; i < ref.size(); i++) exprs.push_back(ref[(int)i]);
 }
@@ -189,9 +205,7 @@ void FuncRef::define(std::vector<Expr> values) {
     func->init.args = args;
     func->init.values = std::move(values);
     weaken_self_calls(func.get(), func->init.values);
-    // The default loop order: the pure Vars, innermost (first) to outermost.
-    func->init.schedule.dims.clear();
-    for (const std::string &a : arg_names) func->init.schedule.dims.push_back(Dim{a});
+    func->init.schedule.dims = default_loops(func->init);
 }
 
 void FuncRef::define_update(std::vector<Expr> values) {
@@ -275,15 +289,7 @@ void FuncRef::define_update(std::vector<Expr> values) {
         weaken_self_calls(func.get(), predicate);
         d.predicate = predicate[0];
     }
-    // Default loop order: the RVars innermost (x inside y), then the pure Vars.
-    if (d.rdom) {
-        for (const ReductionVariable &rv : d.rdom->domain) {
-            Dim dim{rv.var};
-            dim.is_rvar = true;
-            d.schedule.dims.push_back(dim);
-        }
-    }
-    for (const std::string &p : pure_vars) d.schedule.dims.push_back(Dim{p});
+    d.schedule.dims = default_loops(d);
     func->updates.push_back(std::move(d));
 }
 

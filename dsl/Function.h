@@ -37,6 +37,11 @@ struct Definition {
     bool defined() const { return !values.empty(); }
 };
 
+/** The loops of a definition before any directive changes them, innermost first: an update's
+ * RVars (the first innermost), then the pure Vars of its left side in argument order (all of
+ * them, for a pure definition). */
+std::vector<Dim> default_loops(const Definition &d);
+
 struct FunctionContents {
     std::string name;
     std::vector<std::string> args;  // names of the pure Vars, in order

@@ -1,9 +1,12 @@
 #include "dsl/MachineParams.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "dsl/Error.h"
@@ -11,6 +14,15 @@
 namespace loom {
 
 MachineParams MachineParams::generic() { return MachineParams(16, uint64_t(16) << 20, 40.0f); }
+
+MachineParams MachineParams::host() {
+    MachineParams m = generic();
+    m.parallelism = (int)std::max(1u, std::thread::hardware_concurrency());
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    if (long llc = sysconf(_SC_LEVEL3_CACHE_SIZE); llc > 0) m.last_level_cache_size = (uint64_t)llc;
+#endif
+    return m;
+}
 
 std::string MachineParams::to_string() const {
     std::ostringstream s;

@@ -22,6 +22,11 @@ struct MachineParams {
     /** Halide 14's generic machine: 16 threads, 16 MiB of last-level cache, balance 40. */
     static MachineParams generic();
 
+    /** This machine: its hardware threads, its last-level cache as the operating system reports
+     * it (Halide's generic 16 MiB where it does not), and the generic balance. Loom's
+     * auto-schedulers read the smaller caches from the CPU themselves. */
+    static MachineParams host();
+
     /** "parallelism,last_level_cache_size,balance", the form the string constructor reads. */
     std::string to_string() const;
 

@@ -88,6 +88,14 @@ std::vector<Func> Pipeline::outputs() const {
     return result;
 }
 
+Func Pipeline::get_func(size_t index) const {
+    Environment env = find_environment(contents->outputs);
+    user_assert(index < env.order.size())
+        << "Pipeline::get_func(" << index << "): the pipeline has " << env.order.size()
+        << " Funcs, so give an index below " << env.order.size() << ".";
+    return Func(env.functions.at(env.order[index]));
+}
+
 void Pipeline::set_options(const CompileOptions &options) {
     user_assert(options.compile_threads >= 0)
         << "CompileOptions::compile_threads is " << options.compile_threads

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dsl/Argument.h"
+#include "dsl/AutoScheduler.h"
 #include "dsl/Func.h"
 #include "dsl/Realization.h"
 #include "dsl/Target.h"
@@ -63,6 +64,10 @@ public:
     Pipeline(const std::vector<Func> &outputs);
 
     std::vector<Func> outputs() const;
+    /** The index-th Func the outputs read (themselves included), each after the Funcs it reads
+     * (Halide's get_func): how a schedule written by a program reaches Funcs that have no name in
+     * the user's code, such as a boundary condition's. */
+    Func get_func(size_t index) const;
     void set_options(const CompileOptions &options);
     const CompileOptions &options() const;
 
@@ -76,6 +81,21 @@ public:
     std::string llvm_ir(const Target &target = Target());
     /** The machine code of the compiled pipeline, as assembly text. */
     std::string assembly(const Target &target = Target());
+    /** Schedules every Func of the pipeline with the default auto-scheduler ("Heuristic" unless
+     * set_default_autoscheduler_name chose another), replacing their schedules (bounds and
+     * estimates are kept), for `target` and the machine `params` describes. A dimension of an
+     * output, Param or image with no estimate gets a warning on stderr and the default the
+     * warning states. */
+    AutoSchedulerResults auto_schedule(const Target &target,
+                                       const MachineParams &params = MachineParams::generic());
+    /** The same with a scheduler named: one of Loom's ("Heuristic") or one a program added. */
+    AutoSchedulerResults auto_schedule(const std::string &autoscheduler_name, const Target &target,
+                                       const MachineParams &params = MachineParams::generic());
+    /** Adds a scheduler under a name no other has (Halide's). */
+    static void add_autoscheduler(const std::string &autoscheduler_name, const AutoSchedulerFn &fn);
+    /** The scheduler auto_schedule(target, params) runs, for the whole process (Halide's). */
+    static void set_default_autoscheduler_name(const std::string &autoscheduler_name);
+
     /** The schedule of every Func of the pipeline as the C++ directives that recreate it. */
     std::string schedule_source() const;
     /** Seconds the last compilation spent lowering and in LLVM, or loading from the JIT cache

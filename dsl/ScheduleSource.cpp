@@ -1,5 +1,7 @@
 #include "dsl/ScheduleSource.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "dsl/IRPrinter.h"
@@ -9,12 +11,16 @@ namespace loom {
 namespace Internal {
 namespace {
 
-// "x.xo.xi" -> "xi"; "r$x" -> "r.x": the names the user wrote.
-std::string short_name(const std::string &loop) {
+// "x.xo.xi" -> "xi"; "r$x" -> "r.x": the names the user wrote (or, with named_rvars,
+// RVar("r$x"), which needs no RDom in scope).
+std::string short_name(const std::string &loop, bool named_rvars = false) {
     size_t dot = loop.rfind('.');
     std::string s = dot == std::string::npos ? loop : loop.substr(dot + 1);
     size_t dollar = s.find('$');
-    if (dollar != std::string::npos) s[dollar] = '.';
+    if (dollar != std::string::npos) {
+        if (named_rvars) return "RVar(\"" + s + "\")";
+        s[dollar] = '.';
+    }
     return s;
 }
 
@@ -40,15 +46,20 @@ const char *prefetch_strategy_name(PrefetchBoundStrategy s) {
     return "PrefetchBoundStrategy::GuardWithIf";
 }
 
-std::string level_to_cpp(const LoopLevel &l) {
+std::string level_to_cpp(const LoopLevel &l, const SourceStyle &style) {
     if (l.is_root()) return "LoopLevel::root()";
     if (l.is_inlined()) return "LoopLevel::inlined()";
-    std::string var = l.var() == "__outermost" ? "Var::outermost()" : short_name(l.var());
+    std::string var =
+        l.var() == "__outermost" ? "Var::outermost()" : short_name(l.var(), style.named_rvars);
     std::string stage = l.stage_index() > 0 ? ".update(" + std::to_string(l.stage_index() - 1) + ")" : "";
-    return l.func() + stage + ".at(" + var + ")";
+    return style.identifier(l.func()) + stage + ".at(" + var + ")";
 }
 
-void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition &d) {
+void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition &d,
+                  const SourceStyle &style) {
+    auto short_name = [&](const std::string &loop) {
+        return Internal::short_name(loop, style.named_rvars);
+    };
     for (const Split &s : d.schedule.splits) {
         switch (s.kind) {
         case Split::SplitVar:
@@ -64,7 +75,12 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
             break;
         }
     }
-    if (d.schedule.dims.size() > 1) {
+    std::vector<Dim> unchanged = default_loops(d);
+    const bool reordered = !d.schedule.splits.empty() ||
+                           unchanged.size() != d.schedule.dims.size() ||
+                           !std::equal(unchanged.begin(), unchanged.end(), d.schedule.dims.begin(),
+                                       [](const Dim &a, const Dim &b) { return a.var == b.var; });
+    if (d.schedule.dims.size() > 1 && reordered) {
         out << stage << ".reorder(";
         for (size_t i = 0; i < d.schedule.dims.size(); i++) out << (i ? ", " : "") << short_name(d.schedule.dims[i].var);
         out << ");\n";
@@ -89,7 +105,7 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
         } else {
             out << "{\n  Stage specialized = " << stage << ".specialize(" << s.condition << ");\n";
             std::ostringstream inner;
-            stage_to_cpp(inner, "specialized", *s.definition);
+            stage_to_cpp(inner, "specialized", *s.definition, style);
             std::istringstream lines(inner.str());
             for (std::string line; std::getline(lines, line);) out << "  " << line << "\n";
             out << "}\n";
@@ -125,17 +141,25 @@ std::vector<std::string> schedule_vars(const FunctionPtr &f) {
     return vars;
 }
 
-std::string schedule_to_cpp(const FunctionPtr &f) {
+std::string SourceStyle::identifier(const std::string &func) const {
+    if (!identifiers) return func;
+    std::string id;
+    for (char c : func)
+        id += std::isalnum((unsigned char)c) ? c : '_';
+    return id;
+}
+
+std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style) {
     std::ostringstream out;
     const FuncSchedule &s = f->schedule;
-    const std::string &name = f->name;
+    const std::string name = style.identifier(f->name);
     if (s.compute_level.is_root()) {
         out << name << ".compute_root();\n";
     } else if (!s.compute_level.is_inlined()) {
-        out << name << ".compute_at(" << level_to_cpp(s.compute_level) << ");\n";
+        out << name << ".compute_at(" << level_to_cpp(s.compute_level, style) << ");\n";
     }
     if (!(s.store_level == s.compute_level) && !s.store_level.is_inlined()) {
-        out << name << ".store_at(" << level_to_cpp(s.store_level) << ");\n";
+        out << name << ".store_at(" << level_to_cpp(s.store_level, style) << ");\n";
     }
     for (const Bound &b : s.bounds) out << name << ".bound(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
     for (const Bound &b : s.estimates) out << name << ".set_estimate(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
@@ -147,7 +171,7 @@ std::string schedule_to_cpp(const FunctionPtr &f) {
     for (const StorageFold &fold : s.folds) out << name << ".fold_storage(" << fold.var << ", " << fold.extent << ");\n";
     for (int k = 0; k < f->stages(); k++) {
         std::string stage = k == 0 ? name : name + ".update(" + std::to_string(k - 1) + ")";
-        stage_to_cpp(out, stage, f->stage(k));
+        stage_to_cpp(out, stage, f->stage(k), style);
     }
     return out.str();
 }

@@ -10,9 +10,20 @@
 namespace loom {
 namespace Internal {
 
+/** How the directives name things. The default names Funcs and RDoms as the program does
+ * (f, r.x), for pasting where they are in scope; self-contained source names each Func by an
+ * identifier made from its name (non-alphanumerics as '_', declared by the caller, from
+ * Pipeline::get_func) and each RVar as RVar("r$x"), so that it applies to Funcs and RDoms the
+ * program never named (boundary conditions', inline reductions'). */
+struct SourceStyle {
+    bool identifiers = false;
+    bool named_rvars = false;
+    std::string identifier(const std::string &func) const;
+};
+
 /** Directives for every stage of f, one statement per line, naming f, its Vars and RVars by
- * their user-facing names (an RVar r$x prints as r.x). */
-std::string schedule_to_cpp(const FunctionPtr &f);
+ * their user-facing names (an RVar r$x prints as r.x), or as `style` says. */
+std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style = {});
 
 /** The names of the Vars those directives use (pure Vars and split results, not RVars), for
  * declaring them: Var x("x"), xo("xo"); */

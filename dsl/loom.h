@@ -3,6 +3,7 @@
 #pragma once
 
 #include "dsl/Argument.h"
+#include "dsl/AutoScheduler.h"
 #include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"

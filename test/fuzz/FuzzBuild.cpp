@@ -125,8 +125,10 @@ std::vector<Func> loom_outputs(const PipelineDesc &p, const Schedule &s,
 }
 
 PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
-                         const std::vector<Buffer<>> &inputs, bool stream_every_output) {
+                         const std::vector<Buffer<>> &inputs, bool stream_every_output,
+                         const BeforeCompile &before_compile) {
     auto pipeline = std::make_shared<Pipeline>(loom_outputs(p, s, inputs));
+    if (before_compile) before_compile(*pipeline);
     if (stream_every_output) {
         CompileOptions options;
         options.streaming_min_bytes = 0;
@@ -179,8 +181,9 @@ std::string loom_lowered(const PipelineDesc &p, const Schedule &s, const std::ve
 }
 
 std::vector<Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
-                              const std::vector<Buffer<>> &inputs, Timing *timing) {
-    PreparedRun prepared = prepare_loom(p, s, inputs, true);
+                              const std::vector<Buffer<>> &inputs, Timing *timing,
+                              const BeforeCompile &before_compile) {
+    PreparedRun prepared = prepare_loom(p, s, inputs, true, before_compile);
     auto start = std::chrono::steady_clock::now();
     prepared.run();
     std::vector<Buffer<>> result = requested_outputs(p, prepared.whole);

@@ -210,9 +210,12 @@ std::vector<loom::Buffer<>> make_inputs(const PipelineDesc &p);
 struct Timing {
     double compile_ms = 0, run_ms = 0;
 };
+/** Runs on the pipeline after s is applied, before it compiles (the auto-scheduler). */
+using BeforeCompile = std::function<void(loom::Pipeline &)>;
 std::vector<loom::Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
                                     const std::vector<loom::Buffer<>> &inputs,
-                                    Timing *timing = nullptr);
+                                    Timing *timing = nullptr,
+                                    const BeforeCompile &before_compile = {});
 
 /** p scheduled by s, compiled by one system, with output buffers over the region the schedule
  * writes (a bounds query first, as Halide's realize(sizes) does), ready to run again and again:
@@ -225,7 +228,8 @@ struct PreparedRun {
 /** With stream_every_output, outputs stream however small (the fuzz test's coverage); without,
  * Loom's defaults, as a user gets them. */
 PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
-                         const std::vector<loom::Buffer<>> &inputs, bool stream_every_output);
+                         const std::vector<loom::Buffer<>> &inputs, bool stream_every_output,
+                         const BeforeCompile &before_compile = {});
 /** p's requested output region, copied out of a prepared run's buffers. */
 std::vector<loom::Buffer<>> requested_outputs(const PipelineDesc &p,
                                               const std::vector<loom::Buffer<>> &whole);

@@ -13,6 +13,11 @@
 //   --verbose                               one line per pair
 //   --avoid fuse,nested-vectorize,guard-derived   (or LOOM_FUZZ_AVOID) leave constructs out,
 //                                           to explore past a known bug; CI uses none
+//   --auto                                  each pipeline auto-scheduled (Loom's Heuristic, with
+//                                           the output region as its estimate, or eight times
+//                                           it for every other pipeline) instead of its random
+//                                           schedules: the scheduler must never make an
+//                                           illegal schedule or change a bit
 //
 // A pair is one pipeline and one schedule; each pipeline gets 1-3 schedules. On a mismatch, an
 // exception from the scheduled pipeline (the generator only makes legal schedules, so a
@@ -46,6 +51,7 @@ struct Options {
     int schedule = -1;  // only this schedule of it
     bool print = false;
     bool verbose = false;
+    bool auto_schedule = false;
     std::set<std::string> avoid;  // constructs to leave out (see generate_schedule)
 };
 
@@ -142,6 +148,57 @@ void report_failure(Outcome &out, uint32_t seed, int k, int j, const std::string
               << std::flush;
 }
 
+/** Pipeline k auto-scheduled, its outputs compared with the unscheduled ones (`expected`). */
+void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc &p,
+                       const Schedule &base, const std::vector<loom::Buffer<>> &inputs,
+                       const std::vector<loom::Buffer<>> &expected) {
+    const int scale = k % 2 ? 8 : 1;
+    std::string source;
+    auto schedule = [&](loom::Pipeline &pipeline) {
+        for (loom::Func f : pipeline.outputs()) {
+            std::vector<loom::Var> args = f.args();
+            for (size_t d = 0; d < args.size() && d < p.out_extents.size(); d++) {
+                f.set_estimate(args[d], p.out_mins[d], p.out_extents[d] * scale);
+            }
+        }
+        source =
+            pipeline.auto_schedule(loom::Target(), loom::MachineParams::host()).schedule_source;
+    };
+    const std::string repro = reproducer(
+        p, base, base,
+        header(o.seed, k, 0, "The pipeline unscheduled; auto-scheduled (--auto) it failed."));
+    g_crash_report = repro + "\n// (auto-scheduled; its schedule is printed once it is made)\n";
+    std::string what;
+    Timing timing;
+    auto start = std::chrono::steady_clock::now();
+    try {
+        std::vector<loom::Buffer<>> got = realize(p, base, inputs, &timing, schedule);
+        std::string diff = compare(expected, got);
+        if (!diff.empty()) what = "outputs differ: " + diff;
+    } catch (const std::exception &e) {
+        what = std::string("the auto-scheduled pipeline threw: ") + e.what();
+    }
+    out.pairs++;
+    if (!what.empty() || o.print) {
+        if (!what.empty()) out.failures++;
+        std::cout << "\n==== "
+                  << (what.empty() ? "PRINTED" : "FAILURE " + std::to_string(out.failures))
+                  << ": seed " << o.seed << ", pipeline " << k << " auto-scheduled (estimates x"
+                  << scale << "): " << (what.empty() ? "ok" : what) << "\n---- reproducer ----\n"
+                  << repro << "---- the schedule auto_schedule chose ----\n"
+                  << source << "---- end ----\n"
+                  << std::flush;
+    }
+    if (o.verbose) {
+        double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        std::cout << "pipeline " << k << " auto: " << (what.empty() ? "ok" : "FAILED") << " ("
+                  << p.funcs.size() << " Funcs, " << ms << " ms: compile " << timing.compile_ms
+                  << ", run " << timing.run_ms << ")\n";
+    }
+}
+
 Outcome run_fuzz(const Options &o) {
     Outcome out;
     for (int k = 0; out.pairs < o.pairs; k++) {
@@ -169,6 +226,10 @@ Outcome run_fuzz(const Options &o) {
                 out.pairs++;
                 continue;
             }
+        }
+        if (o.auto_schedule) {
+            run_auto_schedule(out, o, k, p, base, inputs, expected);
+            continue;
         }
         for (int j = 0; j < schedules && out.pairs < o.pairs; j++) {
             if (o.schedule >= 0 && j != o.schedule) continue;
@@ -242,6 +303,8 @@ int main(int argc, char **argv) {
         else if (a == "--schedule") g_options.schedule = std::atoi(value());
         else if (a == "--print") g_options.print = true;
         else if (a == "--verbose") g_options.verbose = true;
+        else if (a == "--auto")
+            g_options.auto_schedule = true;
         else if (a == "--avoid") add_avoid(value());
         else rest.push_back(argv[i]);
     }

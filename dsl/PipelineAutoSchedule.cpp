@@ -1,0 +1,205 @@
+// Pipeline::auto_schedule and the table of schedulers it runs (dsl/AutoScheduler.h).
+#include <dlfcn.h>
+
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "dsl/Error.h"
+#include "dsl/Pipeline.h"
+#include "dsl/ScheduleSource.h"
+#include "lower/FindEnvironment.h"
+#include "lower/autoschedule/Heuristic.h"
+
+namespace loom {
+
+namespace {
+
+// Halide 14's auto-schedulers, by the names its programs give them and their plugins' files.
+const std::set<std::string> &halide_scheduler_names() {
+    static const std::set<std::string> names{"Mullapudi2016", "Adams2019", "Li2018"};
+    return names;
+}
+
+/** Comment lines, "// " before each line of text. */
+std::string as_comment(const std::string &text) {
+    std::istringstream lines(text);
+    std::string out;
+    for (std::string line; std::getline(lines, line);)
+        out += "// " + line + "\n";
+    return out;
+}
+
+/** The pipeline's schedule as a function that applies it to the pipeline it is given (as
+ * Halide's auto-schedulers write theirs): every Func it schedules is fetched by index
+ * (get_func) and every RVar named, so it needs nothing of the program in scope. */
+std::string apply_schedule_function(const Pipeline &p) {
+    Internal::SourceStyle style;
+    style.identifiers = true;
+    style.named_rvars = true;
+    Internal::Environment env = Internal::find_environment([&] {
+        std::vector<Internal::FunctionPtr> outputs;
+        for (const Func &f : p.outputs())
+            outputs.push_back(f.function());
+        return outputs;
+    }());
+    std::string funcs, vars, directives;
+    std::set<std::string> needed;
+    for (const std::string &name : env.order) {
+        const Internal::FunctionPtr &f = env.functions.at(name);
+        const std::string text = Internal::schedule_to_cpp(f, style);
+        if (text.empty()) continue;
+        needed.insert(name);
+        for (const LoopLevel *l : {&f->schedule.compute_level, &f->schedule.store_level}) {
+            if (!l->is_root() && !l->is_inlined()) needed.insert(l->func());
+        }
+        for (const std::string &v : Internal::schedule_vars(f)) {
+            if (vars.find(" " + v + "(\"") == std::string::npos) {
+                vars += (vars.empty() ? "    Var " : ", ") + std::string() + v + "(\"" + v + "\")";
+            }
+        }
+        std::istringstream lines(text);
+        for (std::string line; std::getline(lines, line);)
+            directives += "    " + line + "\n";
+    }
+    for (size_t i = 0; i < env.order.size(); i++) {
+        if (!needed.count(env.order[i])) continue;
+        funcs += "    Func " + style.identifier(env.order[i]) + " = pipeline.get_func(" +
+                 std::to_string(i) + ");\n";
+    }
+    if (!vars.empty()) vars += ";\n";
+    return "inline void apply_schedule_" + style.identifier(p.outputs()[0].name()) +
+           "(loom::Pipeline pipeline) {\n    using namespace loom;\n" + funcs + vars + directives +
+           "}\n";
+}
+
+void run_heuristic(const Pipeline &p, const Target &target, const MachineParams &params,
+                   AutoSchedulerResults *results) {
+    std::vector<Internal::FunctionPtr> outputs;
+    for (const Func &f : p.outputs())
+        outputs.push_back(f.function());
+    std::set<std::string> said;
+    auto warn = [&](const std::string &message) {
+        if (said.insert(message).second) std::cerr << "loom: warning: " << message << "\n";
+    };
+    const std::string summary =
+        Internal::autoschedule::heuristic_schedule(outputs, target, params, warn);
+    results->schedule_source = as_comment(summary) + apply_schedule_function(p);
+}
+
+/** The schedulers by name, and the default's name: process-wide, as Halide's are, so that a
+ * plugin's static initializers can add to it. Guarded by its mutex. */
+struct SchedulerTable {
+    std::mutex mutex;
+    std::map<std::string, AutoSchedulerFn> schedulers{{"Heuristic", run_heuristic}};
+    std::string default_name = "Heuristic";
+
+    std::string names() {
+        std::string list;
+        for (const auto &[name, fn] : schedulers)
+            list += (list.empty() ? "" : ", ") + name;
+        return list;
+    }
+};
+
+SchedulerTable &table() {
+    static SchedulerTable t;
+    return t;
+}
+
+/** The scheduler called `name`, or a CompileError naming the ones there are. Called with the
+ * table's mutex held. */
+AutoSchedulerFn find_scheduler(SchedulerTable &t, const std::string &name, const char *where) {
+    auto it = t.schedulers.find(name);
+    if (it != t.schedulers.end()) return it->second;
+    user_assert(!halide_scheduler_names().count(name))
+        << where << "(\"" << name << "\"): " << name
+        << " is one of Halide's auto-schedulers, which schedule Halide's IR and do not run on "
+           "Loom's. Loom's auto-schedulers are: "
+        << t.names() << ". Name one of them (auto_schedule(\"Heuristic\", target, params)).";
+    user_error << where << "(\"" << name
+               << "\"): no auto-scheduler has that name. Loom's are: " << t.names()
+               << "; a program adds its own with Pipeline::add_autoscheduler.";
+    return nullptr;
+}
+
+} // namespace
+
+AutoSchedulerResults Pipeline::auto_schedule(const Target &target, const MachineParams &params) {
+    std::string name;
+    {
+        std::lock_guard<std::mutex> lock(table().mutex);
+        name = table().default_name;
+    }
+    return auto_schedule(name, target, params);
+}
+
+AutoSchedulerResults Pipeline::auto_schedule(const std::string &autoscheduler_name,
+                                             const Target &target, const MachineParams &params) {
+    AutoSchedulerFn scheduler;
+    {
+        std::lock_guard<std::mutex> lock(table().mutex);
+        scheduler = find_scheduler(table(), autoscheduler_name, "auto_schedule");
+    }
+    user_assert(!outputs().empty())
+        << "auto_schedule(\"" << autoscheduler_name
+        << "\") of a Pipeline with no outputs: give it the Funcs to compute.";
+    AutoSchedulerResults results;
+    results.scheduler_name = autoscheduler_name;
+    results.target = target;
+    results.machine_params_string = params.to_string();
+    scheduler(*this, target, params, &results);
+    if (results.schedule_source.empty()) results.schedule_source = schedule_source();
+    return results;
+}
+
+void Pipeline::add_autoscheduler(const std::string &autoscheduler_name, const AutoSchedulerFn &fn) {
+    std::lock_guard<std::mutex> lock(table().mutex);
+    user_assert(fn) << "add_autoscheduler(\"" << autoscheduler_name
+                    << "\") with an empty function.";
+    user_assert(!table().schedulers.count(autoscheduler_name))
+        << "add_autoscheduler(\"" << autoscheduler_name
+        << "\"): a scheduler of that name exists already (" << table().names()
+        << "). Give the new one another name.";
+    table().schedulers[autoscheduler_name] = fn;
+}
+
+void Pipeline::set_default_autoscheduler_name(const std::string &autoscheduler_name) {
+    std::lock_guard<std::mutex> lock(table().mutex);
+    find_scheduler(table(), autoscheduler_name, "set_default_autoscheduler_name");
+    table().default_name = autoscheduler_name;
+}
+
+void load_plugin(const std::string &lib_name) {
+    // Halide's rule: a name without a dot is a library's short name.
+    const std::string file =
+        lib_name.find('.') == std::string::npos ? "lib" + lib_name + ".so" : lib_name;
+    std::string lower;
+    for (char c : file)
+        lower += (char)std::tolower((unsigned char)c);
+    for (const std::string &halide : halide_scheduler_names()) {
+        std::string key = "autoschedule_";
+        for (char c : halide)
+            key += (char)std::tolower((unsigned char)c);
+        std::string names;
+        {
+            std::lock_guard<std::mutex> lock(table().mutex);
+            names = table().names();
+        }
+        user_assert(lower.find(key) == std::string::npos)
+            << "load_plugin(\"" << lib_name << "\"): that is Halide's " << halide
+            << " auto-scheduler, which schedules Halide's IR and does not run on Loom's. Loom's "
+               "auto-schedulers are built in: "
+            << names << ". Remove the load_plugin call and name one of them in auto_schedule.";
+    }
+    // The library stays loaded for the rest of the process: the schedulers it added live in it.
+    void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    user_assert(handle) << "load_plugin(\"" << lib_name << "\"): can't load " << file << ": "
+                        << dlerror()
+                        << ". Give the path of a shared library that adds auto-schedulers with "
+                           "Pipeline::add_autoscheduler.";
+}
+
+} // namespace loom

@@ -1,0 +1,43 @@
+// Loom's heuristic auto-scheduler ("Heuristic"): schedules a pipeline in one pass, from a cost
+// model of the machine (MachineModel.h) and the sizes the estimates give (PipelineGraph.h),
+// without compiling or timing anything.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dsl/Function.h"
+#include "dsl/MachineParams.h"
+#include "dsl/Target.h"
+
+namespace loom {
+namespace Internal {
+namespace autoschedule {
+
+/** Replaces the schedule of every Func the outputs read (their bounds and estimates are kept)
+ * with one chosen as follows, and returns a summary of the choices, one line per Func.
+ *
+ * - Each Func that is not an output is inlined where the arithmetic its uses repeat costs less
+ *   than storing it and loading it back from the nearest cache; otherwise it is materialized.
+ * - Each output and each Func materialized for consumers in more than one place is computed at
+ *   root; it runs in strips of its largest outer dimension (parallel, sized for a few tasks per
+ *   core) and vectorized along its first dimension, where its stages' reads allow.
+ * - Each other materialized Func is computed inside the strip loop of the root Func its
+ *   consumers are computed with, where that costs less than a root buffer (the model counts the
+ *   points the strips' overlap recomputes and the bytes at each cache level): per row, sliding
+ *   down the strip where consecutive rows overlap, or once per strip.
+ * - Updates keep their reduction order: only pure dimensions that no read of the Func itself
+ *   ties to other points are split, vectorized or run in parallel, so the outputs are the bits
+ *   of the unscheduled pipeline. A reduction's vector lanes and a few rows run innermost, as a
+ *   register tile.
+ *
+ * `warn` receives each missing estimate and the value assumed. Throws a CompileError for a
+ * target this scheduler does not schedule for (a GPU). */
+std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Target &target,
+                               const MachineParams &params,
+                               const std::function<void(const std::string &)> &warn);
+
+} // namespace autoschedule
+} // namespace Internal
+} // namespace loom
