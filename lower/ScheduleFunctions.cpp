@@ -548,6 +548,9 @@ private:
             // The consumer side of a Func computed at root before this one: its production,
             // the sibling before it, does not read f.
             return ProducerConsumer::make(pc->name, false, before_first_use(pc->body));
+        } else if (const Realize *r = s.as<Realize>()) {
+            // The storage of a Func stored at root, around everything placed so far.
+            return Realize::make(r->name, r->types, r->bounds, before_first_use(r->body));
         }
         return Block::make(ProducerConsumer::make(f->name, true, produce),
                            ProducerConsumer::make(f->name, false, s));

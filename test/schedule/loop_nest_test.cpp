@@ -606,34 +606,38 @@ TEST(Allocation, TileOfNeighboursComputedPerPointIsIndexedFromZero) {
 }
 
 // A Func computed at root that reads one output and is read by another is computed between
-// them, whatever order the outputs are listed in (an argmin's Func at root once computed before
-// the output it reads, and read it unwritten).
+// them, whatever order the outputs are listed in, and so is one such Func placed after another
+// (whose storage then wraps the nest): an argmin's Func at root was once computed before the
+// output it reads, and read it unwritten.
 TEST(RootPlacement, AFuncReadingAnOutputIsComputedAfterIt) {
     for (bool listed_in_order : {true, false}) {
         Var x("x");
         RDom r(0, 3, "r");
-        Func first("first"), second("second");
+        Func first("first"), tripled("tripled"), second("second");
         first(x) = x * 7 + 1;
-        Expr smallest = argmin(first(x) ^ r.x)[0];
+        tripled(x) = first(x) * 3;
+        Expr smallest = argmin(tripled(x) ^ r.x)[0];
         second(x) = smallest * 100 + first(x);
         Pipeline p(listed_in_order ? std::vector<Func>{first, second}
                                    : std::vector<Func>{second, first});
         // The argmin's own Func, which the program never named.
-        Func reduction = p.get_func(1);
-        ASSERT_NE(reduction.name(), "first");
+        Func reduction = p.get_func(2);
+        ASSERT_NE(reduction.name(), "tripled");
         ASSERT_NE(reduction.name(), "second");
         reduction.compute_root();
+        tripled.compute_root();
         Buffer<int> a(16), b(16);
         p.realize(RealizationArg(listed_in_order ? std::vector<Buffer<>>{a, b}
                                                  : std::vector<Buffer<>>{b, a}));
         const std::string stmt = p.lowered_stmt();
-        EXPECT_LT(stmt.find("produce first"), stmt.find("produce " + reduction.name())) << stmt;
+        EXPECT_LT(stmt.find("produce first"), stmt.find("produce tripled")) << stmt;
+        EXPECT_LT(stmt.find("produce tripled"), stmt.find("produce " + reduction.name())) << stmt;
         EXPECT_LT(stmt.find("produce " + reduction.name()), stmt.find("produce second")) << stmt;
         for (int i = 0; i < 16; i++) {
             const int v = i * 7 + 1;
             int best = 0;
             for (int k = 1; k < 3; k++) {
-                if ((v ^ k) < (v ^ best)) best = k;
+                if ((v * 3 ^ k) < (v * 3 ^ best)) best = k;
             }
             ASSERT_EQ(a(i), v);
             ASSERT_EQ(b(i), best * 100 + v) << i;
