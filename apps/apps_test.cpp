@@ -1,4 +1,5 @@
-// Every app, under each of its schedules, at the test size, against its plain C++ reference.
+// Every app, under each of its schedules (and auto-scheduled by Loom's heuristic scheduler), at the
+// test size, against its plain C++ reference.
 #include <gtest/gtest.h>
 
 #include "apps/common/AppCases.h"
@@ -21,7 +22,7 @@ TEST_P(AppTest, MatchesTheCppReference) {
     EXPECT_EQ(app->check(), "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Apps, AppTest, ::testing::ValuesIn(all_app_cases()),
+INSTANTIATE_TEST_SUITE_P(Apps, AppTest, ::testing::ValuesIn(all_app_cases(/*automatic=*/true)),
                          [](const ::testing::TestParamInfo<AppCase> &info) {
                              return app_case_name(info.param);
                          });

@@ -1,6 +1,7 @@
 // Pipeline::auto_schedule and the table of schedulers it runs (dsl/AutoScheduler.h).
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -152,6 +153,14 @@ AutoSchedulerResults Pipeline::auto_schedule(const std::string &autoscheduler_na
     results.machine_params_string = params.to_string();
     scheduler(*this, target, params, &results);
     if (results.schedule_source.empty()) results.schedule_source = schedule_source();
+    // LOOM_LOG=autoschedule (a comma-separated list may name more) prints each schedule made.
+    if (const char *log = std::getenv("LOOM_LOG");
+        log && std::string(",") + log + "," != std::string(",") &&
+        (std::string(",") + log + ",").find(",autoschedule,") != std::string::npos) {
+        std::cerr << "loom: auto_schedule(\"" << autoscheduler_name << "\") of "
+                  << outputs()[0].name() << ":\n"
+                  << results.schedule_source;
+    }
     return results;
 }
 

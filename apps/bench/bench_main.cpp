@@ -2,7 +2,10 @@
 // in one run, with the machine's ceilings measured beside them.
 //
 //   loom_bench [--apps=a,b,...] [--reps=N] [--jit-reps=N] [--min-time=SECONDS]
-//              [--markdown=FILE] [--quick] [--benchmark_* flags of Google Benchmark]
+//              [--markdown=FILE] [--quick] [--no-auto] [--benchmark_* flags of Google Benchmark]
+//
+// A second table compares automatic schedules (AutoScheduleColumns.h): Loom's heuristic and
+// Halide 14's three auto-schedulers, each against Loom's hand schedule; --no-auto leaves it out.
 //
 // For each app it compiles five pipelines on the app's own buffers (Loom and Halide hand
 // schedules, Loom and Halide unfused, and OpenBLAS sgemm for the matrix multiplies), the hand
@@ -12,10 +15,10 @@
 // reports medians. Loom and Halide are timed in pairs: each iteration of an app's pair benchmark
 // runs Loom once and Halide once, back to back (which goes first alternates), and the ratio is
 // the median of the per-pair ratios, so that both runs of a pair share the state of a machine
-// whose load changes from second to second (a neighbour's job slows a whole repetition). The ceilings
-// are benchmarks of the same run: a streaming copy of 1 GiB (bandwidth), a vector FMA loop
-// (arithmetic: AVX-512, else AVX2), and OpenBLAS sgemm at 2048 (the arithmetic a tuned library reaches). The table at
-// the end gives every figure as a ratio.
+// whose load changes from second to second (a neighbour's job slows a whole repetition). The
+// ceilings are benchmarks of the same run: a streaming copy of 1 GiB (bandwidth), a vector FMA loop
+// (arithmetic: AVX-512, else AVX2), and OpenBLAS sgemm at 2048 (the arithmetic a tuned library
+// reaches). The table at the end gives every figure as a ratio.
 //
 // Unfused is every stage compute_root: how an eager framework runs the pipeline, one whole
 // intermediate after another, with a caching allocator (PyTorch's, for one) that hands the
@@ -44,9 +47,12 @@
 #include <thread>
 #include <vector>
 
+#include "apps/bench/AutoScheduleColumns.h"
+#include "apps/bench/BenchCommon.h"
 #include "apps/bench/Ceilings.h"
 
 using namespace loom_apps;
+using namespace loom_bench;
 
 namespace {
 
@@ -60,6 +66,8 @@ struct Options {
     int jit_reps = 9;
     double min_time = 0.05;
     std::string markdown;
+    /** The automatic schedules' table (AutoScheduleColumns.h); --no-auto leaves it out. */
+    bool autos = true;
 };
 
 /** Times of Loom and Halide run back to back, in milliseconds: entry i of each is pair i. */
@@ -82,16 +90,8 @@ struct Entry {
     std::string loom_check;         // "" when Loom's output matches the C++ reference
     bool same_bytes_as_halide = false;
     double first_pair_seconds = 0; // the first run of each, cold: an upper bound on a pair
+    AutoColumns autos;
 };
-
-double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-double seconds(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 std::vector<std::vector<uint8_t>> snapshot(const App &app) {
     std::vector<std::vector<uint8_t>> bytes;
@@ -150,38 +150,6 @@ Entry prepare_entry(const std::string &name, int jit_reps) {
     return e;
 }
 
-double run_ms(const std::function<void()> &run) {
-    auto start = std::chrono::steady_clock::now();
-    run();
-    return seconds(start) * 1e3;
-}
-
-/** A benchmark whose iterations each run `first` and `second` once, alternating which goes
- * first, and record their times (entry i of each vector is pair i); each repetition runs for
- * at least min_time seconds. */
-void register_pairs(const std::string &name, std::function<void()> first,
-                    std::function<void()> second, std::vector<double> *first_ms,
-                    std::vector<double> *second_ms, double min_time) {
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [=](benchmark::State &state) {
-                                     for (auto _ : state) {
-                                         double a, b;
-                                         if (first_ms->size() % 2 == 0) {
-                                             a = run_ms(first);
-                                             b = run_ms(second);
-                                         } else {
-                                             b = run_ms(second);
-                                             a = run_ms(first);
-                                         }
-                                         first_ms->push_back(a);
-                                         second_ms->push_back(b);
-                                     }
-                                 })
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->MinTime(min_time);
-}
-
 /** Google Benchmark's medians, by benchmark name, in milliseconds. Prints one line per
  * benchmark (median and spread) instead of Google Benchmark's four aggregate rows. */
 class MedianCollector : public benchmark::ConsoleReporter {
@@ -226,53 +194,6 @@ void register_runner(const std::string &name, std::function<void()> run) {
         ->UseRealTime();
 }
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
-struct Table {
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
-
-    void print(FILE *out) const {
-        std::vector<size_t> width(header.size());
-        for (size_t c = 0; c < header.size(); c++)
-            width[c] = header[c].size();
-        for (const auto &r : rows) {
-            for (size_t c = 0; c < r.size(); c++)
-                width[c] = std::max(width[c], r[c].size());
-        }
-        auto line = [&](const std::vector<std::string> &r) {
-            for (size_t c = 0; c < r.size(); c++) {
-                std::fprintf(out, c == 0 ? "%-*s" : "  %*s", (int)width[c], r[c].c_str());
-            }
-            std::fprintf(out, "\n");
-        };
-        line(header);
-        for (const auto &r : rows)
-            line(r);
-    }
-    std::string markdown() const {
-        std::ostringstream md;
-        auto line = [&](const std::vector<std::string> &r) {
-            md << "|";
-            for (const auto &cell : r)
-                md << " " << cell << " |";
-            md << "\n";
-        };
-        line(header);
-        md << "|";
-        for (size_t c = 0; c < header.size(); c++)
-            md << (c == 0 ? " --- |" : " ---: |");
-        md << "\n";
-        for (const auto &r : rows)
-            line(r);
-        return md.str();
-    }
-};
-
 /** How the intermediates' memory was served in this run: by Loom's heap cache, which both
  * systems allocate from (HalideRunner.h), or fresh each run. */
 std::string memory_cache_note() {
@@ -292,7 +213,7 @@ int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s [--apps=a,b,...] [--reps=N] [--jit-reps=N] [--min-time=SECONDS] "
                  "[--markdown=FILE] "
-                 "[--quick] [--benchmark_* flags]\n",
+                 "[--quick] [--no-auto] [--benchmark_* flags]\n",
                  argv0);
     return 2;
 }
@@ -333,6 +254,8 @@ int main(int argc, char **argv) {
             opt.min_time = std::atof(value("--min-time=").c_str());
         } else if (a.rfind("--markdown=", 0) == 0) {
             opt.markdown = value("--markdown=");
+        } else if (a == "--no-auto") {
+            opt.autos = false;
         } else if (a == "--quick") {
             opt.apps = {"blur", "chain", "softmax", "matmul_1024"};
             opt.reps = 5;
@@ -374,6 +297,9 @@ int main(int argc, char **argv) {
             std::printf("preparing %s...\n", name.c_str());
             std::fflush(stdout);
             entries.push_back(prepare_entry(name, opt.jit_reps));
+            if (opt.autos)
+                entries.back().autos =
+                    prepare_auto_columns(*entries.back().app, halide_peer_target());
         }
 
         // Ceilings. 1 GiB each way: far beyond the last-level cache.
@@ -402,6 +328,10 @@ int main(int argc, char **argv) {
             if (e.work.memory_bound) {
                 register_pairs(e.name + "/loom_and_copy", e.loom.run, copy, &e.beside_copy_ms,
                                &e.copy_ms, 0.25);
+            }
+            if (opt.autos) {
+                register_auto_pairs(e.autos, e.loom.run,
+                                    std::max({opt.min_time, 0.25, 4 * e.first_pair_seconds}));
             }
             register_runner(e.name + "/loom_unfused", e.loom_unfused.run);
             register_runner(e.name + "/halide_unfused", e.halide_unfused.run);
@@ -524,6 +454,21 @@ int main(int argc, char **argv) {
         for (auto &e : entries) {
             if (!e.loom_check.empty()) std::printf("WRONG OUTPUT: %s\n", e.loom_check.c_str());
         }
+        std::vector<AutoColumns> autos;
+        for (const auto &e : entries) {
+            if (opt.autos) autos.push_back(e.autos);
+        }
+        const std::string auto_note =
+            "Automatic schedules: the app's algorithm with no schedule, estimates from its "
+            "buffers, MachineParams " +
+            loom::MachineParams::host().to_string() +
+            "; each x = the median over pairs run back to back of auto time / Loom hand time "
+            "(< 1: faster than the hand schedule); s = the scheduler's own seconds.";
+        if (!autos.empty()) {
+            std::printf("\n%s\n\n", auto_note.c_str());
+            auto_table(autos).print(stdout);
+            std::printf("\n%s", auto_summary(autos).c_str());
+        }
         if (!opt.markdown.empty()) {
             std::ofstream md(opt.markdown);
             md << "Ceilings (this run, " << std::max(1u, std::thread::hardware_concurrency())
@@ -541,6 +486,12 @@ int main(int argc, char **argv) {
             if (ratio_count) {
                 md << "\ngeomean Loom/Halide " << fixed(std::exp(log_ratio_sum / ratio_count), 3)
                    << ", worst " << fixed(worst_ratio, 2) << "\n";
+            }
+            if (!autos.empty()) {
+                md << "\n"
+                   << auto_note << "\n\n"
+                   << auto_table(autos).markdown() << "\n"
+                   << auto_summary(autos);
             }
         }
         return all_correct ? 0 : 1;

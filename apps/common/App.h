@@ -17,8 +17,16 @@
 
 namespace loom_apps {
 
-enum class Variant { Hand, Unfused, GPU };
+/** Auto: no schedule in the app's .inc; Loom's default auto-scheduler (Heuristic) schedules it,
+ * from estimates of the app's buffers' sizes. Mullapudi2016, Adams2019, Li2018: the same, for
+ * the Halide 14 peer, by Halide's auto-scheduler of that name (its plugin from Debian's
+ * package). */
+enum class Variant { Hand, Unfused, GPU, Auto, Mullapudi2016, Adams2019, Li2018 };
 const char *variant_name(Variant v);
+inline bool is_automatic(Variant v) {
+    return v == Variant::Auto || v == Variant::Mullapudi2016 || v == Variant::Adams2019 ||
+           v == Variant::Li2018;
+}
 
 /** Test: small inputs so that CI runs every app in seconds. Bench: the size the benchmark uses. */
 enum class Size { Test, Bench };
@@ -30,6 +38,10 @@ struct Runner {
     double compile_seconds = 0;
     /** Whether the compile loaded the machine code from Loom's persistent JIT cache. */
     bool from_cache = false;
+    /** Automatic variants: the seconds the auto-scheduler took (part of compile_seconds), and
+     * the schedule it wrote. */
+    double schedule_seconds = 0;
+    std::string schedule_source;
     /** Writes the compiled code as PREFIX.stmt (loop nest), PREFIX.ll (optimized LLVM IR) and
      * PREFIX.s (assembly); empty for peers that cannot. */
     std::function<void(const std::string &prefix)> write_code;

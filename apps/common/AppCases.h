@@ -13,11 +13,13 @@ struct AppCase {
     Variant variant;
 };
 
-inline std::vector<AppCase> all_app_cases() {
+/** With `automatic`, also each app auto-scheduled by Loom (Variant::Auto). */
+inline std::vector<AppCase> all_app_cases(bool automatic = false) {
     std::vector<AppCase> cases;
     for (const auto &entry : all_apps()) {
         cases.push_back({entry.first, Variant::Hand});
         cases.push_back({entry.first, Variant::Unfused});
+        if (automatic) cases.push_back({entry.first, Variant::Auto});
     }
     return cases;
 }

@@ -12,7 +12,23 @@
 namespace loom_apps {
 
 const char *variant_name(Variant v) {
-    return v == Variant::Hand ? "hand" : v == Variant::Unfused ? "unfused" : "gpu";
+    switch (v) {
+    case Variant::Hand:
+        return "hand";
+    case Variant::Unfused:
+        return "unfused";
+    case Variant::GPU:
+        return "gpu";
+    case Variant::Auto:
+        return "auto";
+    case Variant::Mullapudi2016:
+        return "Mullapudi2016";
+    case Variant::Adams2019:
+        return "Adams2019";
+    case Variant::Li2018:
+        return "Li2018";
+    }
+    return "?";
 }
 
 std::vector<std::string> split_commas(const std::string &list) {

@@ -1,5 +1,9 @@
 #include "apps/common/HalideRunner.h"
 
+#include <cctype>
+#include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "loom_runtime.h"
@@ -27,6 +31,30 @@ const Halide::Target &halide_peer_target() {
     static const Halide::Target target =
         Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids);
     return target;
+}
+
+Halide::MachineParams halide_machine_params() {
+    const loom::MachineParams m = loom::MachineParams::host();
+    return Halide::MachineParams(m.parallelism, m.last_level_cache_size, m.balance);
+}
+
+void load_halide_autoscheduler(Variant variant) {
+    static std::mutex mutex;
+    static std::set<Variant> loaded;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (loaded.count(variant)) return;
+    std::string file = variant_name(variant);
+    for (char &c : file)
+        c = (char)std::tolower((unsigned char)c);
+    Halide::load_plugin(std::string(LOOM_HALIDE14_PLUGIN_DIR) + "/libautoschedule_" + file + ".so");
+    loaded.insert(variant);
+}
+
+Halide::Region halide_region_of(const loom::Buffer<> &b) {
+    Halide::Region r;
+    for (int d = 0; d < b.dimensions(); d++)
+        r.emplace_back(b.dim(d).min(), b.dim(d).extent());
+    return r;
 }
 
 } // namespace loom_apps

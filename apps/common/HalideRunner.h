@@ -13,6 +13,7 @@
 #undef internal_error
 
 #include <chrono>
+#include <stdexcept>
 
 #include "apps/common/App.h"
 
@@ -44,6 +45,17 @@ void halide_peer_free(Halide::JITUserContext *user_context, void *ptr);
  * lack (SIGILL). Float math as Halide compiles it by default (it may contract a * b + c). */
 const Halide::Target &halide_peer_target();
 
+/** The MachineParams of this machine for Halide's auto-schedulers: its hardware threads, its
+ * last-level cache, Halide's generic balance (as loom::MachineParams::host()). */
+Halide::MachineParams halide_machine_params();
+
+/** Loads Halide 14's plugin for `variant` (Mullapudi2016, Adams2019, Li2018) once per process,
+ * from Debian's package. */
+void load_halide_autoscheduler(Variant variant);
+
+/** The region a buffer covers, as Halide's estimates take it. */
+Halide::Region halide_region_of(const loom::Buffer<> &b);
+
 template <typename P>
 Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     auto start = std::chrono::steady_clock::now();
@@ -52,10 +64,29 @@ Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     for (size_t i = 0; i < params.size(); i++)
         params[i].set(halide_view(app.inputs[i]));
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
+    Runner r;
+    if (is_automatic(variant)) {
+        if (variant == Variant::Auto) {
+            throw std::invalid_argument(app.name() +
+                                        ": Variant::Auto is Loom's auto-scheduler; "
+                                        "the Halide peer takes Mullapudi2016, Adams2019 or Li2018");
+        }
+        load_halide_autoscheduler(variant);
+        for (size_t i = 0; i < params.size(); i++)
+            params[i].set_estimates(halide_region_of(app.inputs[i]));
+        std::vector<Halide::Func> outputs = pipeline->outputs();
+        for (size_t i = 0; i < outputs.size(); i++)
+            outputs[i].set_estimates(halide_region_of(app.outputs[i]));
+        auto scheduling = std::chrono::steady_clock::now();
+        r.schedule_source =
+            pipeline->auto_schedule(variant_name(variant), target, halide_machine_params())
+                .schedule_source;
+        r.schedule_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - scheduling).count();
+    }
     pipeline->jit_handlers().custom_malloc = halide_peer_malloc;
     pipeline->jit_handlers().custom_free = halide_peer_free;
     pipeline->compile_jit(target);
-    Runner r;
     r.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::vector<Halide::Buffer<>> outs;

@@ -17,6 +17,14 @@ inline loom::Expr multiply_add(loom::Expr a, loom::Expr b, loom::Expr c) {
     return loom::fma(std::move(a), std::move(b), std::move(c));
 }
 
+/** The region a buffer covers, as estimates give it. */
+inline loom::Region region_of(const loom::Buffer<> &b) {
+    loom::Region r;
+    for (int d = 0; d < b.dimensions(); d++)
+        r.emplace_back(b.dim(d).min(), b.dim(d).extent());
+    return r;
+}
+
 /** P is an app's pipeline struct: inputs() lists its ImageParams in the order of
  * app.inputs, outputs() its output Funcs in the order of app.outputs. */
 template <typename P> Runner loom_runner(App &app, Variant variant) {
@@ -29,6 +37,23 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
     for (size_t i = 0; i < params.size(); i++)
         params[i].set(app.inputs[i]);
     auto pipeline = std::make_shared<loom::Pipeline>(pipeline_def->outputs());
+    Runner r;
+    if (is_automatic(variant)) {
+        user_assert(variant == Variant::Auto)
+            << app.name() << ": " << variant_name(variant)
+            << " is one of Halide's auto-schedulers, for the Halide peer; Loom's is Variant::Auto";
+        // The estimates a user gives: the sizes the app runs at.
+        for (size_t i = 0; i < params.size(); i++)
+            params[i].set_estimates(region_of(app.inputs[i]));
+        std::vector<loom::Func> outputs = pipeline->outputs();
+        for (size_t i = 0; i < outputs.size(); i++)
+            outputs[i].set_estimates(region_of(app.outputs[i]));
+        auto scheduling = std::chrono::steady_clock::now();
+        r.schedule_source =
+            pipeline->auto_schedule(loom::Target(), loom::MachineParams::host()).schedule_source;
+        r.schedule_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - scheduling).count();
+    }
     const bool gpu = variant == Variant::GPU;
     user_assert(!gpu || app.has_gpu_schedule()) << app.name() << " has no GPU schedule";
     const loom::Target target =
@@ -39,7 +64,6 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
         pipeline->set_options(options);
     }
     pipeline->compile_jit(target);
-    Runner r;
     r.compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     r.from_cache = pipeline->last_compile_from_cache();

@@ -132,6 +132,57 @@ private:
 
     // --- Inline or not -------------------------------------------------------------------
 
+    /** A Func inlined into another is computed as part of it: its cost per evaluation is its
+     * own plus that of the Funcs inlined into it, at each of its reads of them. */
+    struct Inlined {
+        double cycles = 0, nodes = 0;
+    };
+    Inlined inlined_cost(const std::string &name, std::map<std::string, Inlined> &memo) const {
+        if (auto it = memo.find(name); it != memo.end()) return it->second;
+        const StageInfo &s = graph.node(name).stages[0];
+        Inlined cost{iteration_cycles(s), s.nodes};
+        for (const CallSite &call : s.calls) {
+            if (!call.is_func || plans.at(call.callee).placement != Placement::Inline) continue;
+            const Inlined callee = inlined_cost(call.callee, memo);
+            // The read becomes the callee's computation.
+            cost.cycles += callee.cycles - call.bytes * near_byte_cost();
+            cost.nodes += callee.nodes;
+        }
+        return memo[name] = cost;
+    }
+
+    /** The largest expression inlining may make, in operations: beyond it, compile time and
+     * code size grow faster than any saving (a pyramid's levels read their inputs at 2 to 4
+     * points each, and inlined into each other they multiply). */
+    static constexpr double max_inlined_nodes = 256;
+
+    /** The second pass over the inlining choices, producers first: a Func inlined into a
+     * consumer it makes too costly (its own work with the Funcs inlined into it, at each use) or
+     * too large is stored after all. Storing it only lowers its producers' uses, so the choices
+     * made for them stay right. */
+    void recheck_inlining(const std::map<std::string, double> &uses) {
+        std::map<std::string, Inlined> memo;
+        for (const std::string &name : graph.order()) {
+            Plan &plan = plans.at(name);
+            if (plan.placement != Placement::Inline) continue;
+            const FuncNode &n = graph.node(name);
+            const Inlined cost = inlined_cost(name, memo);
+            const double points = (double)points_in(n.region), used = uses.at(name);
+            const double inline_cost = cost.cycles * used;
+            const double materialize_cost =
+                cost.cycles * points + (points + used) * n.bytes * near_byte_cost();
+            const bool too_costly = used > points * 1.05 && inline_cost > materialize_cost;
+            if (cost.nodes <= max_inlined_nodes && !too_costly) {
+                continue;
+            }
+            plan.placement = Placement::Root;
+            plan.why = "stored: inlined with the Funcs inlined into it, it would cost " +
+                       fmt(inline_cost) + " cycles against " + fmt(materialize_cost) + " and be " +
+                       fmt(cost.nodes) + " operations";
+            memo.clear();
+        }
+    }
+
     void decide_inlining() {
         // How many times each Func's value is evaluated in a run, given its consumers' choices:
         // consumers come first in this walk.
@@ -182,6 +233,7 @@ private:
                            fmt(materialize_cost);
             }
         }
+        recheck_inlining(evaluations);
     }
 
     // --- Groups ------------------------------------------------------------------------------
@@ -318,6 +370,17 @@ private:
             plan.why = stored + "; computed at root: " +
                        (!n.bounded ? "read at coordinates with no constant bounds"
                                    : root + " has no strip loop to compute it in");
+            return;
+        }
+        // Only the outputs' strips take other Funcs. Funcs computed inside the strips of a Func
+        // that is itself computed at root for others make Loom's lowering write the bounds of
+        // every root Func as expressions of every such nest: in local Laplacian's pyramid
+        // (eight levels, each root, each with Funcs in its rows) they grew until storage
+        // flattening ran out of memory.
+        if (!graph.node(root).is_output) {
+            plan.why = stored + "; computed at root: " + root +
+                       " is computed at root for its consumers, and only outputs' strips take "
+                       "other Funcs";
             return;
         }
         // The outermost placement among the consumers computed in the same strips bounds this

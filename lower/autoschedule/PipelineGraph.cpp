@@ -50,7 +50,7 @@ class StageReads : public IRVisitor {
 public:
     explicit StageReads(const FunctionContents *self) : self(self) {}
     std::vector<CallSite> calls, self_calls;
-    double op_bytes = 0, load_bytes = 0;
+    double op_bytes = 0, load_bytes = 0, nodes = 0;
 
 private:
     const FunctionContents *self;
@@ -60,6 +60,7 @@ private:
      * addressing, or clamps that loop partitioning removes) or the same at every iteration
      * (hoisted out of the loops). */
     void count(const Expr &e, double weight = 1, bool even_in_coordinates = false) {
+        nodes++;
         if (in_coordinates && !even_in_coordinates) return;
         if (!varies(e)) return;
         op_bytes += weight * e.type().bytes() * e.type().lanes();
@@ -127,6 +128,7 @@ private:
             site.args = op->args;
             site.bytes = op->type.bytes();
             load_bytes += site.bytes;
+            nodes++;
             if (site.is_func && op->func.refers_to(self)) {
                 self_calls.push_back(site);
             } else {
@@ -227,6 +229,7 @@ PipelineGraph::PipelineGraph(const std::vector<FunctionPtr> &outputs,
             s.self_calls = std::move(reads.self_calls);
             s.op_bytes = reads.op_bytes;
             s.load_bytes = reads.load_bytes;
+            s.nodes = reads.nodes;
             n.stages.push_back(std::move(s));
         }
         for (const StageInfo &s : n.stages) {

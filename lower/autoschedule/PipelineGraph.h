@@ -59,6 +59,8 @@ struct StageInfo {
     double op_bytes = 0;
     /** Bytes the stage reads from Funcs and images per iteration. */
     double load_bytes = 0;
+    /** The operations and reads in its expressions: their size, which inlining multiplies. */
+    double nodes = 0;
     /** Whether pure dimension d may run in any order, in parallel or as a vector: every read of
      * the Func itself in this stage reads exactly the point it writes along d. Always true for
      * the pure definition. */
