@@ -352,6 +352,9 @@ private:
         }
     }
 
+    /** The most Funcs one output's strips take (see place_in_a_group). */
+    static constexpr int max_members = 3;
+
     void place_in_a_group(const std::string &name) {
         Plan &plan = plans.at(name);
         const FuncNode &n = graph.node(name);
@@ -381,6 +384,18 @@ private:
             plan.why = stored + "; computed at root: " + root +
                        " is computed at root for its consumers, and only outputs' strips take "
                        "other Funcs";
+            return;
+        }
+        // Loom's lowering writes each member's bounds in terms of the members that read it, and
+        // their size grows with the members' count: with about 20 in camera_pipe's strips the
+        // compile took 80 s (over 10 minutes under the sanitizers), with 4 26 s, with 3 3.8 s.
+        // Past max_members, a Func is computed at root, until lowering let-binds those bounds.
+        int members = 0;
+        for (const auto &[other, p] : plans)
+            members += p.group == root && other != root;
+        if (members >= max_members) {
+            plan.why = stored + "; computed at root: " + root + "'s strips have " +
+                       std::to_string(members) + " Funcs already";
             return;
         }
         // The outermost placement among the consumers computed in the same strips bounds this

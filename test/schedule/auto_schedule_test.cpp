@@ -11,20 +11,14 @@
 
 #include <loom.h>
 
+#include "CompileErrorOf.h"
+
 namespace {
 
 using namespace loom;
+using loom_test::compile_error_of;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-template <typename F> std::string compile_error_of(F f) {
-    try {
-        f();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    return "";
-}
 
 template <typename T> Buffer<T> pattern(int w, int h, int c = 0) {
     Buffer<T> b = c ? Buffer<T>(w, h, c) : Buffer<T>(w, h);

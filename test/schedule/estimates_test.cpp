@@ -9,22 +9,15 @@
 
 #include <loom.h>
 
+#include "CompileErrorOf.h"
+
 namespace {
 
 using namespace loom;
 using Internal::is_const;
+using loom_test::compile_error_of;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// The message of the CompileError `f` throws ("" where it throws none).
-template <typename F> std::string compile_error_of(F f) {
-    try {
-        f();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    return "";
-}
 
 // A two-stage pipeline over an ImageParam, scaled by a Param.
 struct Scaled {
