@@ -114,19 +114,10 @@ const CompileOptions &Pipeline::options() const { return contents->options; }
 
 std::string Pipeline::schedule_source() const {
     Environment env = find_environment(contents->outputs);
-    std::vector<std::string> vars;
-    std::string directives;
-    for (const std::string &name : env.order) {
-        const FunctionPtr &f = env.functions.at(name);
-        directives += schedule_to_cpp(f);
-        for (const std::string &v : schedule_vars(f)) {
-            if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
-        }
-    }
-    std::string source;
-    for (const std::string &v : vars) source += (source.empty() ? "Var " : ", ") + v + "(\"" + v + "\")";
-    if (!source.empty()) source += ";\n";
-    return source + directives;
+    std::vector<FunctionPtr> funcs;
+    for (const std::string &name : env.order)
+        funcs.push_back(env.functions.at(name));
+    return schedules_to_cpp(funcs);
 }
 
 double Pipeline::last_compile_seconds() const { return contents->last_compile_seconds; }

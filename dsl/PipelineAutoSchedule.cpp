@@ -46,34 +46,31 @@ std::string apply_schedule_function(const Pipeline &p) {
             outputs.push_back(f.function());
         return outputs;
     }());
-    std::string funcs, vars, directives;
+    // The Funcs with directives, and those their compute and store levels name.
+    std::vector<Internal::FunctionPtr> scheduled;
     std::set<std::string> needed;
     for (const std::string &name : env.order) {
         const Internal::FunctionPtr &f = env.functions.at(name);
-        const std::string text = Internal::schedule_to_cpp(f, style);
-        if (text.empty()) continue;
+        if (Internal::schedule_to_cpp(f, style).empty()) continue;
+        scheduled.push_back(f);
         needed.insert(name);
         for (const LoopLevel *l : {&f->schedule.compute_level, &f->schedule.store_level}) {
             if (!l->is_root() && !l->is_inlined()) needed.insert(l->func());
         }
-        for (const std::string &v : Internal::schedule_vars(f)) {
-            if (vars.find(" " + v + "(\"") == std::string::npos) {
-                vars += (vars.empty() ? "    Var " : ", ") + std::string() + v + "(\"" + v + "\")";
-            }
-        }
-        std::istringstream lines(text);
-        for (std::string line; std::getline(lines, line);)
-            directives += "    " + line + "\n";
     }
+    std::string body = "using namespace loom;\n";
     for (size_t i = 0; i < env.order.size(); i++) {
         if (!needed.count(env.order[i])) continue;
-        funcs += "    Func " + style.identifier(env.order[i]) + " = pipeline.get_func(" +
-                 std::to_string(i) + ");\n";
+        body += "Func " + style.identifier(env.order[i]) + " = pipeline.get_func(" +
+                std::to_string(i) + ");\n";
     }
-    if (!vars.empty()) vars += ";\n";
+    body += Internal::schedules_to_cpp(scheduled, style);
+    std::string indented;
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);)
+        indented += "    " + line + "\n";
     return "inline void apply_schedule_" + style.identifier(p.outputs()[0].name()) +
-           "(loom::Pipeline pipeline) {\n    using namespace loom;\n" + funcs + vars + directives +
-           "}\n";
+           "(loom::Pipeline pipeline) {\n" + indented + "}\n";
 }
 
 void run_heuristic(const Pipeline &p, const Target &target, const MachineParams &params,
@@ -155,8 +152,7 @@ AutoSchedulerResults Pipeline::auto_schedule(const std::string &autoscheduler_na
     if (results.schedule_source.empty()) results.schedule_source = schedule_source();
     // LOOM_LOG=autoschedule (a comma-separated list may name more) prints each schedule made.
     if (const char *log = std::getenv("LOOM_LOG");
-        log && std::string(",") + log + "," != std::string(",") &&
-        (std::string(",") + log + ",").find(",autoschedule,") != std::string::npos) {
+        log && ("," + std::string(log) + ",").find(",autoschedule,") != std::string::npos) {
         std::cerr << "loom: auto_schedule(\"" << autoscheduler_name << "\") of "
                   << outputs()[0].name() << ":\n"
                   << results.schedule_source;
@@ -185,18 +181,20 @@ void load_plugin(const std::string &lib_name) {
     // Halide's rule: a name without a dot is a library's short name.
     const std::string file =
         lib_name.find('.') == std::string::npos ? "lib" + lib_name + ".so" : lib_name;
-    std::string lower;
-    for (char c : file)
-        lower += (char)std::tolower((unsigned char)c);
+    auto lowercase = [](const std::string &text) {
+        std::string out;
+        for (char c : text)
+            out += (char)std::tolower((unsigned char)c);
+        return out;
+    };
+    const std::string lower = lowercase(file);
+    std::string names;
+    {
+        std::lock_guard<std::mutex> lock(table().mutex);
+        names = table().names();
+    }
     for (const std::string &halide : halide_scheduler_names()) {
-        std::string key = "autoschedule_";
-        for (char c : halide)
-            key += (char)std::tolower((unsigned char)c);
-        std::string names;
-        {
-            std::lock_guard<std::mutex> lock(table().mutex);
-            names = table().names();
-        }
+        const std::string key = "autoschedule_" + lowercase(halide);
         user_assert(lower.find(key) == std::string::npos)
             << "load_plugin(\"" << lib_name << "\"): that is Halide's " << halide
             << " auto-scheduler, which schedules Halide's IR and does not run on Loom's. Loom's "

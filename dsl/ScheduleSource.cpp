@@ -176,5 +176,21 @@ std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style) {
     return out.str();
 }
 
+std::string schedules_to_cpp(const std::vector<FunctionPtr> &funcs, const SourceStyle &style) {
+    std::vector<std::string> vars;
+    std::string directives;
+    for (const FunctionPtr &f : funcs) {
+        directives += schedule_to_cpp(f, style);
+        for (const std::string &v : schedule_vars(f)) {
+            if (std::find(vars.begin(), vars.end(), v) == vars.end()) vars.push_back(v);
+        }
+    }
+    std::string source;
+    for (const std::string &v : vars)
+        source += (source.empty() ? "Var " : ", ") + v + "(\"" + v + "\")";
+    if (!source.empty()) source += ";\n";
+    return source + directives;
+}
+
 }  // namespace Internal
 }  // namespace loom

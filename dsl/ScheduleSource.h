@@ -25,6 +25,11 @@ struct SourceStyle {
  * their user-facing names (an RVar r$x prints as r.x), or as `style` says. */
 std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style = {});
 
+/** The directives of each of `funcs`, in the order given, after one declaration of every Var they
+ * use (Var x("x"), xo("xo");): source that recreates their schedules where the Funcs are in
+ * scope. */
+std::string schedules_to_cpp(const std::vector<FunctionPtr> &funcs, const SourceStyle &style = {});
+
 /** The names of the Vars those directives use (pure Vars and split results, not RVars), for
  * declaring them: Var x("x"), xo("xo"); */
 std::vector<std::string> schedule_vars(const FunctionPtr &f);

@@ -28,6 +28,7 @@ struct Plan {
     Placement placement = Placement::Root;
     std::string group;   // the root Func whose strips it is computed in (itself at root)
     int group_stage = 0; // the stage of that Func whose loop it is computed in
+    int64_t width = 0;   // members: the extent of dimension 0 it is computed over in a strip
     std::string why;
 };
 
@@ -37,6 +38,10 @@ struct Group {
     int64_t strip = 1;             // rows (points of strip_dim) a strip
     std::string outer, inner;      // the strip loop and the row loop inside it
     std::vector<bool> stage_split; // per stage of the root: whether it runs in the strips
+    /** How many strips cover the root's region. */
+    int64_t strips_over(const Region64 &region) const {
+        return (region[strip_dim].extent() + strip - 1) / strip;
+    }
 };
 
 int64_t floor_pow2(int64_t v) {
@@ -132,6 +137,21 @@ private:
 
     // --- Inline or not -------------------------------------------------------------------
 
+    /** Inlined, a Func is computed again at each of its `uses` (its reads included); stored, it
+     * is computed once a point, written once and read back at each use. Inlined wins where it
+     * costs no more, or where the uses repeat no points. */
+    struct Weighing {
+        double inline_cost, materialize_cost;
+        bool inline_wins;
+    };
+    Weighing weigh_inlining(double cycles_per_use, double points, double uses, int bytes) const {
+        Weighing w;
+        w.inline_cost = cycles_per_use * uses;
+        w.materialize_cost = cycles_per_use * points + (points + uses) * bytes * near_byte_cost();
+        w.inline_wins = uses <= points * 1.05 || w.inline_cost <= w.materialize_cost;
+        return w;
+    }
+
     /** A Func inlined into another is computed as part of it: its cost per evaluation is its
      * own plus that of the Funcs inlined into it, at each of its reads of them. */
     struct Inlined {
@@ -167,18 +187,13 @@ private:
             if (plan.placement != Placement::Inline) continue;
             const FuncNode &n = graph.node(name);
             const Inlined cost = inlined_cost(name, memo);
-            const double points = (double)points_in(n.region), used = uses.at(name);
-            const double inline_cost = cost.cycles * used;
-            const double materialize_cost =
-                cost.cycles * points + (points + used) * n.bytes * near_byte_cost();
-            const bool too_costly = used > points * 1.05 && inline_cost > materialize_cost;
-            if (cost.nodes <= max_inlined_nodes && !too_costly) {
-                continue;
-            }
+            const Weighing w =
+                weigh_inlining(cost.cycles, (double)points_in(n.region), uses.at(name), n.bytes);
+            if (cost.nodes <= max_inlined_nodes && w.inline_wins) continue;
             plan.placement = Placement::Root;
             plan.why = "stored: inlined with the Funcs inlined into it, it would cost " +
-                       fmt(inline_cost) + " cycles against " + fmt(materialize_cost) + " and be " +
-                       fmt(cost.nodes) + " operations";
+                       fmt(w.inline_cost) + " cycles against " + fmt(w.materialize_cost) +
+                       " and be " + fmt(cost.nodes) + " operations";
             memo.clear();
         }
     }
@@ -215,22 +230,17 @@ private:
                                                 : "is specialized: not inlined";
                 continue;
             }
-            // Inlined, each use computes it again, reads included; stored, it is computed once a
-            // point, written once and read back at each use.
             const double points = (double)points_in(n.region);
-            const double per_point = iteration_cycles(n.stages[0]);
-            const double inline_cost = per_point * uses;
-            const double materialize_cost =
-                per_point * points + (points + uses) * n.bytes * near_byte_cost();
-            if (uses <= points * 1.05 || inline_cost <= materialize_cost) {
+            const Weighing w = weigh_inlining(iteration_cycles(n.stages[0]), points, uses, n.bytes);
+            if (w.inline_wins) {
                 plan.placement = Placement::Inline;
                 plan.why = "inlined (" + fmt(uses / std::max(1.0, points)) +
-                           " evaluations a point; " + fmt(inline_cost) + " cycles against " +
-                           fmt(materialize_cost) + " stored)";
+                           " evaluations a point; " + fmt(w.inline_cost) + " cycles against " +
+                           fmt(w.materialize_cost) + " stored)";
             } else {
-                plan.why = "stored: inlined it would cost " + fmt(inline_cost) + " cycles (" +
+                plan.why = "stored: inlined it would cost " + fmt(w.inline_cost) + " cycles (" +
                            fmt(uses / std::max(1.0, points)) + " evaluations a point) against " +
-                           fmt(materialize_cost);
+                           fmt(w.materialize_cost);
             }
         }
         recheck_inlining(evaluations);
@@ -293,8 +303,7 @@ private:
         std::map<std::string, Region64> boxes;
         Region64 box = graph.node(root).region;
         Span &s = box[g.strip_dim];
-        const int64_t strips = (s.extent() + g.strip - 1) / g.strip;
-        s.min += (strips / 2) * g.strip;
+        s.min += (g.strips_over(box) / 2) * g.strip;
         s.max = std::min(s.max, s.min + rows - 1);
         boxes[root] = box;
         auto in_strip = [&](const std::string &f) {
@@ -413,8 +422,7 @@ private:
             return;
         }
         const Region64 &per_strip = strip->at(name);
-        const FuncNode &r = graph.node(root);
-        const int64_t strips = (r.region[g.strip_dim].extent() + g.strip - 1) / g.strip;
+        const int64_t strips = g.strips_over(graph.node(root).region);
         const double computed = (double)points_in(per_strip) * strips;
         const double points = (double)points_in(n.region);
         const double strip_bytes = (double)points_in(per_strip) * n.bytes;
@@ -431,6 +439,7 @@ private:
         plan.group = root;
         plan.group_stage = stage;
         plan.placement = Placement::Strip;
+        plan.width = per_strip.empty() ? 1 : per_strip[0].extent();
         const double per_row = (double)points_in(row->at(name)) * g.strip;
         const double per_strip_points = (double)points_in(per_strip);
         if (g.strip > 1 && g.strip_dim > 0 && consumers_per_row) {
@@ -521,9 +530,7 @@ private:
             if (k > 0 && !vec.empty()) {
                 stage.reorder(update_loop_order(n, k, split ? &g : nullptr, vec, rows));
             }
-            const int64_t strips =
-                split ? (n.region[g.strip_dim].extent() + g.strip - 1) / g.strip : 0;
-            if (split && strips > 1) stage.parallel(VarOrRVar(g.outer));
+            if (split && g.strips_over(n.region) > 1) stage.parallel(VarOrRVar(g.outer));
         }
     }
 
@@ -537,15 +544,9 @@ private:
         if (p.placement == Placement::Sliding)
             f.store_at(LoopLevel(p.group, g.outer, p.group_stage));
         if (n.func->dimensions() == 0) return;
-        // The width it is computed over in a strip.
-        int64_t width = n.region[0].extent();
-        if (auto strip = strip_regions(p.group, p.group_stage, g.strip, "");
-            strip && strip->count(name) && !strip->at(name).empty()) {
-            width = strip->at(name)[0].extent();
-        }
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
-            const std::string vec = vectorize_stage(stage, n, k, n.stages[k].pure_vars[0], width);
+            const std::string vec = vectorize_stage(stage, n, k, n.stages[k].pure_vars[0], p.width);
             if (k > 0 && !vec.empty()) stage.reorder(update_loop_order(n, k, nullptr, vec, ""));
         }
     }

@@ -169,31 +169,9 @@ std::optional<int64_t> constant_of(const Expr &e) {
 PipelineGraph::PipelineGraph(const std::vector<FunctionPtr> &outputs,
                              const std::function<void(const std::string &)> &warn)
     : env(find_environment(outputs)), warn(warn) {
-    // Params and image dimensions matter where they size or place a read or an RDom.
+    // Params and image dimensions matter where they size or place a read or an RDom: their
+    // estimates are gathered while the stages are read, and used once all are known.
     ParamUses params;
-    for (const auto &[name, f] : env.functions) {
-        for (int k = 0; k < f->stages(); k++) {
-            const Definition &def = f->stage(k);
-            for (const Expr &a : def.args)
-                a.accept(&params);
-            if (def.rdom) {
-                for (const ReductionVariable &rv : def.rdom->domain) {
-                    rv.min.accept(&params);
-                    rv.extent.accept(&params);
-                }
-            }
-            StageReads reads(f.get());
-            for (const Expr &v : def.values)
-                v.accept(&reads);
-            for (const CallSite &c : reads.calls) {
-                for (const Expr &a : c.args)
-                    a.accept(&params);
-            }
-        }
-    }
-    for (const auto &[name, v] : params.uses)
-        add_estimate_of(v);
-
     for (const std::string &name : env.order) {
         const FunctionPtr &f = env.functions.at(name);
         FuncNode &n = nodes[name];
@@ -207,13 +185,13 @@ PipelineGraph::PipelineGraph(const std::vector<FunctionPtr> &outputs,
             StageInfo s;
             for (int d = 0; d < f->dimensions(); d++)
                 s.pure_vars.push_back(f->stage_pure_var(k, d));
+            for (const Expr &a : def.args)
+                a.accept(&params);
             if (def.rdom) {
                 for (const ReductionVariable &rv : def.rdom->domain) {
-                    std::optional<int64_t> min = constant_of(with_estimates(rv.min));
-                    std::optional<int64_t> extent = constant_of(with_estimates(rv.extent));
                     s.rvars.push_back(rv.var);
-                    s.rvar_spans.push_back(Span{
-                        min.value_or(0), min.value_or(0) + extent.value_or(default_extent) - 1});
+                    rv.min.accept(&params);
+                    rv.extent.accept(&params);
                 }
             }
             StageReads reads(f.get());
@@ -225,6 +203,10 @@ PipelineGraph::PipelineGraph(const std::vector<FunctionPtr> &outputs,
             }
             if (def.predicate.defined()) def.predicate.accept(&reads);
             if (def.rdom && def.rdom->predicate.defined()) def.rdom->predicate.accept(&reads);
+            for (const CallSite &c : reads.calls) {
+                for (const Expr &a : c.args)
+                    a.accept(&params);
+            }
             s.calls = std::move(reads.calls);
             s.self_calls = std::move(reads.self_calls);
             s.op_bytes = reads.op_bytes;
@@ -235,6 +217,21 @@ PipelineGraph::PipelineGraph(const std::vector<FunctionPtr> &outputs,
         for (const StageInfo &s : n.stages) {
             for (const CallSite &c : s.calls) {
                 if (c.is_func) nodes[c.callee].consumers.insert(name);
+            }
+        }
+    }
+    for (const auto &[name, v] : params.uses)
+        add_estimate_of(v);
+    // The RDoms' spans, now that the Params that bound them have their estimates.
+    for (auto &[name, n] : nodes) {
+        for (int k = 0; k < n.func->stages(); k++) {
+            const Definition &def = n.func->stage(k);
+            if (!def.rdom) continue;
+            for (const ReductionVariable &rv : def.rdom->domain) {
+                std::optional<int64_t> min = constant_of(with_estimates(rv.min));
+                std::optional<int64_t> extent = constant_of(with_estimates(rv.extent));
+                n.stages[k].rvar_spans.push_back(
+                    Span{min.value_or(0), min.value_or(0) + extent.value_or(default_extent) - 1});
             }
         }
     }
