@@ -1,17 +1,22 @@
 // loom_app: runs one app outside the benchmark, on a photograph of your choice.
 //
-//   loom_app NAME [--in photo.png] [--out result.png] [--variant hand|unfused] [--test-size]
-//                 [--code PREFIX]
+//   loom_app NAME [--in photo.png] [--out result.png] [--variant hand|unfused|auto] [--test-size]
+//                 [--code PREFIX] [--runs N]
 //
-// Compiles NAME's pipeline with the chosen schedule, runs it once, checks the outputs against
-// the plain C++ reference, prints the compile and run times, and writes the first output as a
-// PNG when it is an 8- or 16-bit image. --code writes the loop nest, the LLVM IR and the
-// assembly to PREFIX.stmt, PREFIX.ll and PREFIX.s. `loom_app --list` lists the apps.
+// Compiles NAME's pipeline with the chosen schedule (auto: Loom's heuristic auto-scheduler, from
+// the estimates of the app's buffers; LOOM_LOG=autoschedule prints its choices), runs it once
+// (--runs N: N times, printing the median; a quick look, not a benchmark: loom_bench is one),
+// checks the outputs against the plain C++ reference, prints the compile and run times, and writes
+// the first output as a PNG when it is an 8- or 16-bit image. --code writes the loop nest, the LLVM
+// IR and the assembly to PREFIX.stmt, PREFIX.ll and PREFIX.s. `loom_app --list` lists the apps.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "apps/common/App.h"
 #include "apps/common/Images.h"
@@ -22,8 +27,8 @@ namespace {
 
 int usage(const char *argv0) {
     std::fprintf(stderr,
-                 "usage: %s NAME [--in photo.png] [--out result.png] [--variant hand|unfused] "
-                 "[--test-size] [--code PREFIX]\n       %s --list\n",
+                 "usage: %s NAME [--in photo.png] [--out result.png] [--variant hand|unfused|auto] "
+                 "[--test-size] [--code PREFIX] [--runs N]\n       %s --list\n",
                  argv0, argv0);
     return 2;
 }
@@ -41,6 +46,7 @@ int main(int argc, char **argv) {
     std::string name = argv[1], in_path, out_path, code_prefix;
     Variant variant = Variant::Hand;
     Size size = Size::Bench;
+    int runs = 1;
     for (int i = 2; i < argc; i++) {
         std::string arg = argv[i];
         if (arg == "--in" && i + 1 < argc) {
@@ -49,10 +55,19 @@ int main(int argc, char **argv) {
             out_path = argv[++i];
         } else if (arg == "--variant" && i + 1 < argc) {
             std::string v = argv[++i];
-            if (v != "hand" && v != "unfused") return usage(argv[0]);
-            variant = v == "hand" ? Variant::Hand : Variant::Unfused;
+            if (v == "hand") {
+                variant = Variant::Hand;
+            } else if (v == "unfused") {
+                variant = Variant::Unfused;
+            } else if (v == "auto") {
+                variant = Variant::Auto;
+            } else {
+                return usage(argv[0]);
+            }
         } else if (arg == "--code" && i + 1 < argc) {
             code_prefix = argv[++i];
+        } else if (arg == "--runs" && i + 1 < argc) {
+            runs = std::max(1, std::atoi(argv[++i]));
         } else if (arg == "--test-size") {
             size = Size::Test;
         } else {
@@ -68,13 +83,22 @@ int main(int argc, char **argv) {
             std::printf("wrote %s.stmt, %s.ll and %s.s\n", code_prefix.c_str(),
                         code_prefix.c_str(), code_prefix.c_str());
         }
-        auto start = std::chrono::steady_clock::now();
-        runner.run();
-        double run_ms =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3;
-        std::printf("%s (%s schedule): %s\n  compile %.1f ms, first run %.2f ms\n", name.c_str(),
+        std::vector<double> run_ms;
+        for (int r = 0; r < runs; r++) {
+            auto start = std::chrono::steady_clock::now();
+            runner.run();
+            run_ms.push_back(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() *
+                1e3);
+        }
+        std::printf("%s (%s schedule): %s\n  compile %.1f ms, first run %.2f ms", name.c_str(),
                     variant_name(variant), app->description().c_str(), runner.compile_seconds * 1e3,
-                    run_ms);
+                    run_ms[0]);
+        if (runs > 1) {
+            std::sort(run_ms.begin(), run_ms.end());
+            std::printf(", median of %d runs %.2f ms", runs, run_ms[runs / 2]);
+        }
+        std::printf("\n");
         std::string mismatch = app->check();
         if (!out_path.empty()) {
             write_png(app->outputs[0], out_path);

@@ -36,7 +36,7 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
     for (const LoweredArgument &a : args) {
         if (a.kind == Argument::InputBuffer) inputs.insert(a.name);
     }
-    const std::map<std::string, Box> read = boxes_required_of(body, inputs, true);
+    const std::map<std::string, Box> read = boxes_required_of(body, inputs, FixedRegionLets::Named);
     std::vector<Stmt> checks;
     for (const LoweredArgument &a : args) {
         if (a.kind == Argument::InputScalar) continue;

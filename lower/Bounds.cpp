@@ -467,9 +467,9 @@ int count_uses(const Expr &e, const std::string &name) {
 
 class BoxesRequired : public IRVisitor {
 public:
-    BoxesRequired(const Scope<Interval> &outer, bool provided, bool name_fixed_regions,
+    BoxesRequired(const Scope<Interval> &outer, bool provided, FixedRegionLets region_lets,
                   const std::set<std::string> *only = nullptr)
-        : scope(outer), provided(provided), name_fixed_regions(name_fixed_regions), only(only) {}
+        : scope(outer), provided(provided), region_lets(region_lets), only(only) {}
     std::map<std::string, Box> boxes;
 
     // The boxes, with the fixed regions they name bound by Lets around them.
@@ -506,9 +506,12 @@ private:
     bool provided;  // collect the boxes Provides write instead of the boxes Calls read
     // Whether a region let (<f>.s<k>.<var>.min / .max) whose value is the same in every
     // iteration of the loops walked is kept as a name (bound in `named`) instead of being
-    // expanded into every bound that uses it. The value is exact either way; expanding it
-    // repeats the regions of every Func computed in the same loop in each of its producers'.
-    bool name_fixed_regions;
+    // expanded into every bound that uses it (Bounds.h). The value is exact either way;
+    // expanding it repeats the regions of every Func computed in the same loop in each of its
+    // producers'.
+    FixedRegionLets region_lets;
+    // NamedWhenLarge names a value past this many nodes.
+    static constexpr size_t kLargeRegionNodes = 48;
     std::vector<std::pair<std::string, Expr>> named;  // fresh name -> value, outermost first
     // When set, only these Funcs' boxes are wanted: loops, lets and ifs that neither call nor
     // provide one of them (those not in `touching`) are not walked, which saves the bounds of
@@ -563,9 +566,11 @@ private:
 
     void enter_let(const std::string &name, const Expr &value) {
         Expr v = value;
-        if (name_fixed_regions && is_region_let(name) && value.type().is_int()) {
+        if (region_lets != FixedRegionLets::Expanded && is_region_let(name) &&
+            value.type().is_int()) {
             Interval i = bounds(value);
-            if (i.is_single_point()) {
+            if (i.is_single_point() && (region_lets == FixedRegionLets::Named ||
+                                        expr_larger_than(i.min, kLargeRegionNodes))) {
                 std::string fresh = name + ".n" + std::to_string(named.size());
                 named.push_back({fresh, i.min});
                 v = Variable::make(value.type(), fresh);
@@ -736,15 +741,15 @@ Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope) {
 }
 
 std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope,
-                                          bool name_fixed_regions) {
-    BoxesRequired b(scope, false, name_fixed_regions);
+                                          FixedRegionLets region_lets) {
+    BoxesRequired b(scope, false, region_lets);
     s.accept(&b);
     return b.result();
 }
 
 std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope,
-                                          bool name_fixed_regions) {
-    BoxesRequired b(scope, true, name_fixed_regions);
+                                          FixedRegionLets region_lets) {
+    BoxesRequired b(scope, true, region_lets);
     s.accept(&b);
     return b.result();
 }
@@ -752,14 +757,14 @@ std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &
 namespace {
 
 std::map<std::string, Box> only_boxes(const Stmt &s, const std::set<std::string> &funcs,
-                                      bool provided, bool name_fixed_regions) {
-    BoxesRequired b({}, provided, name_fixed_regions, &funcs);
+                                      bool provided, FixedRegionLets region_lets) {
+    BoxesRequired b({}, provided, region_lets, &funcs);
     b.walk(s);
     return b.result();
 }
 
-Box one_box(const Stmt &s, const std::string &func, bool provided, bool name_fixed_regions) {
-    auto boxes = only_boxes(s, {func}, provided, name_fixed_regions);
+Box one_box(const Stmt &s, const std::string &func, bool provided, FixedRegionLets region_lets) {
+    auto boxes = only_boxes(s, {func}, provided, region_lets);
     auto it = boxes.find(func);
     return it == boxes.end() ? Box() : it->second;
 }
@@ -767,16 +772,16 @@ Box one_box(const Stmt &s, const std::string &func, bool provided, bool name_fix
 }  // namespace
 
 std::map<std::string, Box> boxes_required_of(const Stmt &s, const std::set<std::string> &funcs,
-                                             bool name_fixed_regions) {
-    return only_boxes(s, funcs, /*provided=*/false, name_fixed_regions);
+                                             FixedRegionLets region_lets) {
+    return only_boxes(s, funcs, /*provided=*/false, region_lets);
 }
 
-Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions) {
-    return one_box(s, func, /*provided=*/false, name_fixed_regions);
+Box box_required(const Stmt &s, const std::string &func, FixedRegionLets region_lets) {
+    return one_box(s, func, /*provided=*/false, region_lets);
 }
 
-Box box_provided(const Stmt &s, const std::string &func, bool name_fixed_regions) {
-    return one_box(s, func, /*provided=*/true, name_fixed_regions);
+Box box_provided(const Stmt &s, const std::string &func, FixedRegionLets region_lets) {
+    return one_box(s, func, /*provided=*/true, region_lets);
 }
 
 }  // namespace Internal

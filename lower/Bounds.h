@@ -39,31 +39,42 @@ Box box_union(const Box &a, const Box &b);
  * scope are treated as fixed symbols. The result is simplified. */
 Interval bounds_of_expr_in_scope(const Expr &e, const Scope<Interval> &scope);
 
+/** How the boxes below treat a region let inside s (<f>.s<k>.<v>.min or .max) whose value does
+ * not change over the loops of s. Expanded: its value is repeated in each bound that uses it.
+ * Named: it is bound by a Let in the boxes that use it, under a fresh name: the boxes stay
+ * exact and small, but may hold Lets, which hide from the simplifier what the value would
+ * cancel against. NamedWhenLarge: named only where its value, expanded, is larger than a few
+ * dozen operations: a consumer's region written in terms of its own consumers', through splits
+ * whose tails repeat both ends several times, grows exponentially with the depth of a nest
+ * when expanded (auto-scheduled camera_pipe: 21 MB of IR and 15 s of bounds inference with
+ * four Funcs in one strip loop), while small values stay exact for the simplifier. */
+enum class FixedRegionLets { Expanded, NamedWhenLarge, Named };
+
 /** For each Func or input buffer that s reads (through Calls), the box of coordinates it
  * reads, as expressions of the variables free in s. Loops and lets inside s are accounted for.
- * Keyed by the called name. With name_fixed_regions, a region let inside s (<f>.s<k>.<v>.min
- * or .max) whose value does not change over the loops of s is bound by a Let in the boxes
- * that use it, under a fresh name, instead of being repeated in each: the boxes stay exact
- * and small, but may hold Lets. */
+ * Keyed by the called name. */
 std::map<std::string, Box> boxes_required(const Stmt &s, const Scope<Interval> &scope = {},
-                                          bool name_fixed_regions = false);
+                                          FixedRegionLets region_lets = FixedRegionLets::Expanded);
 
 /** For each Func that s writes (through Provides), the box of coordinates it writes. */
 std::map<std::string, Box> boxes_provided(const Stmt &s, const Scope<Interval> &scope = {},
-                                          bool name_fixed_regions = false);
+                                          FixedRegionLets region_lets = FixedRegionLets::Expanded);
 
-/** boxes_required(s, {}, name_fixed_regions)[func] (empty where s doesn't read func), walking
+/** boxes_required(s, {}, region_lets)[func] (empty where s doesn't read func), walking
  * only the statements of s that read func. */
-Box box_required(const Stmt &s, const std::string &func, bool name_fixed_regions = false);
+Box box_required(const Stmt &s, const std::string &func,
+                 FixedRegionLets region_lets = FixedRegionLets::Expanded);
 
-/** box_required(s, f, name_fixed_regions) for each f of funcs that s reads (keyed by name), in
+/** box_required(s, f, region_lets) for each f of funcs that s reads (keyed by name), in
  * one walk of the statements of s that read any of them. */
-std::map<std::string, Box> boxes_required_of(const Stmt &s, const std::set<std::string> &funcs,
-                                             bool name_fixed_regions = false);
+std::map<std::string, Box>
+boxes_required_of(const Stmt &s, const std::set<std::string> &funcs,
+                  FixedRegionLets region_lets = FixedRegionLets::Expanded);
 
-/** boxes_provided(s, {}, name_fixed_regions)[func], walking only the statements of s that
+/** boxes_provided(s, {}, region_lets)[func], walking only the statements of s that
  * write func. */
-Box box_provided(const Stmt &s, const std::string &func, bool name_fixed_regions = false);
+Box box_provided(const Stmt &s, const std::string &func,
+                 FixedRegionLets region_lets = FixedRegionLets::Expanded);
 
 }  // namespace Internal
 }  // namespace loom

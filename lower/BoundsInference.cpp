@@ -275,7 +275,8 @@ private:
         // names.
         std::vector<std::pair<std::string, Expr>> lets; // outermost first
         rest = lift_region_lets(rest, lets);
-        Box consumed = box_required(round_up_splits ? needed_points_only(rest) : rest, f->name);
+        Box consumed = box_required(round_up_splits ? needed_points_only(rest) : rest, f->name,
+                                    FixedRegionLets::NamedWhenLarge);
         check_bounded(consumed, f->name, "its consumers read");
         int dims = f->dimensions();
         if (consumed.empty()) {
@@ -344,11 +345,12 @@ private:
     Stmt visit(const Realize *op) override {
         std::vector<std::pair<std::string, Expr>> lets;
         Stmt body = lift_region_lets(mutate(op->body), lets);
-        Box written = box_provided(body, op->name, true);
+        Box written = box_provided(body, op->name, FixedRegionLets::Named);
         if (round_up_splits) {
             LoopsAndRoundedUpMarks found;
             body.accept(&found);
-            if (found.marked) written = box_union(written, box_required(body, op->name, true));
+            if (found.marked)
+                written = box_union(written, box_required(body, op->name, FixedRegionLets::Named));
         }
         // The Func's own region lets, when they are just outside, are substituted in the
         // extents, so that max - min cancels (a fixed-size block gets a constant extent, which
@@ -396,8 +398,8 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
     // regions written into its buffers instead.
     std::vector<Stmt> checks, queries;
     for (const FunctionPtr &f : outputs) {
-        Box box =
-            box_union(box_provided(result, f->name, true), box_required(result, f->name, true));
+        Box box = box_union(box_provided(result, f->name, FixedRegionLets::Named),
+                            box_required(result, f->name, FixedRegionLets::Named));
         check_bounded(box, f->name, "its definitions write or read");
         for (int d = 0; d < (int)box.size(); d++) {
             std::string ds = std::to_string(d);

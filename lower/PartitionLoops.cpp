@@ -288,6 +288,9 @@ private:
 /** The steady state of one loop: its body with every site whose condition it can solve for
  * the loop's variable reduced, and the range of iterations where all of those hold. */
 class SteadyState : public IRMutator {
+    /** The largest condition solved, in nodes (its lets expanded). */
+    static constexpr size_t kMaxConditionNodes = 400;
+
 public:
     /** With assume_split_starts, an untagged min(a, b) with a moving with the loop's variable
      * and b fixed (a ShiftInwards split's start, min(outer * factor, extent - factor)) is a
@@ -334,11 +337,15 @@ private:
     bool solved(const IRNode *node, const Expr &cond, bool over_inner_loops = true,
                 bool tagged_site = true) {
         Expr c = expand(cond);
+        // First, as the walks below take time in the size of c as a tree: the values of lets
+        // share their terms, and a chain of Funcs computed in one loop, each region written
+        // in terms of the next, expands to a tree exponential in the chain's length.
+        if (expr_larger_than(c, kMaxConditionNodes)) return false;
         std::vector<SeenSite> &meanings = seen[node];
         for (const SeenSite &m : meanings)
             if (deep_equal(m.condition, c)) return m.solved;
         meanings.push_back({c, false});
-        if (!expr_uses_var(c, v) || expr_larger_than(c, 400)) return false;
+        if (!expr_uses_var(c, v)) return false;
         static const InnerRanges none;
         // Both operands lvalues: the ternary binds one, copying neither map.
         const InnerRanges &relaxed = over_inner_loops ? inner_ranges : none;
@@ -368,6 +375,9 @@ private:
             return false;
         }
         Expr ea = expand(a), eb = expand(b);
+        // solved() refuses conditions this large: no need to walk them (see there).
+        if (expr_larger_than(ea, kMaxConditionNodes) || expr_larger_than(eb, kMaxConditionNodes))
+            return false;
         if (!expr_uses_var(ea, v) || expr_uses_var(eb, v)) return false;
         for (const std::string &n : inner)
             if (expr_uses_var(eb, n)) return false;

@@ -31,9 +31,13 @@ Expr simplify_for_bounds(const Expr &e);
  * unrolled loop over a compute_at Func's region: bounds inference writes it with that region's
  * lets (f.s0.x.max - f.s0.x.min + 1), whose values differ by a constant. Stops where a
  * substitution would grow it past max_nodes (chains of lets that each use the one before
- * several times multiply in size), returning what it had. */
+ * several times multiply in size), returning what it had. The default bound is far past any
+ * extent that cancels to a constant, and keeps a chain of Funcs computed in one loop, whose
+ * regions name their consumers' through splits, from taking exponential time (eight in a row
+ * ran for minutes in storage flattening). */
+constexpr size_t kMaxConstantSearchNodes = 2000;
 Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets,
-                          size_t max_nodes = SIZE_MAX);
+                          size_t max_nodes = kMaxConstantSearchNodes);
 
 /** Whether a - b is a constant (set in *diff) by the linear forms of a and b as written: sums,
  * differences and constant multiples flattened, every other subexpression compared as it is,

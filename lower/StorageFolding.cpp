@@ -167,8 +167,8 @@ private:
         const For *loop = loop_around_every_access(body, f.name);
         if (!loop) return factors;
         // The coordinates one iteration touches, as expressions of the loop's variable.
-        Box touched =
-            box_union(boxes_provided(loop->body)[f.name], box_required(loop->body, f.name));
+        Box touched = box_union(box_provided(loop->body, f.name, FixedRegionLets::NamedWhenLarge),
+                                box_required(loop->body, f.name, FixedRegionLets::NamedWhenLarge));
         if (touched.size() != f.args.size()) return factors;
         Scope<Interval> iterations;
         iterations.push(loop->name, Interval(loop->min, simplify(loop->min + loop->extent - 1)));

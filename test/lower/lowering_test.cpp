@@ -105,4 +105,46 @@ TEST(Lowering, RegionsOfAChainOfRootFuncsStaySmall) {
     }
 }
 
+// Funcs computed in one loop of their consumer, each reading the last: each one's region is
+// written in terms of its consumer's, through a GuardWithIf split that names both ends of the
+// consumer's region several times. Expanded into each producer's, those regions grew
+// exponentially with the chain's length (an auto-scheduled camera_pipe with four Funcs in one
+// strip loop: 21 MB of IR, 15 s of bounds inference); bounds inference names the large ones.
+TEST(Lowering, RegionsOfAChainOfFuncsInOneLoopStaySmall) {
+    const int stages = 8, w = 70, h = 9;
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y"), xv("xv"), yo("yo"), yi("yi");
+    Func prev = BoundaryConditions::repeat_edge(in);
+    std::vector<Func> members;
+    for (int i = 0; i < stages; i++) {
+        Func g("g" + std::to_string(i));
+        g(x, y) = prev(x, y) + prev(x + 1, y);
+        members.push_back(g);
+        prev = g;
+    }
+    Func out("out");
+    out(x, y) = prev(x, y);
+    out.split(y, yo, yi, 4, TailStrategy::GuardWithIf)
+        .split(x, x, xv, 16, TailStrategy::GuardWithIf)
+        .vectorize(xv)
+        .parallel(yo);
+    for (Func &g : members) {
+        g.compute_at(out, yi).split(x, x, xv, 16, TailStrategy::GuardWithIf).vectorize(xv);
+    }
+    Pipeline p(out);
+    std::string stmt = p.lowered_stmt();
+    EXPECT_LT(stmt.size(), 200000u);
+
+    Buffer<float> input = loom_test::chain_test_input(w, h);
+    in.set(input);
+    Buffer<float> result(w, h);
+    p.realize(result);
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            float expected = loom_test::binomial_chain(input, xx, yy, stages, 1, 0);
+            ASSERT_EQ(result(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
+        }
+    }
+}
+
 }  // namespace
