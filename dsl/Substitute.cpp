@@ -97,10 +97,21 @@ Expr substitute(const std::string &name, const Expr &replacement, const Expr &e)
 }
 
 Expr substitute_lets(const Expr &e) {
+    // Each Let's value is expanded once and shared by every use of its name in the result,
+    // which is a DAG as small as e: expanding a name's value again at each use walks the tree
+    // that Lets naming Lets stand for, exponential in their depth.
     class Expand : public IRMutator {
+        Scope<Expr> values;
         using IRMutator::visit;
+        Expr visit(const Variable *op) override {
+            const Expr *value = values.find(op->name);
+            return value ? *value : Expr(op);
+        }
         Expr visit(const Let *op) override {
-            return mutate(substitute(op->name, mutate(op->value), op->body));
+            values.push(op->name, mutate(op->value));
+            Expr body = mutate(op->body);
+            values.pop(op->name);
+            return body;
         }
     };
     return Expand().mutate(e);

@@ -162,6 +162,11 @@ constexpr size_t kMaxConstantLetNodes = 16;
 // A storage's start inlined from its Let expressions: a few nodes (y / 3 - 14).
 constexpr size_t kMaxInlinedStartNodes = 16;
 
+// A storage's extent or start with its own region's lets substituted is simplified only below
+// this size: beyond it, it does not cancel to a constant, and its Lets, expanded, can grow
+// exponentially (camera_pipe auto-scheduled with all its Funcs in the output's strips: 86 s).
+constexpr size_t kMaxSubstitutedExtentNodes = 2000;
+
 class BoundsInference : public IRMutator {
 public:
     explicit BoundsInference(const Environment &env)
@@ -365,7 +370,13 @@ private:
         for (int d = 0; d < (int)bounds.size() && d < (int)written.size(); d++) {
             internal_assert(written[d].is_bounded()) << "Unbounded region written to " << op->name;
             Expr extent = simplify(written[d].max - written[d].min + 1);
-            if (!is_const(extent) && !own.empty()) extent = simplify(substitute(own, extent));
+            if (!is_const(extent) && !own.empty()) {
+                // Not where that makes it large: the values may hold Lets naming large
+                // regions (FixedRegionLets), which expand exponentially as trees.
+                Expr substituted = substitute(own, extent);
+                if (!expr_larger_than(substituted, kMaxSubstitutedExtentNodes))
+                    extent = simplify(substituted);
+            }
             // The start, written with Let expressions (boxes that name fixed regions), is
             // inlined where that leaves it small: the Lets hide equalities from the
             // simplifier (min(n + min(y / 3 - n - 14, 0), n) with n = y / 3 + 1 is y / 3 - 14,
@@ -374,8 +385,11 @@ private:
             // in memory, computed whole per point (fuzz seed 2026 pair 407).
             Expr mn = written[d].min;
             if (!is_const(mn)) {
-                Expr inlined = simplify(substitute_lets(mn));
-                if (!expr_larger_than(inlined, kMaxInlinedStartNodes)) mn = inlined;
+                Expr inlined = substitute_lets(mn);
+                if (!expr_larger_than(inlined, kMaxSubstitutedExtentNodes)) {
+                    inlined = simplify(inlined);
+                    if (!expr_larger_than(inlined, kMaxInlinedStartNodes)) mn = inlined;
+                }
             }
             bounds[d] = Range(mn, extent);
         }

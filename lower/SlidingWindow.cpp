@@ -1,5 +1,6 @@
 #include "lower/SlidingWindow.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +10,7 @@
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
 #include "lower/Monotonic.h"
 #include "lower/Simplify.h"
@@ -187,8 +189,10 @@ private:
         for (const StorageFold &fold : f->schedule.folds) {
             for (size_t d = 0; d < dims; d++) {
                 if (f->args[d] != fold.var || !mins[d].defined()) continue;
-                Expr window = simplify(expand_in_innermost_iteration(maxs[d], nullptr) -
-                                       expand_in_innermost_iteration(mins[d], nullptr) + 1);
+                Expr hi = expand_in_innermost_iteration(maxs[d], nullptr);
+                Expr lo = expand_in_innermost_iteration(mins[d], nullptr);
+                Expr window =
+                    simplify((hi.defined() ? hi : maxs[d]) - (lo.defined() ? lo : mins[d]) + 1);
                 checks.push_back(AssertStmt::make(
                     simplify(window <= fold.extent),
                     Call::make(Int(32), "loom_error_fold_too_small",
@@ -236,6 +240,7 @@ private:
                 if (d < 0) continue;
                 Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
                 Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
+                if (!emin.defined() || !emax.defined()) continue;
                 Expr previous_max = substitute(loop.name, int_var(loop.name) - 1, emax);
                 // Where consecutive iterations' regions never overlap, there is nothing to
                 // reuse.
@@ -316,24 +321,21 @@ private:
                            const std::vector<Expr> &mins, const std::vector<Expr> &maxs,
                            const std::vector<std::optional<std::vector<RowSplit>>> &splits_by_dim) {
         size_t dims = f.args.size();
-        std::vector<Expr> emins(dims), emaxs(dims);
-        std::vector<bool> max_uses_slid(dims, false);
-        for (size_t d = 0; d < dims; d++) {
-            if (!mins[d].defined() || !maxs[d].defined()) return -1;
-            bool ignored = false, uses_slid = false;
-            emins[d] = expand_in_iteration(mins[d], loop.name, &ignored);
-            emaxs[d] = expand_in_iteration(maxs[d], loop.name, &uses_slid);
-            max_uses_slid[d] = uses_slid;
-        }
         int found = -1;
         for (size_t d = 0; d < dims; d++) {
-            if (!expr_uses_var(emins[d], loop.name) && !expr_uses_var(emaxs[d], loop.name))
+            if (!mins[d].defined() || !maxs[d].defined()) return -1;
+            // Only the dimension that moves is expanded: the others' regions may be large
+            // (see expand_in_iteration).
+            if (!moves_with(mins[d], loop.name, false) && !moves_with(maxs[d], loop.name, false))
                 continue;
             if (found >= 0) return -1; // a second dimension moves with the loop
-            if (!only_outer_names(emins[d], loop) || !only_outer_names(emaxs[d], loop)) return -1;
-            if (!never_decreases(emins[d], loop.name) || !never_decreases(emaxs[d], loop.name))
-                return -1;
-            if (!splits_by_dim[d] || max_uses_slid[d]) return -1;
+            bool ignored = false, max_uses_slid = false;
+            Expr emin = expand_in_iteration(mins[d], loop.name, &ignored);
+            Expr emax = expand_in_iteration(maxs[d], loop.name, &max_uses_slid);
+            if (!emin.defined() || !emax.defined()) return -1;
+            if (!only_outer_names(emin, loop) || !only_outer_names(emax, loop)) return -1;
+            if (!never_decreases(emin, loop.name) || !never_decreases(emax, loop.name)) return -1;
+            if (!splits_by_dim[d] || max_uses_slid) return -1;
             for (int k = 1; k < f.stages(); k++) {
                 if (!update_stays_in_place(f, k, d)) return -1;
             }
@@ -348,8 +350,7 @@ private:
     bool region_invariant_in(const std::vector<std::pair<std::string, Expr>> &lets,
                              const Loop &loop) {
         for (const auto &l : lets) {
-            Expr e = expand_in_iteration(l.second, loop.name, nullptr);
-            if (expr_uses_var(e, loop.name) || !only_outer_names(e, loop)) return false;
+            if (moves_with(l.second, loop.name, true)) return false;
         }
         return true;
     }
@@ -367,11 +368,50 @@ private:
                 inner.for_type != ForType::Parallel)
                 return false;
             for (const Expr &bound : {inner.min, inner.extent}) {
-                Expr e = expand_in_iteration(bound, outer.name, nullptr);
-                if (expr_uses_var(e, outer.name) || !only_outer_names(e, outer)) return false;
+                if (moves_with(bound, outer.name, true)) return false;
             }
         }
         return true;
+    }
+
+    // Whether e, with the lets bound inside the loop expanded, uses the loop's variable (and,
+    // with inner_loops_too, a variable of a loop inside it): what expanding it and looking
+    // tells, without expanding (each let's value is read once, however many lets name it).
+    bool moves_with(const Expr &e, const std::string &loop, bool inner_loops_too) {
+        std::map<std::string, Expr> values;
+        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
+            if (!values.count(it->first)) values[it->first] = it->second;
+            if (it->first == loop) break;
+        }
+        std::map<std::string, bool> moves; // memo: name -> whether it moves
+        std::function<bool(const Expr &)> walk = [&](const Expr &x) {
+            for (const std::string &name : variables_in(x)) {
+                auto v = values.find(name);
+                if (v == values.end()) continue; // bound outside the loop
+                if (!v->second.defined()) {
+                    if (name == loop || inner_loops_too) return true;
+                    continue;
+                }
+                auto known = moves.find(name);
+                if (known == moves.end()) known = moves.emplace(name, walk(v->second)).first;
+                if (known->second) return true;
+            }
+            return false;
+        };
+        return walk(e);
+    }
+
+    static std::set<std::string> variables_in(const Expr &e) {
+        class Collect : public IRVisitor {
+        public:
+            std::set<std::string> names;
+
+        private:
+            using IRVisitor::visit;
+            void visit(const Variable *op) override { names.insert(op->name); }
+        } collect;
+        e.accept(&collect);
+        return collect.names;
     }
 
     // Whether e uses, besides the loop variable, only names bound outside the loop.
@@ -390,7 +430,11 @@ private:
 
     // e with the lets bound inside the loop named `loop`
     // substituted by their values before any slide, as long as it uses one (a chain of lets);
-    // *uses_slid (where given) tells whether a slid let was.
+    // *uses_slid (where given) tells whether a slid let was. Undefined where the expansion
+    // grows past kMaxExpandedNodes: the lets of a chain of Funcs computed in one loop, each
+    // region written in terms of the next, expand to a tree exponential in the chain's length
+    // (an auto-scheduled camera_pipe spent 150 s here), and a region that large is not slid.
+    static constexpr size_t kMaxExpandedNodes = 2000;
     Expr expand_in_iteration(const Expr &e, const std::string &loop, bool *uses_slid) {
         std::map<std::string, Expr> values;
         for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
@@ -405,6 +449,7 @@ private:
             }
             Expr next = substitute(values, result);
             if (next.same_as(result)) break;
+            if (expr_larger_than(next, kMaxExpandedNodes)) return Expr();
             result = next;
         }
         return result;
