@@ -9,6 +9,7 @@
 #include "dsl/Error.h"
 #include "dsl/Func.h"
 #include "dsl/RDom.h"
+#include "dsl/Substitute.h"
 #include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
 
@@ -28,7 +29,7 @@ struct Plan {
     Placement placement = Placement::Root;
     std::string group;   // the root Func whose strips it is computed in (itself at root)
     int group_stage = 0; // the stage of that Func whose loop it is computed in
-    int64_t width = 0;   // members: the extent of dimension 0 it is computed over in a strip
+    Region64 box;        // members: the region computed at once (in a strip, or a row)
     std::string why;
 };
 
@@ -42,6 +43,14 @@ struct Group {
     int64_t strips_over(const Region64 &region) const {
         return (region[strip_dim].extent() + strip - 1) / strip;
     }
+};
+
+/** A reduction's register tile: `cols` vectors along pure dimension 0 by `rows` points of pure
+ * dimension `row_dim`, accumulated in registers across the RVars' loops, which run inside it.
+ * rows == 1 and cols == 1: one vector, no tile. */
+struct RegisterTile {
+    int row_dim = -1;
+    int rows = 1, cols = 1;
 };
 
 int64_t floor_pow2(int64_t v) {
@@ -94,6 +103,64 @@ private:
     const MachineModel &machine;
     std::map<std::string, Plan> plans;
     std::map<std::string, Group> groups;
+
+    /** The register tile for update stage k of n over `region` (the points it is computed over
+     * at once), by the loads per fused multiply-add it leaves: in a tile of R rows by C vectors,
+     * per step of the RVars, a read that moves along both dimensions loads R * C vectors, one
+     * along dimension 0 only C (reused by the R rows), one along the row dimension only R
+     * broadcasts (reused by the C vectors), while the tile does R * C vector operations. A
+     * matrix product (A(k, y) * B(x, k)) gets 4 x 4: 8 loads for 16 operations, where one
+     * vector a step loads 2 for 1. Tiles of powers of two, at most half the vector registers
+     * as accumulators (the rest hold the loads), within the region; the row dimension is the
+     * first pure dimension after 0 that the stage runs in any order. No tile for a stage that
+     * is not a reduction or whose dimension 0 is not independent. */
+    RegisterTile register_tile(const FuncNode &n, int k, const Region64 &region) const {
+        RegisterTile tile;
+        const StageInfo &s = n.stages[k];
+        if (k == 0 || s.rvars.empty() || n.func->dimensions() == 0 || s.pure_vars[0].empty() ||
+            !s.independent(0)) {
+            return tile;
+        }
+        const int lanes = lanes_of(n);
+        for (int d = 1; d < (int)s.pure_vars.size() && tile.row_dim < 0; d++) {
+            if (!s.pure_vars[d].empty() && s.independent(d) && region[d].extent() > 1)
+                tile.row_dim = d;
+        }
+        // Per call: whether it moves along dimension 0 and along the row dimension.
+        std::vector<std::pair<bool, bool>> moves;
+        for (const CallSite &call : s.calls) {
+            bool along0 = false, along_rows = false;
+            for (const Expr &a : call.args) {
+                along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
+                if (tile.row_dim >= 0)
+                    along_rows = along_rows || expr_uses_var(a, s.pure_vars[tile.row_dim]);
+            }
+            moves.push_back({along0, along_rows});
+        }
+        const int accumulators = machine.vector_bytes >= 64 ? 16 : 8;
+        double best_per_op = 1e30;
+        for (int rows = 1; rows <= accumulators; rows *= 2) {
+            if (rows > 1 && (tile.row_dim < 0 || rows > region[tile.row_dim].extent())) break;
+            for (int cols = 1; rows * cols <= accumulators; cols *= 2) {
+                if ((int64_t)cols * lanes > std::max<int64_t>(lanes, region[0].extent())) break;
+                double loads = 0;
+                for (const auto &[along0, along_rows] : moves) {
+                    loads += along0 ? (along_rows ? rows * cols : cols) : (along_rows ? rows : 0);
+                }
+                // Ties go to fewer rows (a Func computed per row stays so), then to more
+                // vectors (independent chains of additions hide their latency).
+                const double per_op = loads / (rows * cols);
+                if (per_op < best_per_op * 0.999 ||
+                    (per_op <= best_per_op * 1.001 && rows == tile.rows && cols > tile.cols)) {
+                    best_per_op = per_op;
+                    tile.rows = rows;
+                    tile.cols = cols;
+                }
+            }
+        }
+        if (tile.rows == 1) tile.row_dim = -1;
+        return tile;
+    }
 
     int lanes_of(const FuncNode &n) const {
         int smallest = 8;
@@ -361,9 +428,6 @@ private:
         }
     }
 
-    /** The most Funcs one output's strips take (see place_in_a_group). */
-    static constexpr int max_members = 3;
-
     void place_in_a_group(const std::string &name) {
         Plan &plan = plans.at(name);
         const FuncNode &n = graph.node(name);
@@ -384,27 +448,14 @@ private:
                                    : root + " has no strip loop to compute it in");
             return;
         }
-        // Only the outputs' strips take other Funcs. Funcs computed inside the strips of a Func
-        // that is itself computed at root for others make Loom's lowering write the bounds of
-        // every root Func as expressions of every such nest: in local Laplacian's pyramid
-        // (eight levels, each root, each with Funcs in its rows) they grew until storage
-        // flattening ran out of memory.
+        // Only the outputs' strips take other Funcs: with the strips of intermediate roots
+        // taking them too, bilateral_grid ran 5x slower (its grid's blurs went into the strips
+        // of the grid's root, recomputed per strip) and no app ran faster (measured
+        // 2026-11-29), until the cost model weighs a root's strips against its consumers'.
         if (!graph.node(root).is_output) {
             plan.why = stored + "; computed at root: " + root +
                        " is computed at root for its consumers, and only outputs' strips take "
                        "other Funcs";
-            return;
-        }
-        // Loom's lowering writes each member's bounds in terms of the members that read it, and
-        // their size grows with the members' count: with about 20 in camera_pipe's strips the
-        // compile took 80 s (over 10 minutes under the sanitizers), with 4 26 s, with 3 3.8 s.
-        // Past max_members, a Func is computed at root, until lowering let-binds those bounds.
-        int members = 0;
-        for (const auto &[other, p] : plans)
-            members += p.group == root && other != root;
-        if (members >= max_members) {
-            plan.why = stored + "; computed at root: " + root + "'s strips have " +
-                       std::to_string(members) + " Funcs already";
             return;
         }
         // The outermost placement among the consumers computed in the same strips bounds this
@@ -439,14 +490,23 @@ private:
         plan.group = root;
         plan.group_stage = stage;
         plan.placement = Placement::Strip;
-        plan.width = per_strip.empty() ? 1 : per_strip[0].extent();
+        plan.box = per_strip;
         const double per_row = (double)points_in(row->at(name)) * g.strip;
         const double per_strip_points = (double)points_in(per_strip);
-        if (g.strip > 1 && g.strip_dim > 0 && consumers_per_row) {
+        // A reduction whose register tile takes rows of the strip is computed per strip.
+        bool tile_takes_rows = false;
+        for (int k = 1; k < (int)n.stages.size(); k++) {
+            const RegisterTile t =
+                pure_loops_independent(n, k) ? register_tile(n, k, per_strip) : RegisterTile();
+            tile_takes_rows = tile_takes_rows || (t.rows > 1 && t.row_dim == g.strip_dim);
+        }
+        if (g.strip > 1 && g.strip_dim > 0 && consumers_per_row && !tile_takes_rows) {
             if (per_row <= per_strip_points * 1.05) {
                 plan.placement = Placement::Row;
+                plan.box = row->at(name);
             } else if (n.func->stages() == 1) {
                 plan.placement = Placement::Sliding;
+                plan.box = row->at(name);
             }
         }
         const char *where = plan.placement == Placement::Row       ? "each row"
@@ -460,42 +520,96 @@ private:
     // --- The directives ------------------------------------------------------------------------
 
     /** Splits loop `var` (pure dimension 0 of stage k of f, or the row loop of its strips) into
-     * a vector where the extent allows and the stage's reads let its points run at once.
-     * Returns the vector loop's name, or "". */
-    std::string vectorize_stage(Stage stage, const FuncNode &n, int k, const std::string &var,
-                                int64_t extent) {
-        if (n.func->dimensions() == 0 || !n.stages[k].independent(0)) return "";
+     * a vector where the extent allows and the stage's reads let its points run at once, and
+     * where `cols` > 1, that many vectors side by side (unrolled). Returns the loops made,
+     * innermost first (the vector, then the vectors' loop), or none. */
+    std::vector<std::string> vectorize_stage(Stage stage, const FuncNode &n, int k,
+                                             const std::string &var, int64_t extent, int cols = 1) {
+        if (n.func->dimensions() == 0 || !n.stages[k].independent(0)) return {};
         int lanes = lanes_of(n);
         while (lanes > extent && lanes > 1)
             lanes /= 2;
-        if (lanes < 4) return "";
+        if (lanes < 4) return {};
         const std::string vec = var + "v";
-        stage.split(VarOrRVar(var), VarOrRVar(var), VarOrRVar(vec), lanes,
+        if (cols == 1) {
+            stage.split(VarOrRVar(var), VarOrRVar(var), VarOrRVar(vec), lanes,
+                        TailStrategy::GuardWithIf);
+            stage.vectorize(VarOrRVar(vec));
+            return {vec};
+        }
+        const std::string tile = var + "t", col = var + "c";
+        stage.split(VarOrRVar(var), VarOrRVar(var), VarOrRVar(tile), lanes * cols,
                     TailStrategy::GuardWithIf);
+        stage.split(VarOrRVar(tile), VarOrRVar(col), VarOrRVar(vec), lanes);
         stage.vectorize(VarOrRVar(vec));
-        return vec;
+        stage.unroll(VarOrRVar(col));
+        return {vec, col};
     }
 
-    /** The loops of an update, innermost first, with the vector (and a register tile's rows)
-     * inside the RVars: every loop of the stage, as the directives above left them. */
+    /** The loops of an update, innermost first: the vector (or register tile: its vector,
+     * its vectors, its rows) inside the RVars, then the pure loops. Where they all run in any
+     * order (`reorder_pure`), dimension 0's goes outside the others (a tile's column of reads
+     * along the RVars is reused by the strip's rows before the next) and the strip loop
+     * outermost; else they stay in order. Every loop of the stage, as the directives above
+     * left them. */
     std::vector<VarOrRVar> update_loop_order(const FuncNode &n, int k, const Group *g,
-                                             const std::string &vec, const std::string &rows) {
+                                             const std::vector<std::string> &tile,
+                                             bool reorder_pure) {
         const StageInfo &s = n.stages[k];
         std::vector<VarOrRVar> order;
-        if (!vec.empty()) order.emplace_back(vec);
-        if (!rows.empty()) order.emplace_back(rows);
+        for (const std::string &t : tile)
+            order.emplace_back(t);
         for (const std::string &r : s.rvars)
             order.emplace_back(r);
-        for (int d = 0; d < (int)s.pure_vars.size(); d++) {
+        for (int d = reorder_pure ? 1 : 0; d < (int)s.pure_vars.size(); d++) {
             if (s.pure_vars[d].empty()) continue;
-            if (g && d == g->strip_dim) {
-                order.emplace_back(g->inner);
-                order.emplace_back(g->outer);
-            } else {
-                order.emplace_back(s.pure_vars[d]);
-            }
+            order.emplace_back(g && d == g->strip_dim ? g->inner : s.pure_vars[d]);
+            if (g && d == g->strip_dim && !reorder_pure) order.emplace_back(g->outer);
+        }
+        if (reorder_pure) {
+            if (!s.pure_vars[0].empty()) order.emplace_back(s.pure_vars[0]);
+            if (g) order.emplace_back(g->outer);
         }
         return order;
+    }
+
+    /** Whether every pure loop of stage k may run in any order: then its RVars may go inside
+     * them all (a register tile's place). */
+    static bool pure_loops_independent(const FuncNode &n, int k) {
+        const StageInfo &s = n.stages[k];
+        for (int d = 0; d < (int)s.pure_vars.size(); d++) {
+            if (!s.pure_vars[d].empty() && !s.independent(d)) return false;
+        }
+        return true;
+    }
+
+    /** Vectorizes stage k (over `region`, the points computed at once) and, for an update,
+     * puts its vector inside the RVars, with a register tile (register_tile) where every pure
+     * loop runs in any order. `g`: the strips the stage runs in, if it is a root's. */
+    std::vector<std::string> vectorize_and_tile(Stage stage, const FuncNode &n, int k,
+                                                const Region64 &region, const Group *g) {
+        const StageInfo &s = n.stages[k];
+        if (n.func->dimensions() == 0) return {};
+        if (g && g->strip_dim == 0) {
+            // One dimension in strips: the strip's points are the vectors.
+            return vectorize_stage(stage, n, k, g->inner, g->strip);
+        }
+        const bool independent = k > 0 && pure_loops_independent(n, k);
+        const RegisterTile t = independent ? register_tile(n, k, region) : RegisterTile();
+        std::vector<std::string> loops =
+            vectorize_stage(stage, n, k, s.pure_vars[0], region[0].extent(), t.cols);
+        if (loops.empty() || k == 0) return loops;
+        if (t.rows > 1) {
+            const std::string row =
+                g && t.row_dim == g->strip_dim ? g->inner : s.pure_vars[t.row_dim];
+            const std::string unrolled = row + "u";
+            stage.split(VarOrRVar(row), VarOrRVar(row), VarOrRVar(unrolled), t.rows,
+                        TailStrategy::GuardWithIf);
+            stage.unroll(VarOrRVar(unrolled));
+            loops.push_back(unrolled);
+        }
+        stage.reorder(update_loop_order(n, k, g, loops, independent));
+        return loops;
     }
 
     void schedule_root(const std::string &name) {
@@ -505,31 +619,16 @@ private:
         const Group &g = groups.at(name);
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
-            const StageInfo &s = n.stages[k];
             const bool split = g.strip_dim >= 0 && g.stage_split[k];
             if (split) {
                 const std::string var = n.func->args[g.strip_dim];
                 stage.split(VarOrRVar(var), VarOrRVar(g.outer), VarOrRVar(g.inner), (int)g.strip,
                             TailStrategy::GuardWithIf);
             }
-            std::string vec;
-            if (n.func->dimensions() > 0) {
-                const bool rows_are_vectors = split && g.strip_dim == 0;
-                vec = vectorize_stage(stage, n, k, rows_are_vectors ? g.inner : s.pure_vars[0],
-                                      rows_are_vectors ? g.strip : n.region[0].extent());
-            }
-            std::string rows;
-            // A reduction's register tile: its vector and four rows of the strip innermost, so
-            // that the accumulators stay in registers across the RVars' loops.
-            if (!vec.empty() && !s.rvars.empty() && split && g.strip_dim > 0 && g.strip >= 4) {
-                rows = g.inner + "u";
-                stage.split(VarOrRVar(g.inner), VarOrRVar(g.inner), VarOrRVar(rows), 4,
-                            TailStrategy::GuardWithIf);
-                stage.unroll(VarOrRVar(rows));
-            }
-            if (k > 0 && !vec.empty()) {
-                stage.reorder(update_loop_order(n, k, split ? &g : nullptr, vec, rows));
-            }
+            // The points one strip computes at once.
+            Region64 box = n.region;
+            if (split) box[g.strip_dim] = Span{0, g.strip - 1};
+            vectorize_and_tile(stage, n, k, box, split ? &g : nullptr);
             if (split && g.strips_over(n.region) > 1) stage.parallel(VarOrRVar(g.outer));
         }
     }
@@ -546,8 +645,7 @@ private:
         if (n.func->dimensions() == 0) return;
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
-            const std::string vec = vectorize_stage(stage, n, k, n.stages[k].pure_vars[0], p.width);
-            if (k > 0 && !vec.empty()) stage.reorder(update_loop_order(n, k, nullptr, vec, ""));
+            vectorize_and_tile(stage, n, k, p.box, nullptr);
         }
     }
 
