@@ -598,6 +598,18 @@ private:
         const RegisterTile t = independent ? register_tile(n, k, region) : RegisterTile();
         std::vector<std::string> loops =
             vectorize_stage(stage, n, k, s.pure_vars[0], region[0].extent(), t.cols);
+        if (k == 0 && g && g->strip_dim > 0) {
+            // The strip's rows outside every other pure loop: the Funcs computed per row then
+            // serve the whole row (an image's channels, outermost by default, would otherwise
+            // each recompute them: unsharp ran 3x its hand schedule's time so).
+            std::vector<VarOrRVar> order(loops.begin(), loops.end());
+            for (int d = 0; d < (int)n.func->args.size(); d++) {
+                if (d != g->strip_dim) order.emplace_back(n.func->args[d]);
+            }
+            order.emplace_back(g->inner);
+            order.emplace_back(g->outer);
+            stage.reorder(order);
+        }
         if (loops.empty() || k == 0) return loops;
         if (t.rows > 1) {
             const std::string row =
