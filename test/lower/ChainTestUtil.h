@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include <gtest/gtest.h>
 #include <loom.h>
 
 namespace loom_test {
@@ -29,6 +30,22 @@ inline float binomial_chain(const loom::Buffer<float> &input, int x, int y, int 
         weight = weight * (stages - i) / (i + 1);
     }
     return sum;
+}
+
+/** Realizes p (whose input `in` is bound to a chain_test_input of w x h) and checks every point
+ * against binomial_chain. */
+inline void expect_chain_values(loom::Pipeline &p, loom::ImageParam &in, int w, int h, int stages,
+                                int dx, int dy) {
+    loom::Buffer<float> input = chain_test_input(w, h);
+    in.set(input);
+    loom::Buffer<float> result(w, h);
+    p.realize(result);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            ASSERT_EQ(result(x, y), binomial_chain(input, x, y, stages, dx, dy))
+                << "at (" << x << ", " << y << ")";
+        }
+    }
 }
 
 } // namespace loom_test

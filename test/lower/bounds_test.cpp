@@ -215,16 +215,7 @@ TEST(BoundsInference, ProducersAtOneLoopNameTheirConsumersRegions) {
     std::string stmt = p.lowered_stmt();
     EXPECT_LT(stmt.size(), 100000u) << stmt;
 
-    Buffer<float> input = loom_test::chain_test_input(w, h);
-    in.set(input);
-    Buffer<float> result(w, h);
-    p.realize(result);
-    for (int yy = 0; yy < h; yy++) {
-        for (int xx = 0; xx < w; xx++) {
-            float expected = loom_test::binomial_chain(input, xx, yy, stages, 1, 1);
-            ASSERT_EQ(result(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
-        }
-    }
+    loom_test::expect_chain_values(p, in, w, h, stages, 1, 1);
 }
 
 }  // namespace

@@ -93,16 +93,7 @@ TEST(Lowering, RegionsOfAChainOfRootFuncsStaySmall) {
     EXPECT_LT(stmt.size(), 60000u) << stmt;
 
     // And the values: the last stage sums the input at x .. x + stages with binomial weights.
-    Buffer<float> input = loom_test::chain_test_input(w, h);
-    in.set(input);
-    Buffer<float> out(w, h);
-    p.realize(out);
-    for (int yy = 0; yy < h; yy++) {
-        for (int xx = 0; xx < w; xx++) {
-            float expected = loom_test::binomial_chain(input, xx, yy, stages, 1, 0);
-            ASSERT_EQ(out(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
-        }
-    }
+    loom_test::expect_chain_values(p, in, w, h, stages, 1, 0);
 }
 
 // Funcs computed in one loop of their consumer, each reading the last: each one's region is
@@ -135,16 +126,7 @@ TEST(Lowering, RegionsOfAChainOfFuncsInOneLoopStaySmall) {
     std::string stmt = p.lowered_stmt();
     EXPECT_LT(stmt.size(), 200000u);
 
-    Buffer<float> input = loom_test::chain_test_input(w, h);
-    in.set(input);
-    Buffer<float> result(w, h);
-    p.realize(result);
-    for (int yy = 0; yy < h; yy++) {
-        for (int xx = 0; xx < w; xx++) {
-            float expected = loom_test::binomial_chain(input, xx, yy, stages, 1, 0);
-            ASSERT_EQ(result(xx, yy), expected) << "at (" << xx << ", " << yy << ")";
-        }
-    }
+    loom_test::expect_chain_values(p, in, w, h, stages, 1, 0);
 }
 
 }  // namespace
