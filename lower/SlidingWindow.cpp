@@ -378,11 +378,7 @@ private:
     // with inner_loops_too, a variable of a loop inside it): what expanding it and looking
     // tells, without expanding (each let's value is read once, however many lets name it).
     bool moves_with(const Expr &e, const std::string &loop, bool inner_loops_too) {
-        std::map<std::string, Expr> values;
-        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
-            if (!values.count(it->first)) values[it->first] = it->second;
-            if (it->first == loop) break;
-        }
+        const std::map<std::string, Expr> values = bound_inside(loop);
         std::map<std::string, bool> moves; // memo: name -> whether it moves
         std::function<bool(const Expr &)> walk = [&](const Expr &x) {
             for (const std::string &name : variables_in(x)) {
@@ -399,6 +395,17 @@ private:
             return false;
         };
         return walk(e);
+    }
+
+    // The names bound inside `loop` (its variable included), each with its innermost binding:
+    // a let's value before any slide, undefined for a loop variable.
+    std::map<std::string, Expr> bound_inside(const std::string &loop) const {
+        std::map<std::string, Expr> values;
+        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
+            values.emplace(it->first, it->second);
+            if (it->first == loop) break;
+        }
+        return values;
     }
 
     static std::set<std::string> variables_in(const Expr &e) {
@@ -436,10 +443,9 @@ private:
     // (an auto-scheduled camera_pipe spent 150 s here), and a region that large is not slid.
     static constexpr size_t kMaxExpandedNodes = 2000;
     Expr expand_in_iteration(const Expr &e, const std::string &loop, bool *uses_slid) {
-        std::map<std::string, Expr> values;
-        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
-            if (it->first == loop) break;
-            if (it->second.defined() && !values.count(it->first)) values[it->first] = it->second;
+        std::map<std::string, Expr> values = bound_inside(loop);
+        for (auto it = values.begin(); it != values.end();) {
+            it = it->second.defined() ? std::next(it) : values.erase(it);
         }
         Expr result = e;
         for (int depth = 0; depth < 64; depth++) {

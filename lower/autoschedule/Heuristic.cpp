@@ -112,19 +112,18 @@ private:
      * matrix product (A(k, y) * B(x, k)) gets 4 x 4: 8 loads for 16 operations, where one
      * vector a step loads 2 for 1. Tiles of powers of two, at most half the vector registers
      * as accumulators (the rest hold the loads), within the region; the row dimension is the
-     * first pure dimension after 0 that the stage runs in any order. No tile for a stage that
-     * is not a reduction or whose dimension 0 is not independent. */
+     * first pure dimension after 0. No tile for a stage that is not a reduction or whose pure
+     * loops do not all run in any order (the RVars go inside them). */
     RegisterTile register_tile(const FuncNode &n, int k, const Region64 &region) const {
         RegisterTile tile;
         const StageInfo &s = n.stages[k];
         if (k == 0 || s.rvars.empty() || n.func->dimensions() == 0 || s.pure_vars[0].empty() ||
-            !s.independent(0)) {
+            !pure_loops_independent(n, k)) {
             return tile;
         }
         const int lanes = lanes_of(n);
         for (int d = 1; d < (int)s.pure_vars.size() && tile.row_dim < 0; d++) {
-            if (!s.pure_vars[d].empty() && s.independent(d) && region[d].extent() > 1)
-                tile.row_dim = d;
+            if (!s.pure_vars[d].empty() && region[d].extent() > 1) tile.row_dim = d;
         }
         // Per call: whether it moves along dimension 0 and along the row dimension.
         std::vector<std::pair<bool, bool>> moves;
@@ -496,8 +495,7 @@ private:
         // A reduction whose register tile takes rows of the strip is computed per strip.
         bool tile_takes_rows = false;
         for (int k = 1; k < (int)n.stages.size(); k++) {
-            const RegisterTile t =
-                pure_loops_independent(n, k) ? register_tile(n, k, per_strip) : RegisterTile();
+            const RegisterTile t = register_tile(n, k, per_strip);
             tile_takes_rows = tile_takes_rows || (t.rows > 1 && t.row_dim == g.strip_dim);
         }
         if (g.strip > 1 && g.strip_dim > 0 && consumers_per_row && !tile_takes_rows) {
@@ -595,7 +593,7 @@ private:
             return vectorize_stage(stage, n, k, g->inner, g->strip);
         }
         const bool independent = k > 0 && pure_loops_independent(n, k);
-        const RegisterTile t = independent ? register_tile(n, k, region) : RegisterTile();
+        const RegisterTile t = register_tile(n, k, region);
         std::vector<std::string> loops =
             vectorize_stage(stage, n, k, s.pure_vars[0], region[0].extent(), t.cols);
         if (k == 0 && g && g->strip_dim > 0) {
