@@ -6,11 +6,14 @@
 #       Loom and the generator driver.
 #
 #   loom_add_library(NAME GENERATOR gen [FROM exe] [FUNCTION_NAME fn] [TARGETS t ...]
-#                    [PARAMS k=v ...])
+#                    [AUTOSCHEDULER scheduler] [PARAMS k=v ...])
 #       Runs Generator `gen` of executable `exe` (default: the target named `gen`) at build time
 #       and gives a target NAME to link: it carries fn.a (pipeline + runtime), the include
 #       folder of fn.h, and -lm and pthreads. FUNCTION_NAME defaults to NAME; TARGETS defaults
-#       to host (several make a multi-target library, most capable first).
+#       to host (several make a multi-target library, most capable first). AUTOSCHEDULER
+#       auto-schedules the pipeline with that scheduler (Heuristic: Loom's default) after the
+#       Generator's schedule(), and writes fn.schedule.h beside fn.h: the schedule as C++
+#       (apply_schedule_fn) to read, or to apply to the same algorithm in a JIT program.
 include_guard(GLOBAL)
 
 function(loom_add_generator NAME)
@@ -20,7 +23,8 @@ function(loom_add_generator NAME)
 endfunction()
 
 function(loom_add_library NAME)
-  cmake_parse_arguments(ARG "" "GENERATOR;FROM;FUNCTION_NAME" "TARGETS;PARAMS" ${ARGN})
+  cmake_parse_arguments(ARG "" "GENERATOR;FROM;FUNCTION_NAME;AUTOSCHEDULER" "TARGETS;PARAMS"
+                        ${ARGN})
   if(NOT ARG_GENERATOR)
     message(FATAL_ERROR "loom_add_library(${NAME}): GENERATOR is required")
   endif()
@@ -41,15 +45,21 @@ function(loom_add_library NAME)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${NAME}.loom)
   set(lib ${dir}/${ARG_FUNCTION_NAME}.a)
   set(header ${dir}/${ARG_FUNCTION_NAME}.h)
+  set(outputs ${lib} ${header})
+  set(schedule_args)
+  if(ARG_AUTOSCHEDULER)
+    list(APPEND outputs ${dir}/${ARG_FUNCTION_NAME}.schedule.h)
+    set(schedule_args -s ${ARG_AUTOSCHEDULER} -e static_library,h,schedule auto_schedule=true)
+  endif()
   add_custom_command(
-    OUTPUT ${lib} ${header}
+    OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
-    COMMAND ${ARG_FROM} -g ${ARG_GENERATOR} -o ${dir} -f ${ARG_FUNCTION_NAME} target=${targets}
-            ${ARG_PARAMS}
+    COMMAND ${ARG_FROM} -g ${ARG_GENERATOR} -o ${dir} -f ${ARG_FUNCTION_NAME} ${schedule_args}
+            target=${targets} ${ARG_PARAMS}
     DEPENDS ${ARG_FROM}
     COMMENT "Generating ${ARG_FUNCTION_NAME}.a from Generator ${ARG_GENERATOR}"
     VERBATIM)
-  add_custom_target(${NAME}_generate DEPENDS ${lib} ${header})
+  add_custom_target(${NAME}_generate DEPENDS ${outputs})
   find_package(Threads REQUIRED)
   add_library(${NAME} INTERFACE)
   add_dependencies(${NAME} ${NAME}_generate)

@@ -25,7 +25,8 @@ struct AutoSchedulerResults {
     /** The MachineParams it was given, in MachineParams::to_string()'s form. */
     std::string machine_params_string;
     /** C++ source that applies the same schedule when pasted into the program: Loom's
-     * schedulers write a function, apply_schedule_<output>(Pipeline), that takes each Func it
+     * schedulers write a function, apply_schedule_<output>(Pipeline, const Target & = {}), that
+     * takes each Func it
      * schedules from the pipeline (get_func) and schedules it, after comment lines saying why
      * each Func is where it is. */
     std::string schedule_source;
@@ -43,5 +44,21 @@ using AutoSchedulerFn = std::function<void(const Pipeline &, const Target &, con
  * is a path) whose static initializers add schedulers with Pipeline::add_autoscheduler. Halide's
  * auto-scheduler plugins are refused with an error naming Loom's schedulers. */
 void load_plugin(const std::string &lib_name);
+
+namespace Internal {
+
+/** The pipeline's current schedule as C++: a function `function_name(loom::Pipeline, const
+ * loom::Target & = {})` (Halide's signature) that applies it to the pipeline it is given. Every
+ * Func it schedules is fetched by index (get_func) and every RVar named, so it needs nothing of
+ * the program in scope. */
+std::string apply_schedule_function(const Pipeline &p, const std::string &function_name);
+
+/** `function_name`.schedule.h, as the generator driver writes it (-e schedule): the pipeline's
+ * schedule as apply_schedule_<function_name>, after comments saying which scheduler made it
+ * (from `results`; empty results: written by hand) and why. */
+std::string schedule_header(const Pipeline &p, const std::string &function_name,
+                            const AutoSchedulerResults &results);
+
+} // namespace Internal
 
 } // namespace loom

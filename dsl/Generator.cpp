@@ -16,7 +16,8 @@ GeneratorParamBase::GeneratorParamBase(std::string name) : param_name(std::move(
     g->add_param(this);
 }
 
-GeneratorBase::GeneratorBase() { generator_under_construction() = this; }
+GeneratorBase::GeneratorBase()
+    : under_construction((generator_under_construction() = this, true)) {}
 
 void GeneratorBase::set_generator_params(const std::map<std::string, std::string> &values) {
     for (const auto &[name, text] : values) {
@@ -60,7 +61,9 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
             << o.dimensions << " dimensions but generate() defines it with " << f.dimensions();
         funcs.push_back(f);
     }
-    return Pipeline(funcs);
+    Pipeline pipeline(funcs);
+    if (auto_schedule) scheduled = pipeline.auto_schedule(target, machine_params);
+    return pipeline;
 }
 
 std::vector<Argument> GeneratorBase::arguments() const {

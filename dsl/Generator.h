@@ -22,6 +22,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -33,6 +34,7 @@
 #include "dsl/Func.h"
 #include "dsl/IROperator.h"
 #include "dsl/ImageParam.h"
+#include "dsl/MachineParams.h"
 #include "dsl/Param.h"
 #include "dsl/Pipeline.h"
 #include "dsl/Target.h"
@@ -62,7 +64,8 @@ private:
     std::string param_name;
 };
 
-/** A value from the command line, parsed as T (bool, integers, floats, std::string). */
+/** A value from the command line, parsed as T (bool, integers, floats, std::string, Target,
+ * MachineParams). */
 template <typename T> T parse_generator_value(const std::string &param, const std::string &text) {
     if constexpr (std::is_same<T, bool>::value) {
         user_assert(text == "true" || text == "false")
@@ -82,6 +85,8 @@ template <typename T> T parse_generator_value(const std::string &param, const st
                     (long double)v <= (long double)std::numeric_limits<T>::max())
             << "GeneratorParam " << param << " can't take the value \"" << text << "\"";
         return (T)v;
+    } else if constexpr (std::is_same<T, MachineParams>::value) {
+        return MachineParams(text);
     } else {
         static_assert(std::is_same<T, Target>::value, "GeneratorParam of an unsupported type");
         return Target(text);
@@ -98,9 +103,7 @@ public:
         : Internal::GeneratorParamBase(name), v(value) {}
     GeneratorParam(const std::string &name, const T &value, const T &min, const T &max)
         : GeneratorParam(name, value) {
-        has_range = true;
-        min_value = min;
-        max_value = max;
+        range = std::make_pair(min, max);
         check_range(value);
     }
     GeneratorParam(const std::string &name, const T &value, const std::map<std::string, T> &names)
@@ -143,7 +146,7 @@ public:
         for (const auto &kv : enum_names) {
             if (kv.second == v) return kv.first;
         }
-        if constexpr (std::is_same<T, Target>::value) {
+        if constexpr (std::is_same<T, Target>::value || std::is_same<T, MachineParams>::value) {
             return v.to_string();
         } else if constexpr (std::is_same<T, bool>::value) {
             return v ? "true" : "false";
@@ -156,15 +159,14 @@ public:
 
 private:
     T v;
-    bool has_range = false;
-    T min_value{}, max_value{};
+    std::optional<std::pair<T, T>> range; // [min, max], where the constructor gave them
     std::map<std::string, T> enum_names;
 
     void check_range(const T &value) const {
         if constexpr (std::is_arithmetic<T>::value) {
-            user_assert(!has_range || (value >= min_value && value <= max_value))
-                << "GeneratorParam " << name() << " must be in [" << +min_value << ", "
-                << +max_value << "]; got " << +value;
+            user_assert(!range || (value >= range->first && value <= range->second))
+                << "GeneratorParam " << name() << " must be in [" << +range->first << ", "
+                << +range->second << "]; got " << +value;
         }
     }
 };
@@ -196,12 +198,21 @@ public:
     const std::string &generator_name() const { return registered_name; }
     /** The target being compiled for (the first, for a multi-target library). */
     Target get_target() const { return target; }
+    /** Whether the pipeline is auto-scheduled after schedule() (auto_schedule=true). */
+    bool get_auto_schedule() const { return auto_schedule; }
+    /** What the auto-scheduler is told of the machine (machine_params=...). */
+    MachineParams get_machine_params() const { return machine_params; }
+    /** What the auto-scheduler did, once build_pipeline ran with auto_schedule=true; its
+     * scheduler_name is empty otherwise. */
+    const AutoSchedulerResults &auto_schedule_results() const { return scheduled; }
 
     /** Sets GeneratorParams from name=value pairs; "target" is handled by the driver. Throws
      * on an unknown name, listing the known ones. */
     void set_generator_params(const std::map<std::string, std::string> &values);
-    /** Runs generate() and schedule() and returns the pipeline of the outputs, checked
-     * against their declared types and dimensions. */
+    /** Runs generate() and schedule(), then, with auto_schedule=true, the default
+     * auto-scheduler (Pipeline::set_default_autoscheduler_name chooses it; the driver's -s), and
+     * returns the pipeline of the outputs, checked against their declared types and
+     * dimensions. */
     Pipeline build_pipeline(const Target &target);
     /** The C function's arguments: the Inputs in declaration order. */
     std::vector<Argument> arguments() const;
@@ -216,11 +227,24 @@ protected:
     virtual void call_schedule() = 0;
 
 private:
+    // Declared before the GeneratorParams below: they register themselves in `params`, with the
+    // Generator that `under_construction` marks.
+    std::vector<GeneratorParamBase *> params;
+    bool under_construction;
+
+protected:
+    /** Halide's two GeneratorParams of every Generator: whether to auto-schedule the pipeline
+     * after schedule() (which then typically only sets estimates: `if (auto_schedule) ...`),
+     * and the machine to schedule for. */
+    GeneratorParam<bool> auto_schedule{"auto_schedule", false};
+    GeneratorParam<MachineParams> machine_params{"machine_params", MachineParams::generic()};
+
+private:
     std::string registered_name;
     Target target;
-    std::vector<GeneratorParamBase *> params;
     std::vector<GeneratorInputInfo> inputs;
     std::vector<GeneratorOutputInfo> outputs;
+    AutoSchedulerResults scheduled;
     bool built = false;
 };
 

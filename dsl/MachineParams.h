@@ -32,6 +32,11 @@ struct MachineParams {
 
     /** Parses to_string()'s form; throws, naming the text, on anything else. */
     explicit MachineParams(const std::string &s);
+
+    bool operator==(const MachineParams &o) const {
+        return parallelism == o.parallelism && last_level_cache_size == o.last_level_cache_size &&
+               balance == o.balance;
+    }
 };
 
 } // namespace loom

@@ -33,10 +33,18 @@ std::string as_comment(const std::string &text) {
     return out;
 }
 
-/** The pipeline's schedule as a function that applies it to the pipeline it is given (as
- * Halide's auto-schedulers write theirs): every Func it schedules is fetched by index
- * (get_func) and every RVar named, so it needs nothing of the program in scope. */
-std::string apply_schedule_function(const Pipeline &p) {
+/** `name` as a C++ identifier (non-alphanumerics as '_'), as the schedule source names Funcs. */
+std::string identifier_of(const std::string &name) {
+    Internal::SourceStyle style;
+    style.identifiers = true;
+    return style.identifier(name);
+}
+
+} // namespace
+
+namespace Internal {
+
+std::string apply_schedule_function(const Pipeline &p, const std::string &function_name) {
     Internal::SourceStyle style;
     style.identifiers = true;
     style.named_rvars = true;
@@ -69,9 +77,38 @@ std::string apply_schedule_function(const Pipeline &p) {
     std::istringstream lines(body);
     for (std::string line; std::getline(lines, line);)
         indented += "    " + line + "\n";
-    return "inline void apply_schedule_" + style.identifier(p.outputs()[0].name()) +
-           "(loom::Pipeline pipeline) {\n" + indented + "}\n";
+    return "inline void " + function_name +
+           "(loom::Pipeline pipeline, const loom::Target & = loom::Target()) {\n" + indented +
+           "}\n";
 }
+
+std::string schedule_header(const Pipeline &p, const std::string &function_name,
+                            const AutoSchedulerResults &results) {
+    std::string why;
+    if (results.scheduler_name.empty()) {
+        why = "// The schedule written by hand (auto_schedule=false).\n";
+    } else {
+        why = "// Auto-scheduled by " + results.scheduler_name + " for target " +
+              results.target.to_string() + ", machine_params " + results.machine_params_string +
+              ".\n";
+        // The scheduler's reasons: the comment lines its source starts with.
+        std::istringstream lines(results.schedule_source);
+        for (std::string line; std::getline(lines, line) && line.rfind("//", 0) == 0;)
+            why += line + "\n";
+    }
+    const std::string guard = identifier_of(function_name) + "_SCHEDULE_H";
+    return "// Written by Loom's generator driver: the schedule of " + function_name +
+           ", applied to the same\n// algorithm built elsewhere (a JIT program): "
+           "apply_schedule_" +
+           function_name + "(pipeline, target).\n" + why + "#ifndef " + guard + "\n#define " +
+           guard + "\n\n#include <loom.h>\n\n" +
+           apply_schedule_function(p, "apply_schedule_" + identifier_of(function_name)) +
+           "\n#endif // " + guard + "\n";
+}
+
+} // namespace Internal
+
+namespace {
 
 void run_heuristic(const Pipeline &p, const Target &target, const MachineParams &params,
                    AutoSchedulerResults *results) {
@@ -84,7 +121,9 @@ void run_heuristic(const Pipeline &p, const Target &target, const MachineParams 
     };
     const std::string summary =
         Internal::autoschedule::heuristic_schedule(outputs, target, params, warn);
-    results->schedule_source = as_comment(summary) + apply_schedule_function(p);
+    results->schedule_source =
+        as_comment(summary) + Internal::apply_schedule_function(
+                                  p, "apply_schedule_" + identifier_of(p.outputs()[0].name()));
 }
 
 /** The schedulers by name, and the default's name: process-wide, as Halide's are, so that a

@@ -1,17 +1,23 @@
 // The generator driver: main() of every generator executable (link Loom::loom_generator_main
 // with the files that define and register Generators; loom_add_generator does it).
 //
-//   GEN -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [target=T[,T...]] [param=value ...]
+//   GEN -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [-s AUTOSCHEDULER] [-p PLUGIN]
+//       [target=T[,T...]] [auto_schedule=true] [machine_params=P,C,B] [param=value ...]
 //   GEN -l
 //
 // Builds Generator NAME with the given GeneratorParams and writes, into DIR, the files KINDS
 // lists (comma-separated; default static_library,h): static_library (FUNCTION_NAME.a), h
 // (FUNCTION_NAME.h), o (FUNCTION_NAME.o), assembly (.s), llvm_assembly (.ll), stmt (the
-// lowered loop nest). FUNCTION_NAME defaults to NAME. target is "host" (default) or a Loom
-// target such as x86-64-linux-avx2-fma; several, comma-separated, make a multi-target library
-// (most capable first). -l lists the registered Generators.
+// lowered loop nest), schedule (FUNCTION_NAME.schedule.h: the schedule as C++ that applies it
+// to the same algorithm elsewhere). FUNCTION_NAME defaults to NAME. target is "host" (default)
+// or a Loom target such as x86-64-linux-avx2-fma; several, comma-separated, make a
+// multi-target library (most capable first). auto_schedule=true auto-schedules the pipeline
+// after the Generator's schedule() with the scheduler -s names (default Heuristic), for the
+// machine machine_params describes (Halide's generic one by default); -p loads a shared
+// library of schedulers first (load_plugin). -l lists the registered Generators.
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -24,10 +30,11 @@ namespace {
 
 int usage(const char *argv0) {
     std::fprintf(stderr,
-                 "usage: %s -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [target=T[,T...]] "
+                 "usage: %s -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [-s AUTOSCHEDULER] "
+                 "[-p PLUGIN] [target=T[,T...]] [auto_schedule=true] [machine_params=P,C,B] "
                  "[param=value ...]\n       %s -l\n"
                  "KINDS: comma-separated among static_library, h, o, assembly, llvm_assembly, "
-                 "stmt (default static_library,h)\n",
+                 "stmt, schedule (default static_library,h)\n",
                  argv0, argv0);
     return 2;
 }
@@ -46,6 +53,8 @@ std::vector<std::string> split(const std::string &s, char sep) {
 int main(int argc, char **argv) {
     using namespace loom;
     std::string name, dir, fn_name, kinds = "static_library,h", targets = "host";
+    std::string scheduler_name;
+    std::vector<std::string> plugins;
     std::map<std::string, std::string> params;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -62,6 +71,10 @@ int main(int argc, char **argv) {
             fn_name = value();
         } else if (a == "-e") {
             kinds = value();
+        } else if (a == "-s") {
+            scheduler_name = value();
+        } else if (a == "-p") {
+            plugins.push_back(value());
         } else if (a.find('=') != std::string::npos && a[0] != '-') {
             std::string key = a.substr(0, a.find('=')), v = a.substr(a.find('=') + 1);
             if (key == "target") {
@@ -83,13 +96,16 @@ int main(int argc, char **argv) {
         user_assert(!target_list.empty()) << "target= needs at least one target";
         std::set<std::string> wanted;
         for (const std::string &k : split(kinds, ',')) {
-            static const std::set<std::string> known = {"static_library", "h",   "o", "assembly",
-                                                        "llvm_assembly",  "stmt"};
+            static const std::set<std::string> known = {
+                "static_library", "h", "o", "assembly", "llvm_assembly", "stmt", "schedule"};
             user_assert(known.count(k)) << "Unknown output kind \"" << k
                                         << "\"; the kinds are static_library, h, o, assembly, "
-                                           "llvm_assembly, stmt";
+                                           "llvm_assembly, stmt, schedule";
             wanted.insert(k);
         }
+        for (const std::string &plugin : plugins)
+            load_plugin(plugin);
+        if (!scheduler_name.empty()) Pipeline::set_default_autoscheduler_name(scheduler_name);
         std::unique_ptr<Internal::GeneratorBase> gen = Internal::GeneratorRegistry::create(name);
         gen->set_generator_params(params);
         Pipeline pipeline = gen->build_pipeline(target_list.front());
@@ -114,6 +130,11 @@ int main(int argc, char **argv) {
         }
         if (wanted.count("stmt"))
             pipeline.compile_to_lowered_stmt(base + ".stmt", args, target_list[0]);
+        if (wanted.count("schedule")) {
+            std::ofstream out(base + ".schedule.h");
+            out << Internal::schedule_header(pipeline, fn_name, gen->auto_schedule_results());
+            user_assert(out.good()) << "can't write " << base << ".schedule.h";
+        }
         return 0;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "%s: generator %s: %s\n", argv[0], name.c_str(), e.what());

@@ -141,6 +141,39 @@ TEST(Generators, ErrorsNameTheGeneratorAndTheParameter) {
     EXPECT_EQ(generator_error("aot_api_scale", {{"lanes", "4"}}), "");
 }
 
+// Halide's auto_schedule and machine_params GeneratorParams, which every Generator has.
+TEST(Generators, AutoScheduleRunsTheDefaultSchedulerForTheGivenMachine) {
+    std::string bad = generator_error("aot_api_scale", {{"machine_params", "4,lots,40"}});
+    EXPECT_NE(bad.find("MachineParams(\"4,lots,40\")"), std::string::npos) << bad;
+
+    auto hand = Internal::GeneratorRegistry::create("aot_api_scale");
+    EXPECT_FALSE(hand->get_auto_schedule());
+    EXPECT_EQ(hand->get_machine_params(), MachineParams::generic());
+    Pipeline by_hand = hand->build_pipeline(Target());
+    EXPECT_TRUE(hand->auto_schedule_results().scheduler_name.empty());
+    const std::string hand_header = Internal::schedule_header(by_hand, "scale", {});
+    EXPECT_NE(hand_header.find("written by hand"), std::string::npos) << hand_header;
+    EXPECT_NE(hand_header.find("inline void apply_schedule_scale(loom::Pipeline pipeline"),
+              std::string::npos)
+        << hand_header;
+    EXPECT_NE(hand_header.find("output.vectorize(vec);"), std::string::npos) << hand_header;
+
+    // No estimates: the scheduler warns and assumes sizes; the build goes on.
+    auto g = Internal::GeneratorRegistry::create("aot_api_scale");
+    g->set_generator_params({{"auto_schedule", "true"}, {"machine_params", "4,1048576,40"}});
+    Pipeline p = g->build_pipeline(Target());
+    const AutoSchedulerResults &r = g->auto_schedule_results();
+    EXPECT_EQ(r.scheduler_name, "Heuristic");
+    EXPECT_EQ(r.machine_params_string, "4,1048576,40");
+    const std::string header = Internal::schedule_header(p, "scale", r);
+    EXPECT_NE(header.find("Auto-scheduled by Heuristic"), std::string::npos) << header;
+    EXPECT_NE(header.find("// Heuristic auto-schedule for 4 cores"), std::string::npos) << header;
+    EXPECT_NE(header.find("#ifndef scale_SCHEDULE_H"), std::string::npos) << header;
+    // The Generator's own vectorize(x, lanes) is replaced by the scheduler's choices.
+    EXPECT_EQ(header.find("ShiftInwards"), std::string::npos) << header;
+    EXPECT_NE(p.lowered_stmt().find("parallel"), std::string::npos) << p.lowered_stmt();
+}
+
 TEST(Generators, ArgumentsFollowDeclarationOrder) {
     auto g = Internal::GeneratorRegistry::create("aot_api_scale");
     Pipeline p = g->build_pipeline(Target());

@@ -17,6 +17,8 @@
 #include "apps/common/App.h"
 #include "bilateral_grid_aot.h"
 #include "blur_aot.h"
+#include "blur_auto_aot.h"
+#include "blur_auto_aot.schedule.h"
 #include "blur_baseline_aot.h"
 #include "blur_gpu_aot.h"
 #include "blur_multi_aot.h"
@@ -104,6 +106,34 @@ TEST(AheadOfTime, EveryBlurLibraryGivesTheJITsBytes) {
         EXPECT_EQ(fn(in.raw_buffer(), out.raw_buffer()), 0) << name;
         EXPECT_TRUE(same_bytes(out, expected)) << name;
     }
+}
+
+// A Generator run with auto_schedule=true (and -e schedule): its library gives the hand
+// schedule's bytes, and the schedule header it wrote, applied to the same algorithm in the JIT,
+// schedules it as auto-scheduling it here with the Generator's estimates and machine does.
+TEST(AheadOfTime, AutoScheduledLibraryAndItsScheduleHeaderAgreeWithTheJIT) {
+    Buffer<uint16_t> in = blur_input();
+    Buffer<uint16_t> expected = blur_with_jit(in);
+    Buffer<uint16_t> out = blur_output();
+    EXPECT_EQ(blur_auto_aot(in.raw_buffer(), out.raw_buffer()), 0);
+    EXPECT_TRUE(same_bytes(out, expected));
+
+    loom_apps::blur_jit::BlurPipeline applied(Variant::Auto);
+    loom::Pipeline p(applied.outputs());
+    apply_schedule_blur_auto_aot(p, loom::get_host_target());
+    loom_apps::blur_jit::BlurPipeline scheduled(Variant::Auto);
+    scheduled.input.set_estimates({{0, 1536}, {0, 2560}});
+    scheduled.outputs()[0].set_estimates({{0, 1534}, {0, 2558}});
+    loom::Pipeline q(scheduled.outputs());
+    q.auto_schedule(loom::get_host_target(), loom::MachineParams::generic());
+    EXPECT_EQ(p.lowered_stmt(), q.lowered_stmt());
+    // Not the default schedule: the strips run in parallel.
+    EXPECT_NE(p.lowered_stmt().find("parallel"), std::string::npos);
+
+    applied.input.set(in);
+    Buffer<uint16_t> jit_out = blur_output();
+    p.realize(jit_out);
+    EXPECT_TRUE(same_bytes(jit_out, expected));
 }
 
 // A library compiled for host-cuda: its kernels' PTX is inside, and the runtime it carries

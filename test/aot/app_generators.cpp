@@ -29,9 +29,20 @@ public:
     Output<Buffer<uint16_t>> output{"output", 2};
 
     void generate() {
-        const Variant variant = gpu ? Variant::GPU : fused ? Variant::Hand : Variant::Unfused;
+        const Variant variant = auto_schedule ? Variant::Auto
+                                : gpu         ? Variant::GPU
+                                : fused       ? Variant::Hand
+                                              : Variant::Unfused;
         loom_apps::blur_gen::BlurPipeline p(variant, input);
         output = p.outputs()[0];
+    }
+
+    void schedule() {
+        // As Halide's Generators do: with auto_schedule=true, only the sizes to schedule for.
+        if (auto_schedule) {
+            input.set_estimates({{0, 1536}, {0, 2560}});
+            output.set_estimates({{0, 1534}, {0, 2558}});
+        }
     }
 };
 

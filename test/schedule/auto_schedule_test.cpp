@@ -55,7 +55,7 @@ struct Blur {
 
 // The source auto_schedule writes for Blur with the estimates and machine of the next test,
 // pasted here: applied to a fresh pipeline, it must give the same loop nest.
-inline void apply_schedule_by(loom::Pipeline pipeline) {
+inline void apply_schedule_by(loom::Pipeline pipeline, const loom::Target & = loom::Target()) {
     using namespace loom;
     Func bx = pipeline.get_func(2);
     Func by = pipeline.get_func(3);
@@ -74,7 +74,8 @@ inline void apply_schedule_by(loom::Pipeline pipeline) {
     by.parallel(yo);
 }
 
-const char *const pasted_blur_schedule = R"(inline void apply_schedule_by(loom::Pipeline pipeline) {
+const char *const pasted_blur_schedule =
+    R"(inline void apply_schedule_by(loom::Pipeline pipeline, const loom::Target & = loom::Target()) {
     using namespace loom;
     Func bx = pipeline.get_func(2);
     Func by = pipeline.get_func(3);
