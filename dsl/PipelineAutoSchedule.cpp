@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "dsl/Autotune.h"
 #include "dsl/Error.h"
 #include "dsl/Pipeline.h"
 #include "dsl/ScheduleSource.h"
@@ -126,11 +127,28 @@ void run_heuristic(const Pipeline &p, const Target &target, const MachineParams 
                                   p, "apply_schedule_" + identifier_of(p.outputs()[0].name()));
 }
 
+/** The autotuner as a scheduler: its budget from LOOM_AUTOTUNE_BUDGET (seconds, default 60),
+ * its database from LOOM_AUTOTUNE_DB (AutotuneOptions' default). */
+void run_autotune(const Pipeline &p, const Target &target, const MachineParams &params,
+                  AutoSchedulerResults *results) {
+    AutotuneOptions options;
+    if (const char *budget = std::getenv("LOOM_AUTOTUNE_BUDGET"); budget && *budget) {
+        char *end = nullptr;
+        options.budget_seconds = std::strtod(budget, &end);
+        user_assert(*end == 0 && options.budget_seconds >= 0)
+            << "LOOM_AUTOTUNE_BUDGET=" << budget
+            << ": give the autotuner's budget in seconds (a number, 0 or more).";
+    }
+    Pipeline handle = p;
+    *results = autotune(handle, target, params, options);
+}
+
 /** The schedulers by name, and the default's name: process-wide, as Halide's are, so that a
  * plugin's static initializers can add to it. Guarded by its mutex. */
 struct SchedulerTable {
     std::mutex mutex;
-    std::map<std::string, AutoSchedulerFn> schedulers{{"Heuristic", run_heuristic}};
+    std::map<std::string, AutoSchedulerFn> schedulers{{"Heuristic", run_heuristic},
+                                                      {"Autotune", run_autotune}};
     std::string default_name = "Heuristic";
 
     std::string names() {

@@ -4,6 +4,7 @@
 
 #include "dsl/Argument.h"
 #include "dsl/AutoScheduler.h"
+#include "dsl/Autotune.h"
 #include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
 #include "dsl/Error.h"

@@ -15,12 +15,13 @@
 #include "lower/InjectPrefetches.h"
 #include "lower/PartitionLoops.h"
 #include "lower/PeelLoopVariables.h"
+#include "lower/PromoteAccumulators.h"
 #include "lower/RemoveDeadProductions.h"
 #include "lower/ScheduleFunctions.h"
 #include "lower/Simplify.h"
 #include "lower/SlidingWindow.h"
-#include "lower/StorageFolding.h"
 #include "lower/StorageFlattening.h"
+#include "lower/StorageFolding.h"
 #include "lower/StripPromises.h"
 #include "lower/UnrollLoops.h"
 #include "lower/ValidateGPULoops.h"
@@ -104,6 +105,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("inject prefetches", s, [&](const Stmt &in) { return inject_prefetches(in); });
     // Last of the passes that take boxes.
     s = logger.run("strip promises", s, [&](const Stmt &in) { return strip_promises(in); });
+    // On Provides and Calls, whose coordinates show which points a loop updates.
+    s = logger.run("promote accumulators", s,
+                   [&](const Stmt &in) { return promote_accumulators(in); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     // After simplification, which folds away reads whose values cannot matter.

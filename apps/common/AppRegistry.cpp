@@ -21,6 +21,8 @@ const char *variant_name(Variant v) {
         return "gpu";
     case Variant::Auto:
         return "auto";
+    case Variant::Autotune:
+        return "autotune";
     case Variant::Mullapudi2016:
         return "Mullapudi2016";
     case Variant::Adams2019:

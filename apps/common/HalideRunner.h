@@ -66,9 +66,9 @@ Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
     Runner r;
     if (is_automatic(variant)) {
-        if (variant == Variant::Auto) {
-            throw std::invalid_argument(app.name() +
-                                        ": Variant::Auto is Loom's auto-scheduler; "
+        if (variant == Variant::Auto || variant == Variant::Autotune) {
+            throw std::invalid_argument(app.name() + ": " + variant_name(variant) +
+                                        " is Loom's auto-scheduler; "
                                         "the Halide peer takes Mullapudi2016, Adams2019 or Li2018");
         }
         load_halide_autoscheduler(variant);

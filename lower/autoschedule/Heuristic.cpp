@@ -25,6 +25,28 @@ namespace {
  * compute_at the row loop). */
 enum class Placement { Inline, Root, Strip, Row, Sliding };
 
+const char *placement_name(Placement p) {
+    switch (p) {
+    case Placement::Inline:
+        return "inline";
+    case Placement::Root:
+        return "root";
+    case Placement::Strip:
+        return "strip";
+    case Placement::Row:
+        return "row";
+    case Placement::Sliding:
+        return "sliding";
+    }
+    return "root";
+}
+
+/** The placement Choices asks for `name`, or "". */
+std::string asked_placement(const Choices &asked, const std::string &name) {
+    auto it = asked.placement.find(name);
+    return it == asked.placement.end() ? "" : it->second;
+}
+
 struct Plan {
     Placement placement = Placement::Root;
     std::string group;   // the root Func whose strips it is computed in (itself at root)
@@ -83,13 +105,23 @@ void reset_schedule(FunctionContents &f) {
 
 class HeuristicScheduler {
 public:
-    HeuristicScheduler(const PipelineGraph &graph, const MachineModel &machine)
-        : graph(graph), machine(machine) {}
+    HeuristicScheduler(const PipelineGraph &graph, const MachineModel &machine,
+                       const Choices &asked)
+        : graph(graph), machine(machine), asked(asked) {}
+
+    /** Every knob's value as applied, once run() has. */
+    Choices made;
 
     std::string run() {
         decide_inlining();
         decide_groups();
         apply();
+        for (const auto &[name, plan] : plans) {
+            if (!graph.node(name).is_output) made.placement[name] = placement_name(plan.placement);
+        }
+        for (const auto &[name, g] : groups) {
+            if (g.strip_dim >= 0) made.strip[name] = g.strip;
+        }
         std::ostringstream summary;
         summary << "Heuristic auto-schedule for " << machine.to_string() << ":\n";
         for (const std::string &name : graph.order()) {
@@ -101,6 +133,7 @@ public:
 private:
     const PipelineGraph &graph;
     const MachineModel &machine;
+    const Choices &asked;
     std::map<std::string, Plan> plans;
     std::map<std::string, Group> groups;
 
@@ -157,8 +190,22 @@ private:
                 }
             }
         }
+        if (auto it = asked.tile.find(tile_key(n, k)); it != asked.tile.end()) {
+            // As asked, where the region holds it and the registers do.
+            const auto [rows, cols] = it->second;
+            if (rows >= 1 && cols >= 1 && rows * cols <= 2 * accumulators &&
+                (rows == 1 || (tile.row_dim >= 0 && rows <= region[tile.row_dim].extent())) &&
+                (int64_t)cols * lanes <= std::max<int64_t>(lanes, region[0].extent())) {
+                tile.rows = rows;
+                tile.cols = cols;
+            }
+        }
         if (tile.rows == 1) tile.row_dim = -1;
         return tile;
+    }
+
+    static std::string tile_key(const FuncNode &n, int k) {
+        return n.func->name + "/" + std::to_string(k);
     }
 
     int lanes_of(const FuncNode &n) const {
@@ -255,7 +302,9 @@ private:
             const Inlined cost = inlined_cost(name, memo);
             const Weighing w =
                 weigh_inlining(cost.cycles, (double)points_in(n.region), uses.at(name), n.bytes);
-            if (cost.nodes <= max_inlined_nodes && w.inline_wins) continue;
+            // Asked to inline: the cost model yields, the size limit does not.
+            const bool wins = w.inline_wins || asked_placement(asked, name) == "inline";
+            if (cost.nodes <= max_inlined_nodes && wins) continue;
             plan.placement = Placement::Root;
             plan.why = "stored: inlined with the Funcs inlined into it, it would cost " +
                        fmt(w.inline_cost) + " cycles against " + fmt(w.materialize_cost) +
@@ -294,6 +343,12 @@ private:
             if (n.func->stages() > 1 || !n.func->init.specializations.empty()) {
                 plan.why = n.func->stages() > 1 ? "has updates: not inlined"
                                                 : "is specialized: not inlined";
+                continue;
+            }
+            const std::string wanted = asked_placement(asked, name);
+            if (!wanted.empty()) {
+                plan.placement = wanted == "inline" ? Placement::Inline : Placement::Root;
+                plan.why = wanted == "inline" ? "inlined (as asked)" : "stored (as asked)";
                 continue;
             }
             const double points = (double)points_in(n.region);
@@ -339,6 +394,9 @@ private:
                 g.strip_dim = best;
                 g.strip = std::clamp<int64_t>(floor_pow2(extent / (2 * cores)), 1, 32);
             }
+        }
+        if (auto it = asked.strip.find(root); it != asked.strip.end() && g.strip_dim >= 0) {
+            g.strip = std::clamp<int64_t>(it->second, 1, n.region[g.strip_dim].extent());
         }
         if (g.strip_dim >= 0) {
             const std::string var = n.func->args[g.strip_dim];
@@ -434,6 +492,13 @@ private:
         sites_of(name, sites);
         const std::string stored = plan.why;
         plan.placement = Placement::Root;
+        const std::string wanted = asked_placement(asked, name);
+        if (wanted == "root") {
+            plan.why = stored + "; computed at root (as asked)";
+            return;
+        }
+        // Asked for a place in the strips: the legality checks hold, the cost model's don't.
+        const bool in_strips = wanted == "strip" || wanted == "row" || wanted == "sliding";
         if (sites.size() != 1) {
             plan.why = stored + "; computed at root: read in " + std::to_string(sites.size()) +
                        " loop nests";
@@ -451,7 +516,7 @@ private:
         // taking them too, bilateral_grid ran 5x slower (its grid's blurs went into the strips
         // of the grid's root, recomputed per strip) and no app ran faster (measured
         // 2026-11-29), until the cost model weighs a root's strips against its consumers'.
-        if (!graph.node(root).is_output) {
+        if (!graph.node(root).is_output && !in_strips) {
             plan.why = stored + "; computed at root: " + root +
                        " is computed at root for its consumers, and only outputs' strips take "
                        "other Funcs";
@@ -480,7 +545,7 @@ private:
                                   computed * n.bytes * 2 * machine.byte_cost(strip_bytes);
         const double cost_root = compute_cycles(name, n.region) +
                                  points * n.bytes * 2 * machine.byte_cost(points * n.bytes);
-        if (cost_strip > cost_root) {
+        if (cost_strip > cost_root && !in_strips) {
             plan.why = stored + "; computed at root: in strips of " + root + " it would cost " +
                        fmt(cost_strip) + " cycles (" + fmt(computed / std::max(1.0, points)) +
                        " computations a point) against " + fmt(cost_root);
@@ -498,7 +563,14 @@ private:
             const RegisterTile t = register_tile(n, k, per_strip);
             tile_takes_rows = tile_takes_rows || (t.rows > 1 && t.row_dim == g.strip_dim);
         }
-        if (g.strip > 1 && g.strip_dim > 0 && consumers_per_row && !tile_takes_rows) {
+        const bool rows_allowed =
+            g.strip > 1 && g.strip_dim > 0 && consumers_per_row && !tile_takes_rows;
+        if (rows_allowed && in_strips) {
+            if (wanted == "row" || (wanted == "sliding" && n.func->stages() == 1)) {
+                plan.placement = wanted == "row" ? Placement::Row : Placement::Sliding;
+                plan.box = row->at(name);
+            }
+        } else if (rows_allowed) {
             if (per_row <= per_strip_points * 1.05) {
                 plan.placement = Placement::Row;
                 plan.box = row->at(name);
@@ -609,6 +681,7 @@ private:
             stage.reorder(order);
         }
         if (loops.empty() || k == 0) return loops;
+        if (independent && !s.rvars.empty()) made.tile[tile_key(n, k)] = {t.rows, t.cols};
         if (t.rows > 1) {
             const std::string row =
                 g && t.row_dim == g->strip_dim ? g->inner : s.pure_vars[t.row_dim];
@@ -681,7 +754,8 @@ private:
 
 std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Target &target,
                                const MachineParams &params,
-                               const std::function<void(const std::string &)> &warn) {
+                               const std::function<void(const std::string &)> &warn,
+                               const Choices &asked, Choices *made) {
     user_assert(!target.has_feature(Target::CUDA))
         << "auto_schedule(\"Heuristic\") schedules for the CPU; the target " << target.to_string()
         << " has CUDA. Auto-schedule with a CPU target, or schedule the GPU stages by hand "
@@ -689,7 +763,95 @@ std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Ta
     PipelineGraph graph(outputs, warn);
     MachineModel machine =
         MachineModel::of(target.is_host_default() ? get_host_target() : target, params);
-    return HeuristicScheduler(graph, machine).run();
+    HeuristicScheduler scheduler(graph, machine, asked);
+    std::string summary = scheduler.run();
+    if (made) *made = scheduler.made;
+    return summary;
+}
+
+std::string Choices::to_string() const {
+    std::ostringstream s;
+    const char *sep = "";
+    for (const auto &[name, where] : placement) {
+        s << sep << name << "=" << where;
+        sep = " ";
+    }
+    for (const auto &[name, rows] : strip) {
+        s << sep << name << "/strip=" << rows;
+        sep = " ";
+    }
+    for (const auto &[key, rc] : tile) {
+        s << sep << key << "/tile=" << rc.first << "x" << rc.second;
+        sep = " ";
+    }
+    return s.str();
+}
+
+Choices Choices::parse(const std::string &text) {
+    Choices c;
+    std::istringstream words(text);
+    for (std::string word; words >> word;) {
+        const size_t eq = word.rfind('=');
+        user_assert(eq != std::string::npos && eq > 0 && eq + 1 < word.size())
+            << "Choices \"" << text << "\": \"" << word << "\" is not knob=value";
+        const std::string knob = word.substr(0, eq), value = word.substr(eq + 1);
+        auto ends_with = [&](const std::string &suffix) {
+            return knob.size() > suffix.size() &&
+                   knob.compare(knob.size() - suffix.size(), suffix.size(), suffix) == 0;
+        };
+        try {
+            if (ends_with("/strip")) {
+                c.strip[knob.substr(0, knob.size() - 6)] = std::stoll(value);
+            } else if (ends_with("/tile")) {
+                const size_t x = value.find('x');
+                user_assert(x != std::string::npos)
+                    << "Choices \"" << text << "\": a tile is ROWSxVECTORS, not " << value;
+                c.tile[knob.substr(0, knob.size() - 5)] = {std::stoi(value.substr(0, x)),
+                                                           std::stoi(value.substr(x + 1))};
+            } else {
+                static const std::set<std::string> places{"inline", "root", "strip", "row",
+                                                          "sliding"};
+                user_assert(places.count(value))
+                    << "Choices \"" << text << "\": " << knob
+                    << " takes inline, root, strip, row or sliding, not " << value;
+                c.placement[knob] = value;
+            }
+        } catch (const std::logic_error &) {
+            user_error << "Choices \"" << text << "\": \"" << value << "\" is not a number";
+        }
+    }
+    return c;
+}
+
+std::vector<Choices> neighbours(const Choices &made) {
+    std::vector<Choices> out;
+    for (const auto &[name, where] : made.placement) {
+        for (const char *other : {"inline", "root", "strip", "row", "sliding"}) {
+            if (where == other) continue;
+            Choices c = made;
+            c.placement[name] = other;
+            out.push_back(c);
+        }
+    }
+    for (const auto &[name, rows] : made.strip) {
+        for (int64_t r = 1; r <= 256; r *= 2) {
+            if (r == rows) continue;
+            Choices c = made;
+            c.strip[name] = r;
+            out.push_back(c);
+        }
+    }
+    for (const auto &[key, rc] : made.tile) {
+        for (int rows = 1; rows <= 16; rows *= 2) {
+            for (int cols = 1; rows * cols <= 32 && cols <= 8; cols *= 2) {
+                if (std::make_pair(rows, cols) == rc) continue;
+                Choices c = made;
+                c.tile[key] = {rows, cols};
+                out.push_back(c);
+            }
+        }
+    }
+    return out;
 }
 
 } // namespace autoschedule

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/Function.h"
@@ -15,8 +17,37 @@ namespace loom {
 namespace Internal {
 namespace autoschedule {
 
+/** The decisions the heuristic makes that a search or the autotuner may make differently: each
+ * is a knob with a few values, and any combination of values is a legal schedule (the
+ * heuristic falls back to its own choice where a value asked for is not legal for that Func).
+ * Printed and parsed as one line ("blur_x=row blur_y/strip=16 prod/1/tile=4x2"), the key of the
+ * autotuner's database. */
+struct Choices {
+    /** Per Func that is not an output: "inline", "root", or computed in its consumer's strips
+     * "strip" (once a strip), "row" (once a row) or "sliding" (per row, stored for the strip). */
+    std::map<std::string, std::string> placement;
+    /** Per root Func that runs in strips: the rows of a strip. */
+    std::map<std::string, int64_t> strip;
+    /** Per update stage "func/k" whose pure loops run in any order: its register tile, rows x
+     * vectors. */
+    std::map<std::string, std::pair<int, int>> tile;
+
+    std::string to_string() const;
+    /** to_string()'s form; throws a CompileError naming the text on anything else. */
+    static Choices parse(const std::string &text);
+    bool operator==(const Choices &o) const {
+        return placement == o.placement && strip == o.strip && tile == o.tile;
+    }
+};
+
+/** The values each of `made`'s knobs may take (beside the one it has): the placements, strips of
+ * a power of two rows from 1 to 256, tiles of powers of two with at most 32 accumulators. */
+std::vector<Choices> neighbours(const Choices &made);
+
 /** Replaces the schedule of every Func the outputs read (their bounds and estimates are kept)
- * with one chosen as follows, and returns a summary of the choices, one line per Func.
+ * with one chosen as follows, and returns a summary of the choices, one line per Func. Where
+ * `asked` gives a knob a value, that value is taken instead where legal; `made` (if given)
+ * receives every knob's value as applied.
  *
  * - Each Func that is not an output is inlined where the arithmetic its uses repeat costs less
  *   than storing it and loading it back from the nearest cache; otherwise it is materialized.
@@ -36,7 +67,8 @@ namespace autoschedule {
  * target this scheduler does not schedule for (a GPU). */
 std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Target &target,
                                const MachineParams &params,
-                               const std::function<void(const std::string &)> &warn);
+                               const std::function<void(const std::string &)> &warn,
+                               const Choices &asked = {}, Choices *made = nullptr);
 
 } // namespace autoschedule
 } // namespace Internal

@@ -276,7 +276,7 @@ TEST(AutoSchedule, HalidesSchedulersAndUnknownNamesAreClearErrors) {
     EXPECT_THAT(compile_error_of([&] { p.auto_schedule("Mullapudi2016", Target()); }),
                 HasSubstr("auto_schedule(\"Mullapudi2016\"): Mullapudi2016 is one of Halide's "
                           "auto-schedulers, which schedule Halide's IR and do not run on Loom's. "
-                          "Loom's auto-schedulers are: Heuristic"));
+                          "Loom's auto-schedulers are: Autotune, Heuristic"));
     EXPECT_THAT(
         compile_error_of([&] { Pipeline::set_default_autoscheduler_name("Adams2019"); }),
         HasSubstr("set_default_autoscheduler_name(\"Adams2019\"): Adams2019 is one of Halide's"));

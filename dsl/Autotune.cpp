@@ -1,0 +1,426 @@
+// The autotuner (dsl/Autotune.h): hill climbing over the heuristic scheduler's knobs
+// (lower/autoschedule/Heuristic.h's Choices), each candidate compiled and timed here.
+//
+// Why hill climbing from the heuristic's schedule: the knobs are few per Func (a placement, a
+// strip height, a register tile) and mostly act apart from each other, so one change at a time
+// from the best so far finds most of what a wider search would, and every step is a schedule
+// the heuristic itself calls legal. A budget of a minute measures tens of candidates (each a
+// compile of 0.1 to a few seconds and a few runs); at a local optimum the climb tries two
+// changes at once, drawn at random.
+#include "dsl/Autotune.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "codegen/JITCacheKey.h"
+#include "dsl/Error.h"
+#include "dsl/IRPrinter.h"
+#include "dsl/Pipeline.h"
+#include "dsl/RDom.h"
+#include "lower/InferArguments.h"
+#include "lower/autoschedule/Heuristic.h"
+#include "lower/autoschedule/MachineModel.h"
+#include "lower/autoschedule/PipelineGraph.h"
+#include "lower/autoschedule/TuningDatabase.h"
+
+namespace loom {
+namespace {
+
+using namespace Internal;
+using namespace Internal::autoschedule;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<FunctionPtr> output_functions(const Pipeline &p) {
+    std::vector<FunctionPtr> outputs;
+    for (const Func &f : p.outputs())
+        outputs.push_back(f.function());
+    return outputs;
+}
+
+/** 64-bit FNV-1a of `text`, in hex: the database key's digest. */
+std::string digest(const std::string &text) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)h);
+    return hex;
+}
+
+/** What a measurement depends on: every Func's definitions (not its schedule), the regions the
+ * estimates give them, the target, the machine, and Loom's version (not its build: rebuilding
+ * the same version keeps the measurements). */
+std::string database_key(const PipelineGraph &graph, const Target &target,
+                         const MachineModel &machine) {
+    std::ostringstream s;
+    for (const std::string &name : graph.order()) {
+        const FuncNode &n = graph.node(name);
+        const FunctionContents &f = *n.func;
+        s << name << "(";
+        for (const std::string &a : f.args)
+            s << a << ",";
+        s << ")" << (n.is_output ? " output" : "") << " region";
+        for (const Span &span : n.region)
+            s << " [" << span.min << "," << span.max << "]";
+        for (int k = 0; k < f.stages(); k++) {
+            const Definition &d = k == 0 ? f.init : f.updates[k - 1];
+            s << "\n  ";
+            for (const Expr &e : d.args)
+                s << e << ",";
+            s << " = ";
+            for (const Expr &e : d.values)
+                s << e << ",";
+            if (d.predicate.defined()) s << " if " << d.predicate;
+            if (d.rdom) {
+                for (const ReductionVariable &rv : d.rdom->domain)
+                    s << " " << rv.var << " in [" << rv.min << ", " << rv.extent << "]";
+            }
+            s << " specializations " << d.specializations.size();
+        }
+        s << "\n";
+    }
+    std::string version = loom_build_id();
+    version = version.substr(0, version.find(" sources"));
+    s << target.to_string() << "\n" << machine.to_string() << "\n" << version;
+    return digest(s.str());
+}
+
+/** Binds each ImageParam the pipeline reads and no buffer is bound to, to a buffer of its
+ * estimated region filled with test values, for the time of the tuning. */
+class TemporaryInputs {
+public:
+    explicit TemporaryInputs(const std::vector<FunctionPtr> &outputs) {
+        for (const LoweredArgument &a : infer_arguments(outputs, find_environment(outputs), {})) {
+            if (a.kind != Argument::InputBuffer || !a.param || a.param->buffer) continue;
+            std::vector<int> sizes, mins;
+            for (int d = 0; d < a.dimensions; d++) {
+                const Region &r = a.param->buffer_estimates;
+                const int64_t *min = d < (int)r.size() ? as_const_int(r[d].min) : nullptr;
+                const int64_t *extent = d < (int)r.size() ? as_const_int(r[d].extent) : nullptr;
+                user_assert(min && extent)
+                    << "autotune: ImageParam " << a.name << " is bound to no buffer and has no "
+                    << "estimate for dimension " << d << ". Bind it (" << a.name
+                    << ".set(buffer)) or call " << a.name << ".set_estimates(...).";
+                mins.push_back((int)*min);
+                sizes.push_back((int)*extent);
+            }
+            Buffer<> b(a.type, sizes, a.name);
+            b.set_min(mins);
+            fill(b);
+            a.param->buffer = b.contents_ptr();
+            bound.push_back(a.param);
+        }
+    }
+    ~TemporaryInputs() {
+        for (const auto &param : bound)
+            param->buffer = nullptr;
+    }
+    TemporaryInputs(const TemporaryInputs &) = delete;
+    TemporaryInputs &operator=(const TemporaryInputs &) = delete;
+
+private:
+    std::vector<std::shared_ptr<ParameterContents>> bound;
+
+    /** Floats in [0, 1), integers a pattern of small values: data a pipeline computes on as on
+     * an image, with no NaNs or denormals to slow it. */
+    static void fill(Buffer<> &b) {
+        const Type t = b.type();
+        uint8_t *data = (uint8_t *)b.raw_buffer()->host;
+        const size_t n = b.number_of_elements();
+        uint32_t state = 12345;
+        for (size_t i = 0; i < n; i++) {
+            state = state * 1664525u + 1013904223u;
+            const double unit = (state >> 8) / double(1 << 24);
+            uint8_t *p = data + i * t.bytes();
+            if (t.is_float() && t.bits() == 32) {
+                const float v = (float)unit;
+                std::memcpy(p, &v, 4);
+            } else if (t.is_float()) {
+                std::memcpy(p, &unit, 8);
+            } else {
+                const uint64_t v = (uint64_t)(unit * 200);
+                std::memcpy(p, &v, t.bytes());
+            }
+        }
+    }
+};
+
+/** The outputs' buffers, of the regions their estimates give. */
+std::vector<Buffer<>> output_buffers(const PipelineGraph &graph,
+                                     const std::vector<FunctionPtr> &outputs) {
+    std::vector<Buffer<>> buffers;
+    for (const FunctionPtr &f : outputs) {
+        const Region64 &region = graph.node(f->name).region;
+        std::vector<int> sizes, mins;
+        for (const Span &s : region) {
+            mins.push_back((int)s.min);
+            sizes.push_back((int)s.extent());
+        }
+        for (const Type &t : f->output_types) {
+            Buffer<> b(t, sizes, f->name);
+            b.set_min(mins);
+            buffers.push_back(b);
+        }
+    }
+    return buffers;
+}
+
+std::string milliseconds(double seconds) {
+    std::ostringstream s;
+    s.precision(4);
+    s << seconds * 1e3 << " ms";
+    return s.str();
+}
+
+class Autotuner {
+public:
+    Autotuner(Pipeline &pipeline, const Target &target, const MachineParams &params,
+              const AutotuneOptions &options)
+        : pipeline(pipeline), target(target), params(params), options(options),
+          outputs(output_functions(pipeline)), graph(outputs, [](const std::string &) {}),
+          machine(MachineModel::of(target.is_host_default() ? get_host_target() : target, params)),
+          key(database_key(graph, target, machine)),
+          database(options.database.empty() ? TuningDatabase::default_path() : options.database),
+          rng(options.seed), terminal(isatty(STDERR_FILENO)) {}
+
+    AutoSchedulerResults run() {
+        start = Clock::now();
+        TemporaryInputs inputs(outputs);
+        buffers = output_buffers(graph, outputs);
+        known = database.measured(key);
+        from_database = known.size();
+
+        // The heuristic's schedule, then the best the database holds, are the first to beat.
+        heuristic = canonical(Choices());
+        heuristic_seconds = measure(heuristic);
+        best = heuristic;
+        best_seconds = heuristic_seconds;
+        for (const auto &[text, seconds] : known) {
+            if (seconds >= best_seconds) continue;
+            try {
+                Choices c = canonical(Choices::parse(text));
+                if (c.to_string() == text) {
+                    best = c;
+                    best_seconds = seconds;
+                }
+            } catch (const CompileError &) {
+                // A record from another version of the knobs: not a starting point.
+            }
+        }
+        report(true);
+        climb();
+        if (options.progress && terminal) std::cerr << "\n";
+
+        std::ostringstream what;
+        what << "Autotuned in " << std::lround(seconds_since(start)) << " s: " << tried
+             << " candidates measured here, " << from_database << " known from the database; best "
+             << milliseconds(best_seconds) << ", the heuristic's "
+             << milliseconds(heuristic_seconds) << "\n"
+             << "database " << database.path() << ", key " << key << "\n"
+             << "choices: " << best.to_string() << "\n";
+        const std::string summary = heuristic_schedule(
+            outputs, target, params, [](const std::string &) {}, best);
+        AutoSchedulerResults results;
+        results.schedule_source =
+            as_comment(what.str() + summary) +
+            apply_schedule_function(pipeline, "apply_schedule_" + identifier_of_output());
+        if (!options.schedule_file.empty()) {
+            results.scheduler_name = "Autotune";
+            results.target = target;
+            results.machine_params_string = params.to_string();
+            std::ofstream out(options.schedule_file);
+            out << schedule_header(pipeline, identifier_of_output(), results);
+            user_assert(out.good()) << "autotune: can't write " << options.schedule_file;
+        }
+        return results;
+    }
+
+private:
+    Pipeline &pipeline;
+    const Target target;
+    const MachineParams params;
+    const AutotuneOptions options;
+    const std::vector<FunctionPtr> outputs;
+    const PipelineGraph graph;
+    const MachineModel machine;
+    const std::string key;
+    const TuningDatabase database;
+    std::mt19937 rng;
+    const bool terminal;
+
+    Clock::time_point start;
+    std::vector<Buffer<>> buffers;
+    std::map<std::string, double> known; // choices -> seconds, here and in the database
+    size_t from_database = 0;
+    int tried = 0;
+    Choices heuristic, best;
+    double heuristic_seconds = 0, best_seconds = 0;
+
+    std::string identifier_of_output() const {
+        std::string id = outputs[0]->name;
+        for (char &c : id) {
+            if (!std::isalnum((unsigned char)c)) c = '_';
+        }
+        return id;
+    }
+
+    static std::string as_comment(const std::string &text) {
+        std::istringstream lines(text);
+        std::string out;
+        for (std::string line; std::getline(lines, line);)
+            out += "// " + line + "\n";
+        return out;
+    }
+
+    bool time_left() const { return seconds_since(start) < options.budget_seconds; }
+
+    /** The choices the heuristic applies when asked for `asked` (and applies them): where a
+     * value is not legal for its Func, the heuristic's own, so equal results are one schedule. */
+    Choices canonical(const Choices &asked) {
+        Choices made;
+        heuristic_schedule(
+            outputs, target, params, [](const std::string &) {}, asked, &made);
+        return made;
+    }
+
+    /** Seconds of one run of the pipeline as `c` schedules it (applied by canonical): the least
+     * of a few runs after one that warms the caches, or that one alone where it is already far
+     * slower than the best. Recorded in the database. */
+    double measure(const Choices &c) {
+        const std::string text = c.to_string();
+        if (auto it = known.find(text); it != known.end()) return it->second;
+        double seconds = INFINITY;
+        try {
+            pipeline.compile_jit(target);
+            auto run = [&] {
+                const Clock::time_point t = Clock::now();
+                pipeline.realize(RealizationArg(buffers), target);
+                return seconds_since(t);
+            };
+            seconds = run();
+            if (best_seconds == 0 || seconds < 4 * best_seconds) {
+                double total = seconds;
+                seconds = INFINITY;
+                for (int n = 0; n < 3 || (total < 0.25 && n < 20); n++) {
+                    const double s = run();
+                    seconds = std::min(seconds, s);
+                    total += s;
+                }
+            }
+        } catch (const Error &e) {
+            // The heuristic's own schedule failing means the pipeline can't run as given (its
+            // inputs, say): the user's to fix. A variation failing where it ran is Loom's bug:
+            // said, and the others go on.
+            if (best_seconds == 0) throw;
+            std::cerr << "loom: autotune: the candidate " << text << " failed: " << e.what()
+                      << "\n";
+        }
+        tried++;
+        known[text] = seconds;
+        database.record(key, text, seconds);
+        return seconds;
+    }
+
+    void report(bool improved) {
+        if (!options.progress) return;
+        std::ostringstream line;
+        line << "loom autotune " << outputs[0]->name << ": " << tried << " measured, "
+             << from_database << " from the database; best " << milliseconds(best_seconds)
+             << " (heuristic " << milliseconds(heuristic_seconds) << "); "
+             << std::max(0L, std::lround(options.budget_seconds - seconds_since(start)))
+             << " s left";
+        if (terminal) {
+            std::cerr << "\r" << line.str() << "\033[K" << std::flush;
+        } else if (improved || tried % 10 == 0) {
+            std::cerr << line.str() << "\n";
+        }
+    }
+
+    /** Candidates one change from `from`, in random order. */
+    std::vector<Choices> one_change(const Choices &from) {
+        std::vector<Choices> list = neighbours(from);
+        std::shuffle(list.begin(), list.end(), rng);
+        return list;
+    }
+
+    /** Candidates two changes from `from`: pairs of one-change candidates merged. */
+    std::vector<Choices> two_changes(const Choices &from) {
+        std::vector<Choices> singles = neighbours(from), list;
+        if (singles.size() < 2) return list;
+        std::uniform_int_distribution<size_t> pick(0, singles.size() - 1);
+        for (int i = 0; i < 16; i++) {
+            Choices merged = singles[pick(rng)];
+            const Choices &other = singles[pick(rng)];
+            for (const auto &[k, v] : other.placement) {
+                if (from.placement.at(k) != v) merged.placement[k] = v;
+            }
+            for (const auto &[k, v] : other.strip) {
+                if (from.strip.at(k) != v) merged.strip[k] = v;
+            }
+            for (const auto &[k, v] : other.tile) {
+                if (from.tile.at(k) != v) merged.tile[k] = v;
+            }
+            list.push_back(merged);
+        }
+        return list;
+    }
+
+    /** First-improvement hill climbing from `best` until the budget is spent. */
+    void climb() {
+        std::vector<Choices> queue = one_change(best);
+        std::set<std::string> tried_here;
+        while (time_left()) {
+            if (queue.empty()) {
+                queue = two_changes(best);
+                if (queue.empty()) return; // nothing to vary
+            }
+            Choices c = canonical(queue.back());
+            queue.pop_back();
+            const std::string text = c.to_string();
+            if (!tried_here.insert(text).second) continue;
+            const double seconds = measure(c);
+            // A change must win by more than the timing noise to move the climb.
+            const bool improved = seconds < best_seconds * 0.98;
+            if (improved) {
+                best = c;
+                best_seconds = seconds;
+                queue = one_change(best);
+            }
+            report(improved);
+        }
+    }
+};
+
+} // namespace
+
+AutoSchedulerResults autotune(Pipeline &pipeline, const Target &target, const MachineParams &params,
+                              const AutotuneOptions &options) {
+    user_assert(!pipeline.outputs().empty())
+        << "autotune of a Pipeline with no outputs: give it the Funcs to compute.";
+    user_assert(options.budget_seconds >= 0)
+        << "autotune: AutotuneOptions::budget_seconds is " << options.budget_seconds
+        << "; give the seconds to spend (0 measures the heuristic's schedule only).";
+    AutoSchedulerResults results = Autotuner(pipeline, target, params, options).run();
+    results.scheduler_name = "Autotune";
+    results.target = target;
+    results.machine_params_string = params.to_string();
+    return results;
+}
+
+} // namespace loom
