@@ -2,10 +2,13 @@
 // in one run, with the machine's ceilings measured beside them.
 //
 //   loom_bench [--apps=a,b,...] [--reps=N] [--jit-reps=N] [--min-time=SECONDS]
-//              [--markdown=FILE] [--quick] [--no-auto] [--benchmark_* flags of Google Benchmark]
+//              [--markdown=FILE] [--quick] [--no-auto] [--autotune-budget=SECONDS]
+//              [--benchmark_* flags of Google Benchmark]
 //
-// A second table compares automatic schedules (AutoScheduleColumns.h): Loom's heuristic and
-// Halide 14's three auto-schedulers, each against Loom's hand schedule; --no-auto leaves it out.
+// A second table compares automatic schedules (AutoScheduleColumns.h): Loom's heuristic, Loom's
+// autotuner (--autotune-budget seconds an app, default 20, from a fresh database; 0 leaves it
+// out) and Halide 14's three auto-schedulers, each against Loom's hand schedule; --no-auto
+// leaves the table out.
 //
 // For each app it compiles five pipelines on the app's own buffers (Loom and Halide hand
 // schedules, Loom and Halide unfused, and OpenBLAS sgemm for the matrix multiplies), the hand
@@ -68,6 +71,9 @@ struct Options {
     std::string markdown;
     /** The automatic schedules' table (AutoScheduleColumns.h); --no-auto leaves it out. */
     bool autos = true;
+    /** Seconds the autotuner gets per app (its column), from a fresh database; 0 leaves the
+     * column out. */
+    double autotune_budget = 20;
 };
 
 /** Times of Loom and Halide run back to back, in milliseconds: entry i of each is pair i. */
@@ -213,7 +219,7 @@ int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s [--apps=a,b,...] [--reps=N] [--jit-reps=N] [--min-time=SECONDS] "
                  "[--markdown=FILE] "
-                 "[--quick] [--no-auto] [--benchmark_* flags]\n",
+                 "[--quick] [--no-auto] [--autotune-budget=SECONDS] [--benchmark_* flags]\n",
                  argv0);
     return 2;
 }
@@ -256,6 +262,8 @@ int main(int argc, char **argv) {
             opt.markdown = value("--markdown=");
         } else if (a == "--no-auto") {
             opt.autos = false;
+        } else if (a.rfind("--autotune-budget=", 0) == 0) {
+            opt.autotune_budget = std::max(0.0, std::atof(value("--autotune-budget=").c_str()));
         } else if (a == "--quick") {
             opt.apps = {"blur", "chain", "softmax", "matmul_1024"};
             opt.reps = 5;
@@ -292,14 +300,22 @@ int main(int argc, char **argv) {
         std::printf("one-time JIT start-up: Loom %.1f ms, Halide %.1f ms\n", loom_startup * 1e3,
                     halide_startup * 1e3);
 
+        // The autotuner's column: its budget, and a database of this run alone, so that the
+        // budget is all it measured.
+        const std::string autotune_db =
+            "/tmp/loom_bench_autotune_" + std::to_string(getpid()) + ".db";
+        if (opt.autotune_budget > 0) {
+            setenv("LOOM_AUTOTUNE_BUDGET", fixed(opt.autotune_budget, 1).c_str(), 1);
+            setenv("LOOM_AUTOTUNE_DB", autotune_db.c_str(), 1);
+        }
         std::vector<Entry> entries;
         for (const auto &name : opt.apps) {
             std::printf("preparing %s...\n", name.c_str());
             std::fflush(stdout);
             entries.push_back(prepare_entry(name, opt.jit_reps));
             if (opt.autos)
-                entries.back().autos =
-                    prepare_auto_columns(*entries.back().app, halide_peer_target());
+                entries.back().autos = prepare_auto_columns(
+                    *entries.back().app, halide_peer_target(), opt.autotune_budget > 0);
         }
 
         // Ceilings. 1 GiB each way: far beyond the last-level cache.

@@ -75,6 +75,11 @@ struct RegisterTile {
     int rows = 1, cols = 1;
 };
 
+/** An RVar split into blocks (block_reduction): `outer` over the blocks, `inner` within one. */
+struct ReductionBlock {
+    std::string rvar, outer, inner; // rvar empty: not split
+};
+
 int64_t floor_pow2(int64_t v) {
     int64_t p = 1;
     while (p * 2 <= v)
@@ -624,13 +629,13 @@ private:
      * left them. */
     std::vector<VarOrRVar> update_loop_order(const FuncNode &n, int k, const Group *g,
                                              const std::vector<std::string> &tile,
-                                             bool reorder_pure) {
+                                             bool reorder_pure, const ReductionBlock &block) {
         const StageInfo &s = n.stages[k];
         std::vector<VarOrRVar> order;
         for (const std::string &t : tile)
             order.emplace_back(t);
         for (const std::string &r : s.rvars)
-            order.emplace_back(r);
+            order.emplace_back(VarOrRVar(r == block.rvar ? block.inner : r));
         for (int d = reorder_pure ? 1 : 0; d < (int)s.pure_vars.size(); d++) {
             if (s.pure_vars[d].empty()) continue;
             order.emplace_back(g && d == g->strip_dim ? g->inner : s.pure_vars[d]);
@@ -638,9 +643,46 @@ private:
         }
         if (reorder_pure) {
             if (!s.pure_vars[0].empty()) order.emplace_back(s.pure_vars[0]);
+            if (!block.rvar.empty()) order.emplace_back(VarOrRVar(block.outer));
             if (g) order.emplace_back(g->outer);
         }
         return order;
+    }
+
+    /** Splits the innermost RVar of update k into blocks whose reads that the register tiles
+     * of one block share (they move along the RVar and along dimension 0, not along the
+     * rows: B's rows in A * B) fit in half of L1, where the RVar is longer than that. The
+     * block's loop then goes outside the pure loops: each block of B is read from L1 by every
+     * tile of rows, instead of from as far as its whole length lies (a matrix product's strip
+     * of B is K rows apart by the width of B, which L2's sets can't all hold). Each point
+     * still sums over the RVar in order. */
+    ReductionBlock block_reduction(Stage stage, const FuncNode &n, int k, const RegisterTile &t) {
+        ReductionBlock block;
+        const StageInfo &s = n.stages[k];
+        if (s.rvars.empty() || (t.rows == 1 && t.cols == 1)) return block;
+        const std::string &r = s.rvars[0];
+        double bytes_per_step = 0;
+        for (const CallSite &call : s.calls) {
+            bool along_r = false, along0 = false, along_rows = false;
+            for (const Expr &a : call.args) {
+                along_r = along_r || expr_uses_var(a, r);
+                along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
+                if (t.row_dim >= 0)
+                    along_rows = along_rows || expr_uses_var(a, s.pure_vars[t.row_dim]);
+            }
+            if (along_r && along0 && !along_rows)
+                bytes_per_step += (double)t.cols * lanes_of(n) * call.bytes;
+        }
+        if (bytes_per_step == 0) return block;
+        const int64_t steps =
+            std::max<int64_t>(8, floor_pow2((int64_t)(machine.l1_bytes / 2 / bytes_per_step)));
+        if (steps >= s.rvar_spans[0].extent()) return block;
+        block.rvar = r;
+        block.outer = r + "o";
+        block.inner = r + "i";
+        stage.split(VarOrRVar(r), VarOrRVar(block.outer), VarOrRVar(block.inner), (int)steps,
+                    TailStrategy::GuardWithIf);
+        return block;
     }
 
     /** Whether every pure loop of stage k may run in any order: then its RVars may go inside
@@ -691,7 +733,9 @@ private:
             stage.unroll(VarOrRVar(unrolled));
             loops.push_back(unrolled);
         }
-        stage.reorder(update_loop_order(n, k, g, loops, independent));
+        const ReductionBlock block =
+            independent ? block_reduction(stage, n, k, t) : ReductionBlock();
+        stage.reorder(update_loop_order(n, k, g, loops, independent, block));
         return loops;
     }
 

@@ -61,7 +61,8 @@ std::vector<Choices> neighbours(const Choices &made);
  * - Updates keep their reduction order: only pure dimensions that no read of the Func itself
  *   ties to other points are split, vectorized or run in parallel, so the outputs are the bits
  *   of the unscheduled pipeline. A reduction's vector lanes and a few rows run innermost, as a
- *   register tile.
+ *   register tile, and its innermost RVar runs in blocks whose shared reads stay in L1
+ *   across the tiles (each point still sums in order).
  *
  * `warn` receives each missing estimate and the value assumed. Throws a CompileError for a
  * target this scheduler does not schedule for (a GPU). */
