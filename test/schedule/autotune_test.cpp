@@ -70,6 +70,30 @@ struct Stencils {
     }
 };
 
+/** The stencils' output region (the estimates') computed by p. */
+Buffer<float> realized(Pipeline &p) {
+    Buffer<float> out(510, 382);
+    out.set_min(1, 1);
+    p.realize(out);
+    return out;
+}
+
+/** The stencils of `s` on `in`, as `s` is scheduled. */
+Buffer<float> run(Stencils s, const Buffer<float> &in) {
+    s.input.set(in);
+    Pipeline p(s.out);
+    return realized(p);
+}
+
+int differing(Buffer<float> got, Buffer<float> want) {
+    int differ = 0;
+    got.for_each_position([&](const std::vector<int> &pos) {
+        const float a = got(pos), b = want(pos);
+        differ += std::memcmp(&a, &b, sizeof(float)) != 0;
+    });
+    return differ;
+}
+
 TEST(Choices, PrintAndParseOneLine) {
     Choices c;
     c.placement["bx"] = "sliding";
@@ -91,11 +115,7 @@ TEST(Choices, PrintAndParseOneLine) {
 // the unscheduled pipeline's bits.
 TEST(Choices, EveryNeighbourOfTheHeuristicsChoicesGivesTheSameBits) {
     Buffer<float> in = image(512, 384);
-    Stencils plain;
-    plain.input.set(in);
-    Buffer<float> expected(510, 382);
-    expected.set_min(1, 1);
-    Pipeline(plain.out).realize(expected);
+    Buffer<float> expected = run(Stencils(), in);
 
     Stencils s;
     s.input.set(in);
@@ -111,25 +131,14 @@ TEST(Choices, EveryNeighbourOfTheHeuristicsChoicesGivesTheSameBits) {
     for (const Choices &c : candidates) {
         Internal::autoschedule::heuristic_schedule(
             outputs, Target(), MachineParams(2, 32 << 20, 40), [](const std::string &) {}, c);
-        Buffer<float> got(510, 382);
-        got.set_min(1, 1);
-        p.realize(got);
-        int differ = 0;
-        got.for_each_position([&](const std::vector<int> &pos) {
-            differ += std::memcmp(&got(pos), &expected(pos), sizeof(float)) != 0;
-        });
-        EXPECT_EQ(differ, 0) << c.to_string();
+        EXPECT_EQ(differing(realized(p), expected), 0) << c.to_string();
     }
 }
 
 TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     const std::string db = temp_path("resume.db"), header = temp_path("out.schedule.h");
     Buffer<float> in = image(512, 384);
-    Stencils plain;
-    plain.input.set(in);
-    Buffer<float> expected(510, 382);
-    expected.set_min(1, 1);
-    Pipeline(plain.out).realize(expected);
+    Buffer<float> expected = run(Stencils(), in);
 
     Stencils first;
     first.input.set(in);
@@ -146,14 +155,7 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     const int measured = lines_in(read_file(db));
     EXPECT_GE(measured, 3) << "the heuristic's schedule and at least two variations";
     EXPECT_THAT(read_file(header), HasSubstr("Auto-scheduled by Autotune"));
-    Buffer<float> got(510, 382);
-    got.set_min(1, 1);
-    p.realize(got);
-    int differ = 0;
-    got.for_each_position([&](const std::vector<int> &pos) {
-        differ += std::memcmp(&got(pos), &expected(pos), sizeof(float)) != 0;
-    });
-    EXPECT_EQ(differ, 0);
+    EXPECT_EQ(differing(realized(p), expected), 0);
     const std::string choices =
         r.schedule_source.substr(r.schedule_source.find("// choices: "), 200);
 
