@@ -226,12 +226,14 @@ public:
         report(true);
         climb();
         if (options.progress && terminal) std::cerr << "\n";
+        confirm();
 
         std::ostringstream what;
         what << "Autotuned in " << std::lround(seconds_since(start)) << " s: " << tried
              << " candidates measured here, " << from_database << " known from the database; best "
              << milliseconds(best_seconds) << ", the heuristic's "
              << milliseconds(heuristic_seconds) << "\n"
+             << confirmation << "\n"
              << "database " << database.path() << ", key " << key << "\n"
              << "choices: " << best.to_string() << "\n";
         const std::string summary = heuristic_schedule(
@@ -271,6 +273,7 @@ private:
     int tried = 0;
     Choices heuristic, best;
     double heuristic_seconds = 0, best_seconds = 0;
+    std::string confirmation = "the heuristic's schedule is the best measured";
 
     std::string identifier_of_output() const {
         std::string id = outputs[0]->name;
@@ -379,6 +382,54 @@ private:
             list.push_back(merged);
         }
         return list;
+    }
+
+    /** One run of the schedule `c` (applied and compiled here): the least of three. */
+    double time_once(const Choices &c) {
+        canonical(c);
+        pipeline.compile_jit(target);
+        double least = INFINITY;
+        for (int i = 0; i < 3; i++) {
+            const Clock::time_point t = Clock::now();
+            pipeline.realize(RealizationArg(buffers), target);
+            least = std::min(least, seconds_since(t));
+        }
+        return least;
+    }
+
+    /** The climb keeps a candidate that measured faster once, and on a machine whose speed
+     * drifts some of those are luck. The best is timed again against the heuristic's schedule
+     * in pairs, back to back (which runs first alternating), and kept only where the median of
+     * the pairs' ratios says it is faster. After the budget: a fixed 5 pairs; none with a
+     * budget of 0, which takes the database's fastest as measured. */
+    void confirm() {
+        if (best == heuristic || options.budget_seconds == 0) return;
+        std::vector<double> ratios;
+        for (int pair = 0; pair < 5; pair++) {
+            double b, h;
+            if (pair % 2 == 0) {
+                b = time_once(best);
+                h = time_once(heuristic);
+            } else {
+                h = time_once(heuristic);
+                b = time_once(best);
+            }
+            ratios.push_back(b / h);
+        }
+        std::sort(ratios.begin(), ratios.end());
+        const double median = ratios[ratios.size() / 2];
+        std::ostringstream said;
+        said.precision(3);
+        if (median < 0.98) {
+            said << "confirmed: the best against the heuristic's schedule, 5 pairs back to back: "
+                 << median << "x";
+        } else {
+            said << "not confirmed (5 pairs back to back: " << median
+                 << "x the heuristic's time): the heuristic's schedule is kept";
+            best = heuristic;
+            best_seconds = heuristic_seconds;
+        }
+        confirmation = said.str();
     }
 
     /** First-improvement hill climbing from `best` until the budget is spent. */

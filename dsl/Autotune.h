@@ -15,8 +15,10 @@ namespace loom {
 class Pipeline;
 
 struct AutotuneOptions {
-    /** Seconds of compiling and timing candidates, the heuristic's schedule first. auto_schedule
-     * ("Autotune") reads LOOM_AUTOTUNE_BUDGET (default 60). */
+    /** Seconds of compiling and timing candidates, the heuristic's schedule first; then the
+     * best is timed against the heuristic's in 5 pairs back to back and kept only if faster.
+     * 0: the database's fastest, as measured. auto_schedule("Autotune") reads
+     * LOOM_AUTOTUNE_BUDGET (default 60). */
     double budget_seconds = 60;
     /** The database of measurements; empty: $LOOM_AUTOTUNE_DB, else
      * ~/.cache/loom/autotune.db ($XDG_CACHE_HOME's loom/autotune.db where set). Records are

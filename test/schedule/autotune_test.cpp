@@ -156,11 +156,27 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     EXPECT_GE(measured, 3) << "the heuristic's schedule and at least two variations";
     EXPECT_THAT(read_file(header), HasSubstr("Auto-scheduled by Autotune"));
     EXPECT_EQ(differing(realized(p), expected), 0);
-    const std::string choices =
-        r.schedule_source.substr(r.schedule_source.find("// choices: "), 200);
+    EXPECT_THAT(r.schedule_source,
+                ::testing::AnyOf(HasSubstr("// confirmed: "), HasSubstr("// not confirmed "),
+                                 HasSubstr("// the heuristic's schedule is")));
+    // The fastest measurement in the database.
+    std::string fastest;
+    double least = 1e300;
+    std::istringstream lines(read_file(db));
+    for (std::string line; std::getline(lines, line);) {
+        std::vector<std::string> fields;
+        std::istringstream parts(line);
+        for (std::string f; std::getline(parts, f, '\t');)
+            fields.push_back(f);
+        ASSERT_EQ(fields.size(), 4u) << line;
+        if (std::stod(fields[2]) < least) {
+            least = std::stod(fields[2]);
+            fastest = fields[1];
+        }
+    }
 
-    // A second tuning of the same algorithm and estimates, with no time to measure: it starts
-    // from the database's best, which it takes without measuring anything.
+    // A second tuning of the same algorithm and estimates, with no time to measure: it takes
+    // the database's fastest without measuring anything.
     Stencils second;
     second.input.set(in);
     Pipeline q(second.out);
@@ -169,9 +185,7 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     AutoSchedulerResults again = autotune(q, Target(), MachineParams(2, 32 << 20, 40), options);
     EXPECT_THAT(again.schedule_source,
                 HasSubstr(": 0 candidates measured here, " + std::to_string(measured) + " known"));
-    EXPECT_EQ(again.schedule_source.substr(again.schedule_source.find("// choices: "), 200),
-              choices);
-    EXPECT_EQ(q.lowered_stmt(), p.lowered_stmt());
+    EXPECT_THAT(again.schedule_source, HasSubstr("// choices: " + fastest + "\n"));
     EXPECT_EQ(lines_in(read_file(db)), measured);
 
     // Other estimates are another pipeline to the database.
