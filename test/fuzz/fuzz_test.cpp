@@ -17,7 +17,10 @@
 //                                           the output region as its estimate, or eight times
 //                                           it for every other pipeline) instead of its random
 //                                           schedules: the scheduler must never make an
-//                                           illegal schedule or change a bit
+//                                           illegal schedule or change a bit. Every other pair
+//                                           of pipelines, one to three of the schedule's knobs
+//                                           (lower/autoschedule/Choices.h) are then turned to
+//                                           random values, as the autotuner turns them
 //
 // A pair is one pipeline and one schedule; each pipeline gets 1-3 schedules. On a mismatch, an
 // exception from the scheduled pipeline (the generator only makes legal schedules, so a
@@ -39,6 +42,7 @@
 
 #include "FuzzData.h"
 #include "FuzzIR.h"
+#include "lower/autoschedule/Heuristic.h"
 
 namespace {
 
@@ -163,6 +167,36 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
         }
         source =
             pipeline.auto_schedule(loom::Target(), loom::MachineParams::host()).schedule_source;
+        if ((k / 2) % 2 == 0) return;
+        // The autotuner's space: the heuristic's knobs, one to three turned at random.
+        namespace as = loom::Internal::autoschedule;
+        std::vector<loom::Internal::FunctionPtr> outputs;
+        for (const loom::Func &f : pipeline.outputs())
+            outputs.push_back(f.function());
+        auto quiet = [](const std::string &) {};
+        as::Choices made;
+        as::heuristic_schedule(outputs, loom::Target(), loom::MachineParams::host(), quiet, {},
+                               &made);
+        const std::vector<as::Choices> singles = as::neighbours(made);
+        if (singles.empty()) return;
+        uint32_t state = pipeline_seed(o.seed, k) * 2654435761u + 1;
+        auto pick = [&] {
+            state = state * 1664525u + 1013904223u;
+            return singles[(state >> 8) % singles.size()];
+        };
+        as::Choices varied = pick();
+        for (int turns = 1 + (int)(state >> 30) % 3; turns > 1; turns--) {
+            const as::Choices other = pick();
+            for (const auto &[name, v] : other.placement)
+                if (made.placement.at(name) != v) varied.placement[name] = v;
+            for (const auto &[name, v] : other.strip)
+                if (made.strip.at(name) != v) varied.strip[name] = v;
+            for (const auto &[name, v] : other.tile)
+                if (made.tile.at(name) != v) varied.tile[name] = v;
+        }
+        as::heuristic_schedule(outputs, loom::Target(), loom::MachineParams::host(), quiet, varied);
+        source = "// the heuristic's knobs turned: " + varied.to_string() + "\n" +
+                 pipeline.schedule_source();
     };
     const std::string repro = reproducer(
         p, base, base,
