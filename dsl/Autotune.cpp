@@ -7,6 +7,11 @@
 // the heuristic itself calls legal. A budget of a minute measures tens of candidates (each a
 // compile of 0.1 to a few seconds and a few runs); at a local optimum the climb tries two
 // changes at once, drawn at random.
+//
+// Why races in pairs: this kind of machine drifts (a neighbour's load doubles a run's time for
+// seconds at a stretch), so a candidate timed once against a best timed minutes before wins
+// or loses by luck. Each candidate runs back to back with the best, which goes first
+// alternating, and wins on the median of the pairs' ratios.
 #include "dsl/Autotune.h"
 
 #include <unistd.h>
@@ -302,38 +307,13 @@ private:
         return made;
     }
 
-    /** Seconds of one run of the pipeline as `c` schedules it (applied by canonical): the least
-     * of a few runs after one that warms the caches, or that one alone where it is already far
-     * slower than the best. Recorded in the database. */
+    /** Seconds of one run of the pipeline as `c` schedules it (time_once), or as the database
+     * recorded it. Recorded. A failure is thrown: this is the heuristic's own schedule, and
+     * its failing means the pipeline can't run as given (its inputs, say). */
     double measure(const Choices &c) {
         const std::string text = c.to_string();
         if (auto it = known.find(text); it != known.end()) return it->second;
-        double seconds = INFINITY;
-        try {
-            pipeline.compile_jit(target);
-            auto run = [&] {
-                const Clock::time_point t = Clock::now();
-                pipeline.realize(RealizationArg(buffers), target);
-                return seconds_since(t);
-            };
-            seconds = run();
-            if (best_seconds == 0 || seconds < 4 * best_seconds) {
-                double total = seconds;
-                seconds = INFINITY;
-                for (int n = 0; n < 3 || (total < 0.25 && n < 20); n++) {
-                    const double s = run();
-                    seconds = std::min(seconds, s);
-                    total += s;
-                }
-            }
-        } catch (const Error &e) {
-            // The heuristic's own schedule failing means the pipeline can't run as given (its
-            // inputs, say): the user's to fix. A variation failing where it ran is Loom's bug:
-            // said, and the others go on.
-            if (best_seconds == 0) throw;
-            std::cerr << "loom: autotune: the candidate " << text << " failed: " << e.what()
-                      << "\n";
-        }
+        const double seconds = time_once(c);
         tried++;
         known[text] = seconds;
         database.record(key, text, seconds);
@@ -384,15 +364,16 @@ private:
         return list;
     }
 
-    /** One run of the schedule `c` (applied and compiled here): the least of three. */
+    /** One run of the schedule `c` (applied and compiled here; compiled before, it comes from
+     * the JIT cache): the least of three after one that warms the caches. */
     double time_once(const Choices &c) {
         canonical(c);
         pipeline.compile_jit(target);
         double least = INFINITY;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
             const Clock::time_point t = Clock::now();
             pipeline.realize(RealizationArg(buffers), target);
-            least = std::min(least, seconds_since(t));
+            if (i > 0) least = std::min(least, seconds_since(t));
         }
         return least;
     }
@@ -432,7 +413,47 @@ private:
         confirmation = said.str();
     }
 
-    /** First-improvement hill climbing from `best` until the budget is spent. */
+    /** Candidate c raced against the best so far: up to 3 pairs of runs back to back, which
+     * runs first alternating, so that the machine's drift weighs on both alike; the median of
+     * the pairs' ratios (c's time over the best's), infinite where c fails. One pair where c
+     * is far slower ends the race. c's least time is recorded. */
+    double race(const Choices &c) {
+        std::vector<double> ratios;
+        double least = INFINITY;
+        try {
+            for (int pair = 0; pair < 3; pair++) {
+                double mine, theirs;
+                if (pair % 2 == 0) {
+                    mine = time_once(c);
+                    theirs = time_once(best);
+                } else {
+                    theirs = time_once(best);
+                    mine = time_once(c);
+                }
+                least = std::min(least, mine);
+                best_seconds = std::min(best_seconds, theirs);
+                ratios.push_back(mine / theirs);
+                if (pair == 0 && mine > 1.5 * theirs) break;
+            }
+        } catch (const Error &e) {
+            // A variation failing where the heuristic's schedule ran is Loom's bug: said, and
+            // the others go on.
+            std::cerr << "loom: autotune: the candidate " << c.to_string()
+                      << " failed: " << e.what() << "\n";
+            ratios.assign(1, INFINITY);
+        }
+        tried++;
+        const std::string text = c.to_string();
+        known[text] = std::min(least, known.count(text) ? known.at(text) : INFINITY);
+        database.record(key, text, least);
+        std::sort(ratios.begin(), ratios.end());
+        return ratios[ratios.size() / 2];
+    }
+
+    /** First-improvement hill climbing from `best` until the budget is spent: each candidate
+     * one change away (two, at a local optimum) is raced against the best and replaces it
+     * where it wins by more than the timing's noise. A candidate the database knows is raced
+     * again only where it was recorded faster than the best. */
     void climb() {
         std::vector<Choices> queue = one_change(best);
         std::set<std::string> tried_here;
@@ -445,12 +466,13 @@ private:
             queue.pop_back();
             const std::string text = c.to_string();
             if (!tried_here.insert(text).second) continue;
-            const double seconds = measure(c);
-            // A change must win by more than the timing noise to move the climb.
-            const bool improved = seconds < best_seconds * 0.98;
+            if (auto it = known.find(text); it != known.end() && it->second >= best_seconds)
+                continue;
+            const double ratio = race(c);
+            const bool improved = ratio < 0.97;
             if (improved) {
                 best = c;
-                best_seconds = seconds;
+                best_seconds = known.at(text);
                 queue = one_change(best);
             }
             report(improved);
