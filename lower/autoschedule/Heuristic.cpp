@@ -490,6 +490,18 @@ private:
         }
     }
 
+    /** Whether a Func computed once a strip reads f, directly or through Funcs inlined. */
+    bool read_once_a_strip(const std::string &f) const {
+        for (const std::string &c : graph.node(f).consumers) {
+            const Plan &p = plans.at(c);
+            if (p.placement == Placement::Strip ||
+                (p.placement == Placement::Inline && read_once_a_strip(c))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     void place_in_a_group(const std::string &name) {
         Plan &plan = plans.at(name);
         const FuncNode &n = graph.node(name);
@@ -528,12 +540,9 @@ private:
             return;
         }
         // The outermost placement among the consumers computed in the same strips bounds this
-        // one: a Func must be computed at or outside every loop that reads it.
-        bool consumers_per_row = true;
-        for (const std::string &c : n.consumers) {
-            const Plan &p = plans.at(c);
-            if (p.placement == Placement::Strip) consumers_per_row = false;
-        }
+        // one: a Func must be computed at or outside every loop that reads it (a consumer
+        // inlined reads it where its own consumers are computed).
+        const bool consumers_per_row = !read_once_a_strip(name);
         auto strip = strip_regions(root, stage, g.strip, name);
         auto row = strip_regions(root, stage, 1, name);
         if (!strip || !row || !strip->count(name)) {
