@@ -378,27 +378,39 @@ private:
         return least;
     }
 
-    /** The climb keeps a candidate that measured faster once, and on a machine whose speed
-     * drifts some of those are luck. The best is timed again against the heuristic's schedule
-     * in pairs, back to back (which runs first alternating), and kept only where the median of
-     * the pairs' ratios says it is faster. After the budget: a fixed 5 pairs; none with a
-     * budget of 0, which takes the database's fastest as measured. */
-    void confirm() {
-        if (best == heuristic || options.budget_seconds == 0) return;
+    /** Schedules a and b timed in up to `pairs` pairs of runs back to back, which goes first
+     * alternating, so that the machine's drift weighs on both alike: the median of the pairs'
+     * ratios (a's time over b's). One pair where a is far slower ends it. The least times of
+     * each are left in *a_least and *b_least. */
+    double paired_ratio(const Choices &a, const Choices &b, int pairs, double *a_least,
+                        double *b_least) {
         std::vector<double> ratios;
-        for (int pair = 0; pair < 5; pair++) {
-            double b, h;
+        for (int pair = 0; pair < pairs; pair++) {
+            double ta, tb;
             if (pair % 2 == 0) {
-                b = time_once(best);
-                h = time_once(heuristic);
+                ta = time_once(a);
+                tb = time_once(b);
             } else {
-                h = time_once(heuristic);
-                b = time_once(best);
+                tb = time_once(b);
+                ta = time_once(a);
             }
-            ratios.push_back(b / h);
+            *a_least = std::min(*a_least, ta);
+            *b_least = std::min(*b_least, tb);
+            ratios.push_back(ta / tb);
+            if (pair == 0 && ta > 1.5 * tb) break;
         }
         std::sort(ratios.begin(), ratios.end());
-        const double median = ratios[ratios.size() / 2];
+        return ratios[ratios.size() / 2];
+    }
+
+    /** The climb keeps a candidate that won its race, and on a machine whose speed drifts some
+     * of those are luck. The best is timed again against the heuristic's schedule in 5 pairs
+     * and kept only where their median says it is faster. After the budget; not with a budget
+     * of 0, which takes the database's fastest as measured. */
+    void confirm() {
+        if (best == heuristic || options.budget_seconds == 0) return;
+        double best_least = INFINITY, heuristic_least = INFINITY;
+        const double median = paired_ratio(best, heuristic, 5, &best_least, &heuristic_least);
         std::ostringstream said;
         said.precision(3);
         if (median < 0.98) {
@@ -413,41 +425,23 @@ private:
         confirmation = said.str();
     }
 
-    /** Candidate c raced against the best so far: up to 3 pairs of runs back to back, which
-     * runs first alternating, so that the machine's drift weighs on both alike; the median of
-     * the pairs' ratios (c's time over the best's), infinite where c fails. One pair where c
-     * is far slower ends the race. c's least time is recorded. */
+    /** Candidate c raced against the best so far in up to 3 pairs (paired_ratio): the median
+     * ratio, infinite where c fails. c's least time is recorded. */
     double race(const Choices &c) {
-        std::vector<double> ratios;
-        double least = INFINITY;
+        double ratio = INFINITY, least = INFINITY;
         try {
-            for (int pair = 0; pair < 3; pair++) {
-                double mine, theirs;
-                if (pair % 2 == 0) {
-                    mine = time_once(c);
-                    theirs = time_once(best);
-                } else {
-                    theirs = time_once(best);
-                    mine = time_once(c);
-                }
-                least = std::min(least, mine);
-                best_seconds = std::min(best_seconds, theirs);
-                ratios.push_back(mine / theirs);
-                if (pair == 0 && mine > 1.5 * theirs) break;
-            }
+            ratio = paired_ratio(c, best, 3, &least, &best_seconds);
         } catch (const Error &e) {
             // A variation failing where the heuristic's schedule ran is Loom's bug: said, and
             // the others go on.
             std::cerr << "loom: autotune: the candidate " << c.to_string()
                       << " failed: " << e.what() << "\n";
-            ratios.assign(1, INFINITY);
         }
         tried++;
         const std::string text = c.to_string();
         known[text] = std::min(least, known.count(text) ? known.at(text) : INFINITY);
         database.record(key, text, least);
-        std::sort(ratios.begin(), ratios.end());
-        return ratios[ratios.size() / 2];
+        return ratio;
     }
 
     /** First-improvement hill climbing from `best` until the budget is spent: each candidate
