@@ -32,6 +32,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/Pipeline.h"
 #include "dsl/RDom.h"
+#include "dsl/ScheduleSource.h"
 #include "lower/InferArguments.h"
 #include "lower/autoschedule/Heuristic.h"
 #include "lower/autoschedule/MachineModel.h"
@@ -280,21 +281,7 @@ private:
     double heuristic_seconds = 0, best_seconds = 0;
     std::string confirmation = "the heuristic's schedule is the best measured";
 
-    std::string identifier_of_output() const {
-        std::string id = outputs[0]->name;
-        for (char &c : id) {
-            if (!std::isalnum((unsigned char)c)) c = '_';
-        }
-        return id;
-    }
-
-    static std::string as_comment(const std::string &text) {
-        std::istringstream lines(text);
-        std::string out;
-        for (std::string line; std::getline(lines, line);)
-            out += "// " + line + "\n";
-        return out;
-    }
+    std::string identifier_of_output() const { return cpp_identifier(outputs[0]->name); }
 
     bool time_left() const { return seconds_since(start) < options.budget_seconds; }
 

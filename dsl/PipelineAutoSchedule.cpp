@@ -25,22 +25,6 @@ const std::set<std::string> &halide_scheduler_names() {
     return names;
 }
 
-/** Comment lines, "// " before each line of text. */
-std::string as_comment(const std::string &text) {
-    std::istringstream lines(text);
-    std::string out;
-    for (std::string line; std::getline(lines, line);)
-        out += "// " + line + "\n";
-    return out;
-}
-
-/** `name` as a C++ identifier (non-alphanumerics as '_'), as the schedule source names Funcs. */
-std::string identifier_of(const std::string &name) {
-    Internal::SourceStyle style;
-    style.identifiers = true;
-    return style.identifier(name);
-}
-
 } // namespace
 
 namespace Internal {
@@ -97,13 +81,13 @@ std::string schedule_header(const Pipeline &p, const std::string &function_name,
         for (std::string line; std::getline(lines, line) && line.rfind("//", 0) == 0;)
             why += line + "\n";
     }
-    const std::string guard = identifier_of(function_name) + "_SCHEDULE_H";
+    const std::string guard = Internal::cpp_identifier(function_name) + "_SCHEDULE_H";
     return "// Written by Loom's generator driver: the schedule of " + function_name +
            ", applied to the same\n// algorithm built elsewhere (a JIT program): "
            "apply_schedule_" +
            function_name + "(pipeline, target).\n" + why + "#ifndef " + guard + "\n#define " +
            guard + "\n\n#include <loom.h>\n\n" +
-           apply_schedule_function(p, "apply_schedule_" + identifier_of(function_name)) +
+           apply_schedule_function(p, "apply_schedule_" + Internal::cpp_identifier(function_name)) +
            "\n#endif // " + guard + "\n";
 }
 
@@ -123,8 +107,9 @@ void run_heuristic(const Pipeline &p, const Target &target, const MachineParams 
     const std::string summary =
         Internal::autoschedule::heuristic_schedule(outputs, target, params, warn);
     results->schedule_source =
-        as_comment(summary) + Internal::apply_schedule_function(
-                                  p, "apply_schedule_" + identifier_of(p.outputs()[0].name()));
+        Internal::as_comment(summary) +
+        Internal::apply_schedule_function(p, "apply_schedule_" +
+                                                 Internal::cpp_identifier(p.outputs()[0].name()));
 }
 
 /** The autotuner as a scheduler: its budget from LOOM_AUTOTUNE_BUDGET (seconds, default 60),

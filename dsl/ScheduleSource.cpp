@@ -192,5 +192,19 @@ std::string schedules_to_cpp(const std::vector<FunctionPtr> &funcs, const Source
     return source + directives;
 }
 
+std::string cpp_identifier(const std::string &name) {
+    SourceStyle style;
+    style.identifiers = true;
+    return style.identifier(name);
+}
+
+std::string as_comment(const std::string &text) {
+    std::istringstream lines(text);
+    std::string out;
+    for (std::string line; std::getline(lines, line);)
+        out += "// " + line + "\n";
+    return out;
+}
+
 }  // namespace Internal
 }  // namespace loom

@@ -34,5 +34,12 @@ std::string schedules_to_cpp(const std::vector<FunctionPtr> &funcs, const Source
  * declaring them: Var x("x"), xo("xo"); */
 std::vector<std::string> schedule_vars(const FunctionPtr &f);
 
+/** `name` as a C++ identifier (non-alphanumerics as '_'), as self-contained source names Funcs
+ * (SourceStyle::identifiers). */
+std::string cpp_identifier(const std::string &name);
+
+/** Comment lines: "// " before each line of text. */
+std::string as_comment(const std::string &text);
+
 }  // namespace Internal
 }  // namespace loom
