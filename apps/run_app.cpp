@@ -1,12 +1,13 @@
 // loom_app: runs one app outside the benchmark, on a photograph of your choice.
 //
-//   loom_app NAME [--in photo.png] [--out result.png] [--variant hand|unfused|auto|autotune]
+//   loom_app NAME [--in photo.png] [--out result.png] [--variant hand|unfused|auto|search|autotune]
 //   [--test-size]
 //                 [--code PREFIX] [--runs N]
 //
 // Compiles NAME's pipeline with the chosen schedule (auto: Loom's heuristic auto-scheduler, from
-// the estimates of the app's buffers; autotune: Loom's autotuner, for LOOM_AUTOTUNE_BUDGET
-// seconds; LOOM_LOG=autoschedule prints their choices), runs it once
+// the estimates of the app's buffers; search: Loom's search scheduler, for LOOM_SEARCH_BUDGET
+// seconds of costing; autotune: Loom's autotuner, for LOOM_AUTOTUNE_BUDGET seconds;
+// LOOM_LOG=autoschedule prints their choices), runs it once
 // (--runs N: N times, printing the median; a quick look, not a benchmark: loom_bench is one),
 // checks the outputs against the plain C++ reference, prints the compile and run times, and writes
 // the first output as a PNG when it is an 8- or 16-bit image. --code writes the loop nest, the LLVM
@@ -28,11 +29,11 @@ using namespace loom_apps;
 namespace {
 
 int usage(const char *argv0) {
-    std::fprintf(
-        stderr,
-        "usage: %s NAME [--in photo.png] [--out result.png] [--variant hand|unfused|auto|autotune] "
-        "[--test-size] [--code PREFIX] [--runs N]\n       %s --list\n",
-        argv0, argv0);
+    std::fprintf(stderr,
+                 "usage: %s NAME [--in photo.png] [--out result.png] [--variant "
+                 "hand|unfused|auto|search|autotune] "
+                 "[--test-size] [--code PREFIX] [--runs N]\n       %s --list\n",
+                 argv0, argv0);
     return 2;
 }
 
@@ -64,6 +65,8 @@ int main(int argc, char **argv) {
                 variant = Variant::Unfused;
             } else if (v == "auto") {
                 variant = Variant::Auto;
+            } else if (v == "search") {
+                variant = Variant::Search;
             } else if (v == "autotune") {
                 variant = Variant::Autotune;
             } else {

@@ -335,18 +335,7 @@ private:
         if (singles.size() < 2) return list;
         std::uniform_int_distribution<size_t> pick(0, singles.size() - 1);
         for (int i = 0; i < 16; i++) {
-            Choices merged = singles[pick(rng)];
-            const Choices &other = singles[pick(rng)];
-            for (const auto &[k, v] : other.placement) {
-                if (from.placement.at(k) != v) merged.placement[k] = v;
-            }
-            for (const auto &[k, v] : other.strip) {
-                if (from.strip.at(k) != v) merged.strip[k] = v;
-            }
-            for (const auto &[k, v] : other.tile) {
-                if (from.tile.at(k) != v) merged.tile[k] = v;
-            }
-            list.push_back(merged);
+            list.push_back(combine(singles[pick(rng)], singles[pick(rng)], from));
         }
         return list;
     }

@@ -2,8 +2,10 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "dsl/ScheduleSource.h"
 #include "lower/FindEnvironment.h"
 #include "lower/autoschedule/Heuristic.h"
+#include "lower/autoschedule/Search.h"
 
 namespace loom {
 
@@ -95,21 +98,53 @@ std::string schedule_header(const Pipeline &p, const std::string &function_name,
 
 namespace {
 
-void run_heuristic(const Pipeline &p, const Target &target, const MachineParams &params,
-                   AutoSchedulerResults *results) {
+/** The pipeline's outputs, and a callback printing each warning once (a missing estimate). */
+std::vector<Internal::FunctionPtr> output_functions(const Pipeline &p) {
     std::vector<Internal::FunctionPtr> outputs;
     for (const Func &f : p.outputs())
         outputs.push_back(f.function());
-    std::set<std::string> said;
-    auto warn = [&](const std::string &message) {
-        if (said.insert(message).second) std::cerr << "loom: warning: " << message << "\n";
+    return outputs;
+}
+std::function<void(const std::string &)> warn_once() {
+    auto said = std::make_shared<std::set<std::string>>();
+    return [said](const std::string &message) {
+        if (said->insert(message).second) std::cerr << "loom: warning: " << message << "\n";
     };
-    const std::string summary =
-        Internal::autoschedule::heuristic_schedule(outputs, target, params, warn);
+}
+
+/** A scheduler's results: its summary as comments, then the schedule's function. */
+std::string schedule_source(const Pipeline &p, const std::string &summary) {
+    return Internal::as_comment(summary) +
+           Internal::apply_schedule_function(
+               p, "apply_schedule_" + Internal::cpp_identifier(p.outputs()[0].name()));
+}
+
+void run_heuristic(const Pipeline &p, const Target &target, const MachineParams &params,
+                   AutoSchedulerResults *results) {
     results->schedule_source =
-        Internal::as_comment(summary) +
-        Internal::apply_schedule_function(p, "apply_schedule_" +
-                                                 Internal::cpp_identifier(p.outputs()[0].name()));
+        schedule_source(p, Internal::autoschedule::heuristic_schedule(output_functions(p), target,
+                                                                      params, warn_once()));
+}
+
+/** A seconds value from the environment variable `name`, or `fallback` where it is unset. */
+double seconds_from_environment(const char *name, double fallback) {
+    const char *text = std::getenv(name);
+    if (!text || !*text) return fallback;
+    char *end = nullptr;
+    const double seconds = std::strtod(text, &end);
+    user_assert(*end == 0 && seconds >= 0)
+        << name << "=" << text << ": give the budget in seconds (a number, 0 or more).";
+    return seconds;
+}
+
+/** The search scheduler: its budget from LOOM_SEARCH_BUDGET (seconds, default 10). */
+void run_search(const Pipeline &p, const Target &target, const MachineParams &params,
+                AutoSchedulerResults *results) {
+    Internal::autoschedule::SearchOptions options;
+    options.budget_seconds = seconds_from_environment("LOOM_SEARCH_BUDGET", 10);
+    results->schedule_source =
+        schedule_source(p, Internal::autoschedule::search_schedule(output_functions(p), target,
+                                                                   params, warn_once(), options));
 }
 
 /** The autotuner as a scheduler: its budget from LOOM_AUTOTUNE_BUDGET (seconds, default 60),
@@ -117,13 +152,7 @@ void run_heuristic(const Pipeline &p, const Target &target, const MachineParams 
 void run_autotune(const Pipeline &p, const Target &target, const MachineParams &params,
                   AutoSchedulerResults *results) {
     AutotuneOptions options;
-    if (const char *budget = std::getenv("LOOM_AUTOTUNE_BUDGET"); budget && *budget) {
-        char *end = nullptr;
-        options.budget_seconds = std::strtod(budget, &end);
-        user_assert(*end == 0 && options.budget_seconds >= 0)
-            << "LOOM_AUTOTUNE_BUDGET=" << budget
-            << ": give the autotuner's budget in seconds (a number, 0 or more).";
-    }
+    options.budget_seconds = seconds_from_environment("LOOM_AUTOTUNE_BUDGET", 60);
     Pipeline handle = p;
     *results = autotune(handle, target, params, options);
 }
@@ -132,8 +161,8 @@ void run_autotune(const Pipeline &p, const Target &target, const MachineParams &
  * plugin's static initializers can add to it. Guarded by its mutex. */
 struct SchedulerTable {
     std::mutex mutex;
-    std::map<std::string, AutoSchedulerFn> schedulers{{"Heuristic", run_heuristic},
-                                                      {"Autotune", run_autotune}};
+    std::map<std::string, AutoSchedulerFn> schedulers{
+        {"Heuristic", run_heuristic}, {"Search", run_search}, {"Autotune", run_autotune}};
     std::string default_name = "Heuristic";
 
     std::string names() {

@@ -6,9 +6,9 @@
 //              [--benchmark_* flags of Google Benchmark]
 //
 // A second table compares automatic schedules (AutoScheduleColumns.h): Loom's heuristic, Loom's
-// autotuner (--autotune-budget seconds an app, default 20, from a fresh database; 0 leaves it
-// out) and Halide 14's three auto-schedulers, each against Loom's hand schedule; --no-auto
-// leaves the table out.
+// search scheduler (LOOM_SEARCH_BUDGET seconds an app, default 10), Loom's autotuner
+// (--autotune-budget seconds an app, default 20, from a fresh database; 0 leaves it out) and Halide
+// 14's three auto-schedulers, each against Loom's hand schedule; --no-auto leaves the table out.
 //
 // For each app it compiles five pipelines on the app's own buffers (Loom and Halide hand
 // schedules, Loom and Halide unfused, and OpenBLAS sgemm for the matrix multiplies), the hand

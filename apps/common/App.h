@@ -18,15 +18,20 @@
 namespace loom_apps {
 
 /** Auto: no schedule in the app's .inc; Loom's default auto-scheduler (Heuristic) schedules it,
- * from estimates of the app's buffers' sizes. Autotune: the same algorithm scheduled by Loom's
- * autotuner (its budget from LOOM_AUTOTUNE_BUDGET). Mullapudi2016, Adams2019, Li2018: the same, for
+ * from estimates of the app's buffers' sizes. Search: the same algorithm scheduled by Loom's
+ * search scheduler (its budget from LOOM_SEARCH_BUDGET). Autotune: by Loom's autotuner (its
+ * budget from LOOM_AUTOTUNE_BUDGET). Mullapudi2016, Adams2019, Li2018: the same, for
  * the Halide 14 peer, by Halide's auto-scheduler of that name (its plugin from Debian's
  * package). */
-enum class Variant { Hand, Unfused, GPU, Auto, Autotune, Mullapudi2016, Adams2019, Li2018 };
+enum class Variant { Hand, Unfused, GPU, Auto, Search, Autotune, Mullapudi2016, Adams2019, Li2018 };
 const char *variant_name(Variant v);
+/** One of Loom's auto-schedulers. */
+inline bool is_loom_automatic(Variant v) {
+    return v == Variant::Auto || v == Variant::Search || v == Variant::Autotune;
+}
 inline bool is_automatic(Variant v) {
-    return v == Variant::Auto || v == Variant::Autotune || v == Variant::Mullapudi2016 ||
-           v == Variant::Adams2019 || v == Variant::Li2018;
+    return is_loom_automatic(v) || v == Variant::Mullapudi2016 || v == Variant::Adams2019 ||
+           v == Variant::Li2018;
 }
 
 /** Test: small inputs so that CI runs every app in seconds. Bench: the size the benchmark uses. */

@@ -21,6 +21,8 @@ const char *variant_name(Variant v) {
         return "gpu";
     case Variant::Auto:
         return "auto";
+    case Variant::Search:
+        return "search";
     case Variant::Autotune:
         return "autotune";
     case Variant::Mullapudi2016:

@@ -66,7 +66,7 @@ Runner halide_runner(App &app, Variant variant, const Halide::Target &target) {
     auto pipeline = std::make_shared<Halide::Pipeline>(pipeline_def->outputs());
     Runner r;
     if (is_automatic(variant)) {
-        if (variant == Variant::Auto || variant == Variant::Autotune) {
+        if (is_loom_automatic(variant)) {
             throw std::invalid_argument(app.name() + ": " + variant_name(variant) +
                                         " is Loom's auto-scheduler; "
                                         "the Halide peer takes Mullapudi2016, Adams2019 or Li2018");

@@ -39,10 +39,10 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
     auto pipeline = std::make_shared<loom::Pipeline>(pipeline_def->outputs());
     Runner r;
     if (is_automatic(variant)) {
-        user_assert(variant == Variant::Auto || variant == Variant::Autotune)
+        user_assert(is_loom_automatic(variant))
             << app.name() << ": " << variant_name(variant)
             << " is one of Halide's auto-schedulers, for the Halide peer; Loom's are "
-               "Variant::Auto and Variant::Autotune";
+               "Variant::Auto, Variant::Search and Variant::Autotune";
         // The estimates a user gives: the sizes the app runs at.
         for (size_t i = 0; i < params.size(); i++)
             params[i].set_estimates(region_of(app.inputs[i]));
@@ -50,11 +50,12 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
         for (size_t i = 0; i < outputs.size(); i++)
             outputs[i].set_estimates(region_of(app.outputs[i]));
         auto scheduling = std::chrono::steady_clock::now();
-        r.schedule_source =
-            pipeline
-                ->auto_schedule(variant == Variant::Autotune ? "Autotune" : "Heuristic",
-                                loom::Target(), loom::MachineParams::host())
-                .schedule_source;
+        r.schedule_source = pipeline
+                                ->auto_schedule(variant == Variant::Autotune ? "Autotune"
+                                                : variant == Variant::Search ? "Search"
+                                                                             : "Heuristic",
+                                                loom::Target(), loom::MachineParams::host())
+                                .schedule_source;
         r.schedule_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - scheduling).count();
     }

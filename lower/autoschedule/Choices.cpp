@@ -64,6 +64,20 @@ Choices Choices::parse(const std::string &text) {
     return c;
 }
 
+Choices combine(const Choices &a, const Choices &b, const Choices &base) {
+    Choices merged = a;
+    auto turn = [](auto &into, const auto &from, const auto &was) {
+        for (const auto &[knob, value] : from) {
+            auto it = was.find(knob);
+            if (it == was.end() || it->second != value) into[knob] = value;
+        }
+    };
+    turn(merged.placement, b.placement, base.placement);
+    turn(merged.strip, b.strip, base.strip);
+    turn(merged.tile, b.tile, base.tile);
+    return merged;
+}
+
 std::vector<Choices> neighbours(const Choices &made) {
     std::vector<Choices> out;
     for (const auto &[name, where] : made.placement) {

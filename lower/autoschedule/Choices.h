@@ -36,6 +36,10 @@ struct Choices {
     }
 };
 
+/** `a` with each knob that `b` turns away from `base`'s value turned as `b` has it: two
+ * variations of `base` (from neighbours(base)) combined. */
+Choices combine(const Choices &a, const Choices &b, const Choices &base);
+
 /** The values each of `made`'s knobs may take (beside the one it has): the placements, strips of
  * a power of two rows from 1 to 256, tiles of powers of two with at most 32 accumulators. */
 std::vector<Choices> neighbours(const Choices &made);

@@ -28,6 +28,9 @@ struct MachineModel {
 
     static MachineModel of(const Target &target, const MachineParams &params);
 
+    /** Vector registers: 32 with AVX-512, else 16. */
+    int vector_registers() const { return vector_bytes >= 64 ? 32 : 16; }
+
     /** Lanes of a vector of elements of `bytes` each. */
     int lanes(int bytes) const {
         return bytes > 0 && vector_bytes > bytes ? vector_bytes / bytes : 1;

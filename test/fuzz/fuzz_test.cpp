@@ -20,7 +20,9 @@
 //                                           illegal schedule or change a bit. Every other pair
 //                                           of pipelines, one to three of the schedule's knobs
 //                                           (lower/autoschedule/Choices.h) are then turned to
-//                                           random values, as the autotuner turns them
+//                                           random values, as the autotuner turns them;
+//                                           every fourth pair, the search scheduler's
+//                                           schedule (half a second of search)
 //
 // A pair is one pipeline and one schedule; each pipeline gets 1-3 schedules. On a mismatch, an
 // exception from the scheduled pipeline (the generator only makes legal schedules, so a
@@ -165,6 +167,13 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
                 f.set_estimate(args[d], p.out_mins[d], p.out_extents[d] * scale);
             }
         }
+        if ((k / 2) % 4 == 2) {
+            // The search scheduler, briefly: any schedule it reaches must be as legal.
+            setenv("LOOM_SEARCH_BUDGET", "0.5", 1);
+            source = pipeline.auto_schedule("Search", loom::Target(), loom::MachineParams::host())
+                         .schedule_source;
+            return;
+        }
         source =
             pipeline.auto_schedule(loom::Target(), loom::MachineParams::host()).schedule_source;
         if ((k / 2) % 2 == 0) return;
@@ -185,15 +194,8 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
             return singles[(state >> 8) % singles.size()];
         };
         as::Choices varied = pick();
-        for (int turns = 1 + (int)(state >> 30) % 3; turns > 1; turns--) {
-            const as::Choices other = pick();
-            for (const auto &[name, v] : other.placement)
-                if (made.placement.at(name) != v) varied.placement[name] = v;
-            for (const auto &[name, v] : other.strip)
-                if (made.strip.at(name) != v) varied.strip[name] = v;
-            for (const auto &[name, v] : other.tile)
-                if (made.tile.at(name) != v) varied.tile[name] = v;
-        }
+        for (int turns = 1 + (int)(state >> 30) % 3; turns > 1; turns--)
+            varied = as::combine(varied, pick(), made);
         as::heuristic_schedule(outputs, loom::Target(), loom::MachineParams::host(), quiet, varied);
         source = "// the heuristic's knobs turned: " + varied.to_string() + "\n" +
                  pipeline.schedule_source();
