@@ -277,7 +277,9 @@ private:
         };
     /** The enclosing loops, outermost first, with their extents. */
     std::vector<std::pair<std::string, double>> loops;
-    /** For each let in scope, the enclosing loops its value changes with. */
+    /** For each let and loop variable in scope, the enclosing loops its value changes with (a
+     * loop's own, and those its bounds change with: a strip's rows start where the strip
+     * does). */
     std::map<std::string, std::set<std::string>> let_loops;
     /** The elements loaded in one iteration of the innermost loop being costed (its body is
      * costed once), by buffer and index evaluated there; an index that does not evaluate to
@@ -441,7 +443,19 @@ private:
         std::set<std::pair<std::string, std::string>> outer_loaded;
         outer_loaded.swap(loaded);
         loops.emplace_back(f->name, extent);
+        std::set<std::string> moves_with = loops_used_by(f->min);
+        const std::set<std::string> with_extent = loops_used_by(f->extent);
+        moves_with.insert(with_extent.begin(), with_extent.end());
+        moves_with.insert(f->name);
+        std::optional<std::set<std::string>> saved_loops;
+        if (auto it = let_loops.find(f->name); it != let_loops.end()) saved_loops = it->second;
+        let_loops[f->name] = moves_with;
         Cost body = cost(f->body);
+        if (saved_loops) {
+            let_loops[f->name] = *saved_loops;
+        } else {
+            let_loops.erase(f->name);
+        }
         loops.pop_back();
         loaded.swap(outer_loaded);
         in_parallel = was_parallel;
