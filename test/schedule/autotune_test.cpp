@@ -15,6 +15,7 @@
 #include <loom.h>
 
 #include "CompileErrorOf.h"
+#include "StencilsPipeline.h"
 #include "lower/autoschedule/Heuristic.h"
 #include "lower/autoschedule/TuningDatabase.h"
 
@@ -24,6 +25,11 @@ using namespace loom;
 using Internal::autoschedule::Choices;
 using Internal::autoschedule::TuningDatabase;
 using loom_test::compile_error_of;
+using loom_test::differing;
+using loom_test::image;
+using loom_test::realized;
+using loom_test::run;
+using loom_test::Stencils;
 using ::testing::HasSubstr;
 
 std::string temp_path(const std::string &name) {
@@ -44,54 +50,6 @@ int lines_in(const std::string &text) {
     for (char c : text)
         n += c == '\n';
     return n;
-}
-
-Buffer<float> image(int w, int h) {
-    Buffer<float> b(w, h);
-    uint32_t state = 777;
-    b.for_each_position([&](const std::vector<int> &pos) {
-        state = state * 1664525u + 1013904223u;
-        b(pos) = (float)((state >> 8) % 1000) / 100.0f;
-    });
-    return b;
-}
-
-// Two stencils and a pointwise stage over an ImageParam: knobs of every kind but tiles.
-struct Stencils {
-    ImageParam input{Float(32), 2, "input"};
-    Func bx{"bx"}, by{"by"}, out{"out"};
-    Var x{"x"}, y{"y"};
-    Stencils() {
-        bx(x, y) = input(x - 1, y) + input(x, y) * 2.0f + input(x + 1, y);
-        by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
-        out(x, y) = by(x, y) * 0.0625f - input(x, y);
-        out.set_estimates({{1, 510}, {1, 382}});
-        input.set_estimates({{0, 512}, {0, 384}});
-    }
-};
-
-/** The stencils' output region (the estimates') computed by p. */
-Buffer<float> realized(Pipeline &p) {
-    Buffer<float> out(510, 382);
-    out.set_min(1, 1);
-    p.realize(out);
-    return out;
-}
-
-/** The stencils of `s` on `in`, as `s` is scheduled. */
-Buffer<float> run(Stencils s, const Buffer<float> &in) {
-    s.input.set(in);
-    Pipeline p(s.out);
-    return realized(p);
-}
-
-int differing(Buffer<float> got, Buffer<float> want) {
-    int differ = 0;
-    got.for_each_position([&](const std::vector<int> &pos) {
-        const float a = got(pos), b = want(pos);
-        differ += std::memcmp(&a, &b, sizeof(float)) != 0;
-    });
-    return differ;
 }
 
 TEST(Choices, PrintAndParseOneLine) {

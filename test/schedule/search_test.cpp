@@ -16,6 +16,7 @@
 #include <loom.h>
 
 #include "CompileErrorOf.h"
+#include "StencilsPipeline.h"
 #include "lower/Lower.h"
 #include "lower/autoschedule/CostModel.h"
 #include "lower/autoschedule/Heuristic.h"
@@ -28,26 +29,11 @@ namespace {
 using namespace loom;
 using namespace loom::Internal::autoschedule;
 using loom_test::compile_error_of;
+using loom_test::differing;
+using loom_test::image;
+using loom_test::run;
+using loom_test::Stencils;
 using ::testing::HasSubstr;
-
-Buffer<float> image(int w, int h) {
-    Buffer<float> b(w, h);
-    uint32_t state = 4242;
-    b.for_each_position([&](const std::vector<int> &pos) {
-        state = state * 1664525u + 1013904223u;
-        b(pos) = (float)((state >> 8) % 1000) / 100.0f;
-    });
-    return b;
-}
-
-int differing(Buffer<float> got, Buffer<float> want) {
-    int differ = 0;
-    got.for_each_position([&](const std::vector<int> &pos) {
-        const float a = got(pos), b = want(pos);
-        differ += std::memcmp(&a, &b, sizeof(float)) != 0;
-    });
-    return differ;
-}
 
 /** A machine of two cores with 256-bit vectors and the caches of a server core, whatever this
  * one is: the estimates below are about the model, not the host. */
@@ -154,28 +140,6 @@ TEST(CostModel, ARegisterTileSavesLoads) {
     EXPECT_LT(tiled.cycles, one.cycles);
 }
 
-// Two stencils and a pointwise stage, as the autotuner's tests have them.
-struct Stencils {
-    ImageParam input{Float(32), 2, "input"};
-    Func bx{"bx"}, by{"by"}, out{"out"};
-    Var x{"x"}, y{"y"};
-    Stencils() {
-        bx(x, y) = input(x - 1, y) + input(x, y) * 2.0f + input(x + 1, y);
-        by(x, y) = bx(x, y - 1) + bx(x, y) * 2.0f + bx(x, y + 1);
-        out(x, y) = by(x, y) * 0.0625f - input(x, y);
-        out.set_estimates({{1, 1534}, {1, 1022}});
-        input.set_estimates({{0, 1536}, {0, 1024}});
-    }
-};
-
-Buffer<float> realized(Func out, const Buffer<float> &in, ImageParam &input) {
-    input.set(in);
-    Buffer<float> result(510, 382);
-    result.set_min(1, 1);
-    Pipeline(out).realize(result);
-    return result;
-}
-
 TEST(Search, ItsScheduleGivesTheUnscheduledBitsAndCostsNoMoreThanTheHeuristics) {
     const Buffer<float> in = image(512, 384);
     Stencils plain, searched;
@@ -191,9 +155,7 @@ TEST(Search, ItsScheduleGivesTheUnscheduledBitsAndCostsNoMoreThanTheHeuristics) 
     EXPECT_GE(report.rounds, 1);
     EXPECT_LE(report.chosen_cycles, report.heuristic_cycles);
     EXPECT_GT(report.chosen_cycles, 0);
-    EXPECT_EQ(
-        differing(realized(searched.out, in, searched.input), realized(plain.out, in, plain.input)),
-        0);
+    EXPECT_EQ(differing(run(searched, in), run(plain, in)), 0);
 }
 
 TEST(Search, KeepsToItsBudget) {
@@ -230,9 +192,7 @@ TEST(Search, RunsAsAutoScheduleSearchWithItsBudgetFromTheEnvironment) {
     EXPECT_EQ(r.scheduler_name, "Search");
     EXPECT_THAT(r.schedule_source, HasSubstr("// Search: "));
     EXPECT_THAT(r.schedule_source, HasSubstr("inline void apply_schedule_out("));
-    EXPECT_EQ(
-        differing(realized(searched.out, in, searched.input), realized(plain.out, in, plain.input)),
-        0);
+    EXPECT_EQ(differing(run(searched, in), run(plain, in)), 0);
 
     setenv("LOOM_SEARCH_BUDGET", "soon", 1);
     Stencils again;
