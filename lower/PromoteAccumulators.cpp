@@ -117,10 +117,13 @@ private:
                 lets[name] = value;
             const Expr extent = simplify_to_constant(f->extent, lets);
             const int64_t *c = as_const_int(extent);
-            if (!c || *c <= 0) {
+            if (!c) {
                 ok = false;
                 return;
             }
+            // A loop that runs no iteration (the tail a split of a constant extent by a factor
+            // that divides it leaves, before simplification removes it) updates nothing.
+            if (*c <= 0) return;
             path_loops.push_back({f->name, f->min, *c, f->for_type == ForType::Vectorized});
             walk(f->body);
             path_loops.pop_back();

@@ -22,7 +22,8 @@ constexpr int64_t kMaxAccumulatorBytes = 2048;
  * accumulators lie at constant offsets.
  *
  * L qualifies when its body is a nest of unrolled and vectorized loops of constant extents
- * (what a register tile is), lets and ifs without else, around one Provide to f, and:
+ * (what a register tile is), lets and ifs without else, around one Provide to f (beside loops
+ * that run no iteration: a split's empty tail), and:
  * - the Provide's coordinates, the ifs' conditions and the inner loops' bounds do not change
  *   with L (through the lets either), so every iteration of L updates the same points;
  * - each iteration of the inner loops updates a point of its own (the coordinates are

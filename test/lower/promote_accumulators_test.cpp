@@ -104,6 +104,36 @@ TEST(PromoteAccumulators, AnUnrolledSplitOfTheReductionUpdatesTheSamePointsInTur
     m.expect_reference(p);
 }
 
+// The schedule Halide's users write for a matrix product that is the pipeline's output: tile,
+// vectorize the tile's columns, unroll. Vectorizing the 16 columns of a tile by 8 splits them
+// with a tail loop (its extent known only once the lets are), which runs no iteration: the tile
+// is promoted all the same.
+TEST(PromoteAccumulators, AnOutputsTileSplitIntoVectorsLivesInALocalBuffer) {
+    Buffer<float> a = values(K, H, 1), b = values(W, K, 5);
+    Func c{"c"};
+    Var x{"x"}, y{"y"}, xo{"xo"}, yo{"yo"}, xi{"xi"}, yi{"yi"};
+    RDom k{0, K, "k"};
+    c(x, y) = 0.0f;
+    c(x, y) = fma(a(k, y), b(x, k), c(x, y));
+    c.update()
+        .tile(x, y, xo, yo, xi, yi, 16, 4, TailStrategy::GuardWithIf)
+        .reorder(xi, yi, k, xo, yo)
+        .vectorize(xi, 8)
+        .unroll(xi)
+        .unroll(yi);
+    Pipeline p(c);
+    const std::string stmt = p.lowered_stmt();
+    EXPECT_NE(stmt.find("allocate c.accumulators.0[float32 * 64]"), std::string::npos) << stmt;
+    Buffer<float> got = p.realize({W, H});
+    Buffer<float> want = reference(a, b);
+    int differ = 0;
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++)
+            differ += std::memcmp(&got(x, y), &want(x, y), sizeof(float)) != 0;
+    }
+    EXPECT_EQ(differ, 0);
+}
+
 TEST(PromoteAccumulators, PointsThatMoveWithTheLoopStayInTheFunc) {
     // The reduction loop outside the rows: each of its iterations updates other points.
     Product m;
