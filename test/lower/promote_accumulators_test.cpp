@@ -42,6 +42,18 @@ Buffer<float> reference(const Buffer<float> &a, const Buffer<float> &b) {
     return c;
 }
 
+/** p's W x H output equals reference(a, b) bit for bit. */
+void expect_product(Pipeline &p, const Buffer<float> &a, const Buffer<float> &b) {
+    Buffer<float> got = p.realize({W, H});
+    Buffer<float> want = reference(a, b);
+    int differ = 0;
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++)
+            differ += std::memcmp(&got(x, y), &want(x, y), sizeof(float)) != 0;
+    }
+    EXPECT_EQ(differ, 0);
+}
+
 struct Product {
     Buffer<float> a = values(K, H, 1), b = values(W, K, 5);
     Func prod{"prod"}, out{"out"};
@@ -56,16 +68,7 @@ struct Product {
         out.split(y, yo, yi, 16, TailStrategy::GuardWithIf).vectorize(x, 8);
         prod.compute_at(out, yo).vectorize(x, 8);
     }
-    void expect_reference(Pipeline &p) {
-        Buffer<float> got = p.realize({W, H});
-        Buffer<float> want = reference(a, b);
-        int differ = 0;
-        for (int y = 0; y < H; y++) {
-            for (int x = 0; x < W; x++)
-                differ += std::memcmp(&got(x, y), &want(x, y), sizeof(float)) != 0;
-        }
-        EXPECT_EQ(differ, 0);
-    }
+    void expect_reference(Pipeline &p) { expect_product(p, a, b); }
 };
 
 TEST(PromoteAccumulators, ARegisterTileOfAStripLivesInALocalBuffer) {
@@ -124,14 +127,7 @@ TEST(PromoteAccumulators, AnOutputsTileSplitIntoVectorsLivesInALocalBuffer) {
     Pipeline p(c);
     const std::string stmt = p.lowered_stmt();
     EXPECT_NE(stmt.find("allocate c.accumulators.0[float32 * 64]"), std::string::npos) << stmt;
-    Buffer<float> got = p.realize({W, H});
-    Buffer<float> want = reference(a, b);
-    int differ = 0;
-    for (int y = 0; y < H; y++) {
-        for (int x = 0; x < W; x++)
-            differ += std::memcmp(&got(x, y), &want(x, y), sizeof(float)) != 0;
-    }
-    EXPECT_EQ(differ, 0);
+    expect_product(p, a, b);
 }
 
 TEST(PromoteAccumulators, PointsThatMoveWithTheLoopStayInTheFunc) {
