@@ -74,7 +74,7 @@ public:
         SearchReport report;
         const Candidate first = evaluate_first();
         report.heuristic = first.choices;
-        report.heuristic_cycles = first.cycles;
+        report.heuristic_cycles = first.cycles();
         std::vector<Candidate> beam{first};
         Candidate best = first;
         while (time_left()) {
@@ -87,7 +87,7 @@ public:
             std::vector<Candidate> next = evaluate_all(asked, &finished);
             next.insert(next.end(), beam.begin(), beam.end());
             std::sort(next.begin(), next.end(), [](const Candidate &a, const Candidate &b) {
-                return a.cycles < b.cycles || (a.cycles == b.cycles && a.key < b.key);
+                return a.cycles() < b.cycles() || (a.cycles() == b.cycles() && a.key < b.key);
             });
             std::vector<Candidate> kept;
             for (const Candidate &c : next) {
@@ -102,12 +102,13 @@ public:
                 std::equal(kept.begin(), kept.end(), beam.begin(),
                            [](const Candidate &a, const Candidate &b) { return a.key == b.key; });
             beam = kept;
-            if (!beam.empty() && beam[0].cycles < best.cycles) best = beam[0];
+            if (!beam.empty() && beam[0].cycles() < best.cycles()) best = beam[0];
             if (same || !finished) break;
         }
-        const Candidate &chosen = best.cycles < first.cycles * (1 - kMinimumGain) ? best : first;
+        const Candidate &chosen =
+            best.cycles() < first.cycles() * (1 - kMinimumGain) ? best : first;
         report.chosen = chosen.choices;
-        report.chosen_cycles = chosen.cycles;
+        report.chosen_cycles = chosen.cycles();
         report.chosen_estimate = chosen.estimate;
         report.costed = (int)costs.size();
         report.seconds = seconds_since(start);
@@ -118,8 +119,8 @@ private:
     struct Candidate {
         Choices choices;
         std::string key;
-        double cycles;
         CostEstimate estimate;
+        double cycles() const { return estimate.cycles; }
     };
 
     const std::vector<FunctionPtr> &outputs;
@@ -162,10 +163,9 @@ private:
 
     Candidate &record(Candidate &c, const CostEstimate &e) {
         c.estimate = e;
-        c.cycles = e.cycles;
         costs[c.key] = e;
         if (logging_candidates())
-            std::cerr << "loom search: " << c.key << ": " << megacycles(c.cycles) << " ("
+            std::cerr << "loom search: " << c.key << ": " << megacycles(c.cycles()) << " ("
                       << megacycles(e.arithmetic) << " arithmetic, " << megacycles(e.memory)
                       << " memory, " << megacycles(e.overhead) << " loops)\n";
         return c;
@@ -266,7 +266,6 @@ private:
                 Candidate c = apply(asked[next++]);
                 if (auto it = costs.find(c.key); it != costs.end()) {
                     c.estimate = it->second;
-                    c.cycles = c.estimate.cycles;
                     done.push_back(c);
                     continue;
                 }
