@@ -31,7 +31,7 @@ namespace {
 int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s NAME [--in photo.png] [--out result.png] [--variant "
-                 "hand|unfused|auto|search|autotune] "
+                 "hand|unfused|auto|search|autotune|gpu|gpu-auto|gpu-autotune] "
                  "[--test-size] [--code PREFIX] [--runs N]\n       %s --list\n",
                  argv0, argv0);
     return 2;
@@ -69,6 +69,12 @@ int main(int argc, char **argv) {
                 variant = Variant::Search;
             } else if (v == "autotune") {
                 variant = Variant::Autotune;
+            } else if (v == "gpu") {
+                variant = Variant::GPU;
+            } else if (v == "gpu-auto") {
+                variant = Variant::GPUAuto;
+            } else if (v == "gpu-autotune") {
+                variant = Variant::GPUAutotune;
             } else {
                 return usage(argv[0]);
             }
@@ -95,6 +101,8 @@ int main(int argc, char **argv) {
         for (int r = 0; r < runs; r++) {
             auto start = std::chrono::steady_clock::now();
             runner.run();
+            // On the GPU, a run ends when its outputs are back in host memory.
+            if (runner.sync) runner.sync();
             run_ms.push_back(
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() *
                 1e3);

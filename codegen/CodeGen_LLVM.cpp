@@ -4,6 +4,7 @@
 // sequence others; codegen_llvm at the end. Loads and stores, allocations, loops and the GPU
 // side are in files of their own.
 #include "codegen/CodeGen_LLVM.h"
+#include "codegen/PTX.h"
 
 #include <climits>
 #include <cstdint>
@@ -510,6 +511,7 @@ void CodeGen::visit(const Call *op) {
         }
         auto it = libm_names().find(op->name);
         internal_assert(it != libm_names().end()) << "Unknown math function " << op->name;
+        internal_assert(!has_device_math(op->name)) << op->name << " has a device version";
         user_assert(!is_nvptx)
             << "A GPU kernel calls " << op->name << ", which Loom computes with the C "
             << "library's function on the CPU; its CUDA backend has no version of it yet. "

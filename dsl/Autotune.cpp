@@ -38,6 +38,7 @@
 #include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
 #include "lower/autoschedule/TuningDatabase.h"
+#include "runtime/loom_runtime.h"
 
 namespace loom {
 namespace {
@@ -208,6 +209,7 @@ public:
     AutoSchedulerResults run() {
         start = Clock::now();
         TemporaryInputs inputs(outputs);
+        OutputsStayOnDevice stay(pipeline, on_gpu);
         buffers = output_buffers(graph, outputs);
         known = database.measured(key);
         from_database = known.size();
@@ -271,6 +273,27 @@ private:
     const TuningDatabase database;
     std::mt19937 rng;
     const bool terminal;
+    /** A CUDA target: candidates are timed on the GPU, to the end of their kernels. */
+    const bool on_gpu = target.has_feature(Target::CUDA);
+
+    /** On the GPU, for the autotuner's runs: the outputs stay in device memory (copying them
+     * back would add the same time to every candidate's and hide their differences). */
+    struct OutputsStayOnDevice {
+        Pipeline &pipeline;
+        const CompileOptions before;
+        OutputsStayOnDevice(Pipeline &p, bool on_gpu) : pipeline(p), before(p.options()) {
+            if (!on_gpu) return;
+            char why[512] = {0};
+            user_assert(loom_cuda_available(why, sizeof(why)))
+                << "autotune for a CUDA target times candidates on the GPU, and there is none: "
+                << why << ". Autotune on a machine with an NVIDIA GPU, or use "
+                << "auto_schedule(\"Heuristic\"), which needs none.";
+            CompileOptions o = before;
+            o.copy_outputs_to_host = false;
+            pipeline.set_options(o);
+        }
+        ~OutputsStayOnDevice() { pipeline.set_options(before); }
+    };
 
     Clock::time_point start;
     std::vector<Buffer<>> buffers;
@@ -349,6 +372,10 @@ private:
         for (int i = 0; i < 4; i++) {
             const Clock::time_point t = Clock::now();
             pipeline.realize(RealizationArg(buffers), target);
+            if (on_gpu) {
+                user_assert(loom_cuda_device_sync(nullptr) == 0)
+                    << "autotune: the GPU failed running " << outputs[0]->name << "'s kernels";
+            }
             if (i > 0) least = std::min(least, seconds_since(t));
         }
         return least;

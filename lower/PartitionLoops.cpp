@@ -492,6 +492,20 @@ private:
  * the body does nothing. (A GuardWithIf split's inner loop over a region smaller than its
  * factor, say a vector of 16 guarded down to 1 point, runs its one iteration, not 16 tests.)
  * Undefined where the body has another shape. */
+/** Whether s has a GPU thread loop. */
+bool has_thread_loop(const Stmt &s) {
+    class Finder : public IRVisitor {
+    public:
+        bool found = false;
+        void visit(const For *op) override {
+            found = found || op->for_type == ForType::GPUThread;
+            if (!found) IRVisitor::visit(op);
+        }
+    } finder;
+    s.accept(&finder);
+    return finder.found;
+}
+
 Stmt trimmed(const For *op) {
     std::vector<const LetStmt *> lets;
     std::map<std::string, Expr> values;
@@ -636,9 +650,17 @@ private:
     }
 
     Stmt visit(const For *op) override {
-        if (op->for_type != ForType::Serial && op->for_type != ForType::Parallel)
+        // A GPU kernel's innermost thread loop is partitioned as a parallel loop is: each
+        // thread tests where it is (a vectorized GuardWithIf split inside it ran every
+        // thread's vector lane by lane). Not the outer thread and block loops: nothing may
+        // come between them and the thread loops inside (ValidateGPULoops.h).
+        const bool thread_loop = op->for_type == ForType::GPUThread && !has_thread_loop(op->body);
+        if (op->for_type != ForType::Serial && op->for_type != ForType::Parallel && !thread_loop)
             return IRMutator::visit(op);
-        if (Stmt trim = trimmed(op); trim.defined()) return mutate(trim);
+        // A thread loop's extent is the block's shape, never trimmed.
+        if (!thread_loop) {
+            if (Stmt trim = trimmed(op); trim.defined()) return mutate(trim);
+        }
         SteadyState steady_state(op->name);
         Stmt steady = steady_state.mutate(op->body);
         // Sites behind a ShiftInwards split's start (a boundary condition's clamp of
@@ -679,9 +701,10 @@ private:
         steady = mutate(steady);
         const CutNames names{op->name + ".partition_start", op->name + ".partition_end",
                              op->name + ".steady_lo", op->name + ".steady_hi"};
-        if (op->for_type != ForType::Parallel)
+        if (op->for_type == ForType::Serial)
             return cut_loop(op, lo, hi, edge, middle_loop(op, names, steady), names);
-        // A parallel loop stays one loop, each iteration one task, testing where it is.
+        // A parallel loop stays one loop, each iteration one task, testing where it is; a
+        // thread loop stays one loop, each iteration one thread.
         Expr start_v = Variable::make(Int(32), names.start), end_v = Variable::make(Int(32), names.end);
         Expr lo_v = Variable::make(Int(32), names.lo), hi_v = Variable::make(Int(32), names.hi);
         Expr v = Variable::make(Int(32), op->name);

@@ -336,16 +336,75 @@ class MakeInnerVectorLoopsSerial : public IRMutator {
     }
 };
 
+// Whether e is affine in `var`: sums, differences and products by terms without it.
+bool affine_in(const Expr &e, const std::string &var) {
+    if (!expr_uses_var(e, var)) return true;
+    if (e.as<Variable>()) return true;
+    if (const Add *a = e.as<Add>()) return affine_in(a->a, var) && affine_in(a->b, var);
+    if (const Sub *d = e.as<Sub>()) return affine_in(d->a, var) && affine_in(d->b, var);
+    if (const Mul *m = e.as<Mul>()) {
+        return (!expr_uses_var(m->a, var) && affine_in(m->b, var)) ||
+               (!expr_uses_var(m->b, var) && affine_in(m->a, var));
+    }
+    return false;
+}
+
+// A vectorized loop's body whose lets are followed by a guard, `if (c) then`, with c an
+// inequality affine in the loop variable (a GuardWithIf split's, where the loops around the
+// vector were not partitioned at the split): c holds on every lane where it holds on the first
+// and the last.
+struct LaneGuard {
+    Expr all_lanes; // c on the first lane and on the last; undefined: no such guard
+    Stmt unguarded; // the body with the guard's then-case in place of the guard
+};
+LaneGuard lane_guard(const std::string &var, const Expr &min, int lanes, const Stmt &body) {
+    std::vector<const LetStmt *> chain;
+    std::map<std::string, Expr> values;
+    Stmt s = body;
+    while (const LetStmt *l = s.as<LetStmt>()) {
+        chain.push_back(l);
+        values[l->name] = substitute(values, l->value);
+        s = l->body;
+    }
+    const IfThenElse *guard = s.as<IfThenElse>();
+    if (!guard || guard->else_case.defined()) return {};
+    const Call *tag = guard->condition.as<Call>();
+    Expr c = tag && tag->is_intrinsic(Call::likely) ? tag->args[0] : guard->condition;
+    c = substitute(values, c);
+    Expr a, b;
+    if (const LE *le = c.as<LE>()) {
+        a = le->a, b = le->b;
+    } else if (const LT *lt = c.as<LT>()) {
+        a = lt->a, b = lt->b;
+    } else {
+        return {};
+    }
+    if (!expr_uses_var(c, var) || !affine_in(a, var) || !affine_in(b, var)) return {};
+    LaneGuard g;
+    g.all_lanes = substitute(var, min, c) && substitute(var, min + (lanes - 1), c);
+    g.unguarded = guard->then_case;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        g.unguarded = LetStmt::make((*it)->name, (*it)->value, g.unguarded);
+    return g;
+}
+
 class VectorizeLoops : public LetTrackingMutator {
 public:
     using IRMutator::mutate;
 
 private:
+    // Inside a GPU thread loop: loops there are not partitioned at GuardWithIf splits
+    // (ScheduleFunctions), so a guarded vector decides per thread (see lane_guard).
+    int thread_loops = 0;
+
     Stmt visit(const For *op) override {
         Stmt body; // inner vectorized loops first
         {
             Rebinding rebinding(*this, op->name);
+            const bool thread = op->for_type == ForType::GPUThread;
+            thread_loops += thread;
             body = mutate(op->body);
+            thread_loops -= thread;
         }
         if (op->for_type != ForType::Vectorized) {
             if (body.same_as(op->body)) return op;
@@ -388,7 +447,18 @@ private:
         Vectorize v(op->name, Ramp::make(base, 1, lanes), lanes);
         Stmt vector_body = v.mutate(body);
         if (v.needs_scalar_fallback) {
-            return For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+            Stmt scalar =
+                For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
+            // In a GPU thread, a GuardWithIf vector: all its lanes at once where the guard holds
+            // on all of them (every thread but the last of a row), else lane by lane.
+            const LaneGuard g =
+                thread_loops > 0 ? lane_guard(op->name, op->min, lanes, body) : LaneGuard();
+            if (!g.all_lanes.defined()) return scalar;
+            Vectorize unguarded(op->name, Ramp::make(base, 1, lanes), lanes);
+            Stmt whole = unguarded.mutate(g.unguarded);
+            if (unguarded.needs_scalar_fallback) return scalar;
+            return IfThenElse::make(likely(g.all_lanes), LetStmt::make(base_name, op->min, whole),
+                                    scalar);
         }
         return LetStmt::make(base_name, op->min, vector_body);
     }

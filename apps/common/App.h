@@ -23,11 +23,29 @@ namespace loom_apps {
  * budget from LOOM_AUTOTUNE_BUDGET). Mullapudi2016, Adams2019, Li2018: the same, for
  * the Halide 14 peer, by Halide's auto-scheduler of that name (its plugin from Debian's
  * package). */
-enum class Variant { Hand, Unfused, GPU, Auto, Search, Autotune, Mullapudi2016, Adams2019, Li2018 };
+enum class Variant {
+    Hand,
+    Unfused,
+    GPU,
+    Auto,
+    Search,
+    Autotune,
+    GPUAuto,
+    GPUAutotune,
+    Mullapudi2016,
+    Adams2019,
+    Li2018
+};
 const char *variant_name(Variant v);
-/** One of Loom's auto-schedulers. */
+/** One of Loom's auto-schedulers. GPUAuto and GPUAutotune: the heuristic and the autotuner for a
+ * CUDA target (any app: what a kernel cannot compute stays on the CPU). */
 inline bool is_loom_automatic(Variant v) {
-    return v == Variant::Auto || v == Variant::Search || v == Variant::Autotune;
+    return v == Variant::Auto || v == Variant::Search || v == Variant::Autotune ||
+           v == Variant::GPUAuto || v == Variant::GPUAutotune;
+}
+/** Runs kernels on the GPU: the app's own GPU schedule or an automatic one. */
+inline bool is_gpu(Variant v) {
+    return v == Variant::GPU || v == Variant::GPUAuto || v == Variant::GPUAutotune;
 }
 inline bool is_automatic(Variant v) {
     return is_loom_automatic(v) || v == Variant::Mullapudi2016 || v == Variant::Adams2019 ||

@@ -25,6 +25,10 @@ const char *variant_name(Variant v) {
         return "search";
     case Variant::Autotune:
         return "autotune";
+    case Variant::GPUAuto:
+        return "gpu-auto";
+    case Variant::GPUAutotune:
+        return "gpu-autotune";
     case Variant::Mullapudi2016:
         return "Mullapudi2016";
     case Variant::Adams2019:

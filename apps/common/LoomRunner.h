@@ -42,7 +42,7 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
         user_assert(is_loom_automatic(variant))
             << app.name() << ": " << variant_name(variant)
             << " is one of Halide's auto-schedulers, for the Halide peer; Loom's are "
-               "Variant::Auto, Variant::Search and Variant::Autotune";
+               "Variant::Auto, Search, Autotune, GPUAuto and GPUAutotune";
         // The estimates a user gives: the sizes the app runs at.
         for (size_t i = 0; i < params.size(); i++)
             params[i].set_estimates(region_of(app.inputs[i]));
@@ -50,17 +50,23 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
         for (size_t i = 0; i < outputs.size(); i++)
             outputs[i].set_estimates(region_of(app.outputs[i]));
         auto scheduling = std::chrono::steady_clock::now();
-        r.schedule_source = pipeline
-                                ->auto_schedule(variant == Variant::Autotune ? "Autotune"
-                                                : variant == Variant::Search ? "Search"
-                                                                             : "Heuristic",
-                                                loom::Target(), loom::MachineParams::host())
-                                .schedule_source;
+        const bool tune = variant == Variant::Autotune || variant == Variant::GPUAutotune;
+        r.schedule_source =
+            pipeline
+                ->auto_schedule(tune                         ? "Autotune"
+                                : variant == Variant::Search ? "Search"
+                                                             : "Heuristic",
+                                is_gpu(variant)
+                                    ? loom::get_host_target().with_feature(loom::Target::CUDA)
+                                    : loom::Target(),
+                                loom::MachineParams::host())
+                .schedule_source;
         r.schedule_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - scheduling).count();
     }
-    const bool gpu = variant == Variant::GPU;
-    user_assert(!gpu || app.has_gpu_schedule()) << app.name() << " has no GPU schedule";
+    const bool gpu = is_gpu(variant);
+    user_assert(variant != Variant::GPU || app.has_gpu_schedule())
+        << app.name() << " has no GPU schedule of its own (Variant::GPUAuto schedules any app)";
     const loom::Target target =
         gpu ? loom::get_host_target().with_feature(loom::Target::CUDA) : loom::Target();
     if (gpu) {

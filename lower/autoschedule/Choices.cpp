@@ -25,6 +25,10 @@ std::string Choices::to_string() const {
         s << sep << key << "/tile=" << rc.first << "x" << rc.second;
         sep = " ";
     }
+    for (const auto &[key, tl] : gpu) {
+        s << sep << key << "/gpu=" << tl.first << "x" << tl.second;
+        sep = " ";
+    }
     return s.str();
 }
 
@@ -43,12 +47,20 @@ Choices Choices::parse(const std::string &text) {
         try {
             if (ends_with("/strip")) {
                 c.strip[knob.substr(0, knob.size() - 6)] = std::stoll(value);
-            } else if (ends_with("/tile")) {
+            } else if (ends_with("/tile") || ends_with("/gpu")) {
+                const bool is_tile = ends_with("/tile");
                 const size_t x = value.find('x');
                 user_assert(x != std::string::npos)
-                    << "Choices \"" << text << "\": a tile is ROWSxVECTORS, not " << value;
-                c.tile[knob.substr(0, knob.size() - 5)] = {std::stoi(value.substr(0, x)),
-                                                           std::stoi(value.substr(x + 1))};
+                    << "Choices \"" << text << "\": "
+                    << (is_tile ? "a tile is ROWSxVECTORS" : "a GPU block is THREADSxLANES")
+                    << ", not " << value;
+                const std::pair<int, int> pair{std::stoi(value.substr(0, x)),
+                                               std::stoi(value.substr(x + 1))};
+                if (is_tile) {
+                    c.tile[knob.substr(0, knob.size() - 5)] = pair;
+                } else {
+                    c.gpu[knob.substr(0, knob.size() - 4)] = pair;
+                }
             } else {
                 static const std::set<std::string> places{"inline", "root", "strip", "row",
                                                           "sliding"};
@@ -75,14 +87,18 @@ Choices combine(const Choices &a, const Choices &b, const Choices &base) {
     turn(merged.placement, b.placement, base.placement);
     turn(merged.strip, b.strip, base.strip);
     turn(merged.tile, b.tile, base.tile);
+    turn(merged.gpu, b.gpu, base.gpu);
     return merged;
 }
 
 std::vector<Choices> neighbours(const Choices &made) {
     std::vector<Choices> out;
+    const bool gpu = !made.gpu.empty();
     for (const auto &[name, where] : made.placement) {
         for (const char *other : {"inline", "root", "strip", "row", "sliding"}) {
             if (where == other) continue;
+            const std::string to = other;
+            if (gpu && to != "inline" && to != "root") continue;
             Choices c = made;
             c.placement[name] = other;
             out.push_back(c);
@@ -102,6 +118,16 @@ std::vector<Choices> neighbours(const Choices &made) {
                 if (std::make_pair(rows, cols) == rc) continue;
                 Choices c = made;
                 c.tile[key] = {rows, cols};
+                out.push_back(c);
+            }
+        }
+    }
+    for (const auto &[key, tl] : made.gpu) {
+        for (int threads = 32; threads <= 1024; threads *= 2) {
+            for (int lanes = 1; lanes <= 8; lanes *= 2) {
+                if (std::make_pair(threads, lanes) == tl) continue;
+                Choices c = made;
+                c.gpu[key] = {threads, lanes};
                 out.push_back(c);
             }
         }

@@ -1,6 +1,6 @@
 // The knobs of an automatic schedule that the heuristic scheduler turns one way and the
 // autotuner (dsl/Autotune.h) tries every way: where each Func is computed, strip heights,
-// register tiles.
+// register tiles, GPU blocks.
 #pragma once
 
 #include <cstdint>
@@ -27,21 +27,31 @@ struct Choices {
     /** Per update stage "func/k" whose pure loops run in any order: its register tile, rows x
      * vectors. */
     std::map<std::string, std::pair<int, int>> tile;
+    /** Per stage "func/k" that runs as a GPU kernel: its threads a block and the points each
+     * thread computes as a vector (GpuMapping.h). */
+    std::map<std::string, std::pair<int, int>> gpu;
 
     std::string to_string() const;
     /** to_string()'s form; throws a CompileError naming the text on anything else. */
     static Choices parse(const std::string &text);
     bool operator==(const Choices &o) const {
-        return placement == o.placement && strip == o.strip && tile == o.tile;
+        return placement == o.placement && strip == o.strip && tile == o.tile && gpu == o.gpu;
     }
 };
+
+/** The key of stage k of Func `func` among a Choices' per-stage knobs (tile, gpu): "func/k". */
+inline std::string stage_key(const std::string &func, int k) {
+    return func + "/" + std::to_string(k);
+}
 
 /** `a` with each knob that `b` turns away from `base`'s value turned as `b` has it: two
  * variations of `base` (from neighbours(base)) combined. */
 Choices combine(const Choices &a, const Choices &b, const Choices &base);
 
 /** The values each of `made`'s knobs may take (beside the one it has): the placements, strips of
- * a power of two rows from 1 to 256, tiles of powers of two with at most 32 accumulators. */
+ * a power of two rows from 1 to 256, tiles of powers of two with at most 32 accumulators, GPU
+ * blocks of 32 to 1024 threads of 1 to 8 lanes. A schedule with GPU kernels places Funcs inline
+ * or at root only (a kernel has no strips to compute them in). */
 std::vector<Choices> neighbours(const Choices &made);
 
 } // namespace autoschedule

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -10,8 +11,10 @@
 #include "dsl/Func.h"
 #include "dsl/RDom.h"
 #include "dsl/Substitute.h"
+#include "lower/autoschedule/GpuMapping.h"
 #include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
+#include "lower/autoschedule/RegisterTile.h"
 
 namespace loom {
 namespace Internal {
@@ -67,26 +70,6 @@ struct Group {
     }
 };
 
-/** A reduction's register tile: `cols` vectors along pure dimension 0 by `rows` points of pure
- * dimension `row_dim`, accumulated in registers across the RVars' loops, which run inside it.
- * rows == 1 and cols == 1: one vector, no tile. */
-struct RegisterTile {
-    int row_dim = -1;
-    int rows = 1, cols = 1;
-};
-
-/** An RVar split into blocks (block_reduction): `outer` over the blocks, `inner` within one. */
-struct ReductionBlock {
-    std::string rvar, outer, inner; // rvar empty: not split
-};
-
-int64_t floor_pow2(int64_t v) {
-    int64_t p = 1;
-    while (p * 2 <= v)
-        p *= 2;
-    return p;
-}
-
 std::string fmt(double v) {
     std::ostringstream s;
     s.precision(3);
@@ -111,15 +94,19 @@ void reset_schedule(FunctionContents &f) {
 class HeuristicScheduler {
 public:
     HeuristicScheduler(const PipelineGraph &graph, const MachineModel &machine,
-                       const Choices &asked)
-        : graph(graph), machine(machine), asked(asked) {}
+                       const Choices &asked, bool gpu)
+        : graph(graph), machine(machine), asked(asked), gpu(gpu) {}
 
     /** Every knob's value as applied, once run() has. */
     Choices made;
 
     std::string run() {
         decide_inlining();
-        decide_groups();
+        if (gpu) {
+            decide_devices();
+        } else {
+            decide_groups();
+        }
         apply();
         for (const auto &[name, plan] : plans) {
             if (!graph.node(name).is_output) made.placement[name] = placement_name(plan.placement);
@@ -128,7 +115,8 @@ public:
             if (g.strip_dim >= 0) made.strip[name] = g.strip;
         }
         std::ostringstream summary;
-        summary << "Heuristic auto-schedule for " << machine.to_string() << ":\n";
+        summary << "Heuristic auto-schedule for " << machine.to_string()
+                << (gpu ? ", with a CUDA GPU" : "") << ":\n";
         for (const std::string &name : graph.order()) {
             summary << "  " << name << ": " << plans.at(name).why << "\n";
         }
@@ -139,86 +127,11 @@ private:
     const PipelineGraph &graph;
     const MachineModel &machine;
     const Choices &asked;
+    /** A CUDA target: every Func stored is computed at root, as GPU kernels where it can be. */
+    const bool gpu;
+    std::set<std::string> on_gpu;
     std::map<std::string, Plan> plans;
     std::map<std::string, Group> groups;
-
-    /** The register tile for update stage k of n over `region` (the points it is computed over
-     * at once), by the loads per fused multiply-add it leaves: in a tile of R rows by C vectors,
-     * per step of the RVars, a read that moves along both dimensions loads R * C vectors, one
-     * along dimension 0 only C (reused by the R rows), one along the row dimension only R
-     * broadcasts (reused by the C vectors), while the tile does R * C vector operations. A
-     * matrix product (A(k, y) * B(x, k)) gets 4 x 4: 8 loads for 16 operations, where one
-     * vector a step loads 2 for 1. Tiles of powers of two, at most half the vector registers
-     * as accumulators (the rest hold the loads), within the region; the row dimension is the
-     * first pure dimension after 0. No tile for a stage that is not a reduction or whose pure
-     * loops do not all run in any order (the RVars go inside them). */
-    RegisterTile register_tile(const FuncNode &n, int k, const Region64 &region) const {
-        RegisterTile tile;
-        const StageInfo &s = n.stages[k];
-        if (k == 0 || s.rvars.empty() || n.func->dimensions() == 0 || s.pure_vars[0].empty() ||
-            !pure_loops_independent(n, k)) {
-            return tile;
-        }
-        const int lanes = lanes_of(n);
-        for (int d = 1; d < (int)s.pure_vars.size() && tile.row_dim < 0; d++) {
-            if (!s.pure_vars[d].empty() && region[d].extent() > 1) tile.row_dim = d;
-        }
-        // Per call: whether it moves along dimension 0 and along the row dimension.
-        std::vector<std::pair<bool, bool>> moves;
-        for (const CallSite &call : s.calls) {
-            bool along0 = false, along_rows = false;
-            for (const Expr &a : call.args) {
-                along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
-                if (tile.row_dim >= 0)
-                    along_rows = along_rows || expr_uses_var(a, s.pure_vars[tile.row_dim]);
-            }
-            moves.push_back({along0, along_rows});
-        }
-        const int accumulators = machine.vector_bytes >= 64 ? 16 : 8;
-        double best_per_op = 1e30;
-        for (int rows = 1; rows <= accumulators; rows *= 2) {
-            if (rows > 1 && (tile.row_dim < 0 || rows > region[tile.row_dim].extent())) break;
-            for (int cols = 1; rows * cols <= accumulators; cols *= 2) {
-                if ((int64_t)cols * lanes > std::max<int64_t>(lanes, region[0].extent())) break;
-                double loads = 0;
-                for (const auto &[along0, along_rows] : moves) {
-                    loads += along0 ? (along_rows ? rows * cols : cols) : (along_rows ? rows : 0);
-                }
-                // Ties go to fewer rows (a Func computed per row stays so), then to more
-                // vectors (independent chains of additions hide their latency).
-                const double per_op = loads / (rows * cols);
-                if (per_op < best_per_op * 0.999 ||
-                    (per_op <= best_per_op * 1.001 && rows == tile.rows && cols > tile.cols)) {
-                    best_per_op = per_op;
-                    tile.rows = rows;
-                    tile.cols = cols;
-                }
-            }
-        }
-        if (auto it = asked.tile.find(tile_key(n, k)); it != asked.tile.end()) {
-            // As asked, where the region holds it and the registers do.
-            const auto [rows, cols] = it->second;
-            if (rows >= 1 && cols >= 1 && rows * cols <= 2 * accumulators &&
-                (rows == 1 || (tile.row_dim >= 0 && rows <= region[tile.row_dim].extent())) &&
-                (int64_t)cols * lanes <= std::max<int64_t>(lanes, region[0].extent())) {
-                tile.rows = rows;
-                tile.cols = cols;
-            }
-        }
-        if (tile.rows == 1) tile.row_dim = -1;
-        return tile;
-    }
-
-    static std::string tile_key(const FuncNode &n, int k) {
-        return n.func->name + "/" + std::to_string(k);
-    }
-
-    int lanes_of(const FuncNode &n) const {
-        int smallest = 8;
-        for (const Type &t : n.func->output_types)
-            smallest = std::min(smallest, t.bytes());
-        return machine.lanes(smallest);
-    }
 
     /** Cycles of one iteration of a stage, vectorized: its arithmetic and its reads from the
      * nearest cache. */
@@ -229,6 +142,15 @@ private:
     /** Cycles a byte costs from a cache near the core: a Func computed in the strip it is
      * read in, a tile of an input read again by a stencil. */
     double near_byte_cost() const { return machine.byte_cost((double)machine.l2_bytes); }
+
+    /** Cycles a byte of a stored Func costs to write and read back: from a cache near the core
+     * on the CPU (computed in strips beside its consumers); on the GPU, where a stored Func is a
+     * buffer in device memory between two kernels, from memory whatever its size (a GPU's
+     * caches are small for the threads they serve; on an H200, blur with its first stage in a
+     * kernel of its own took 3.4x the time of blur inlined, BENCHMARKS.md). */
+    double stored_byte_cost() const {
+        return gpu ? machine.byte_cost(std::numeric_limits<double>::infinity()) : near_byte_cost();
+    }
 
     /** Cycles of computing every stage of f over `box`. */
     double compute_cycles(const std::string &f, const Region64 &box) const {
@@ -265,7 +187,7 @@ private:
     Weighing weigh_inlining(double cycles_per_use, double points, double uses, int bytes) const {
         Weighing w;
         w.inline_cost = cycles_per_use * uses;
-        w.materialize_cost = cycles_per_use * points + (points + uses) * bytes * near_byte_cost();
+        w.materialize_cost = cycles_per_use * points + (points + uses) * bytes * stored_byte_cost();
         w.inline_wins = uses <= points * 1.05 || w.inline_cost <= w.materialize_cost;
         return w;
     }
@@ -372,6 +294,57 @@ private:
         recheck_inlining(evaluations);
     }
 
+    // --- Devices (a CUDA target) ----------------------------------------------------------------
+
+    /** Every Func stored runs at root: as GPU kernels, or on the CPU in strips where a kernel
+     * cannot compute it (gpu_obstacle says why). A Func that calls what no kernel can (sin, say)
+     * is stored, not inlined: inlined, it would keep its consumers off the GPU too. */
+    void decide_devices() {
+        std::set<std::string> inlined;
+        for (const auto &[name, plan] : plans) {
+            if (plan.placement == Placement::Inline) inlined.insert(name);
+        }
+        for (const std::string &name : graph.order()) { // producers first
+            Plan &plan = plans.at(name);
+            if (plan.placement != Placement::Inline) continue;
+            const std::string host_only = host_only_call(graph, name, inlined);
+            if (host_only.empty()) continue;
+            plan.placement = Placement::Root;
+            plan.why = "stored, not inlined: " + host_only;
+            inlined.erase(name);
+        }
+        for (const std::string &name : graph.order()) {
+            Plan &plan = plans.at(name);
+            if (plan.placement == Placement::Inline) continue;
+            plan.placement = Placement::Root;
+            plan.group = name;
+            const std::string obstacle = gpu_obstacle(graph, name, inlined);
+            if (obstacle.empty()) {
+                on_gpu.insert(name);
+            } else {
+                groups[name] = make_group(name);
+                plan.why += "; on the CPU: " + obstacle;
+            }
+        }
+    }
+
+    void schedule_gpu_root(const std::string &name) {
+        const FuncNode &n = graph.node(name);
+        Func f(n.func);
+        if (!n.is_output) f.compute_root();
+        Plan &plan = plans.at(name);
+        for (int k = 0; k < (int)n.stages.size(); k++) {
+            Stage stage = k == 0 ? f.stage() : f.update(k - 1);
+            const std::string key = stage_key(n.func->name, k);
+            auto it = asked.gpu.find(key);
+            const GpuBlock block =
+                gpu_block_for(n, k, it == asked.gpu.end() ? nullptr : &it->second);
+            made.gpu[key] = block.knob();
+            plan.why += (k == 0 ? "; " : "; update " + std::to_string(k - 1) + ": ") +
+                        map_stage_to_gpu(stage, n, k, block);
+        }
+    }
+
     // --- Groups ------------------------------------------------------------------------------
 
     Group make_group(const std::string &root) {
@@ -383,7 +356,7 @@ private:
             // One dimension: strips of many vectors, a few per core.
             const int64_t extent = n.region[0].extent();
             const int64_t strip =
-                std::max<int64_t>(lanes_of(n) * 16, floor_pow2(extent / (4 * cores)));
+                std::max<int64_t>(vector_lanes(n, machine) * 16, floor_pow2(extent / (4 * cores)));
             if (extent > strip) {
                 g.strip_dim = 0;
                 g.strip = strip;
@@ -574,7 +547,7 @@ private:
         // A reduction whose register tile takes rows of the strip is computed per strip.
         bool tile_takes_rows = false;
         for (int k = 1; k < (int)n.stages.size(); k++) {
-            const RegisterTile t = register_tile(n, k, per_strip);
+            const RegisterTile t = choose_register_tile(n, k, per_strip, machine, asked);
             tile_takes_rows = tile_takes_rows || (t.rows > 1 && t.row_dim == g.strip_dim);
         }
         const bool rows_allowed =
@@ -610,7 +583,7 @@ private:
     std::vector<std::string> vectorize_stage(Stage stage, const FuncNode &n, int k,
                                              const std::string &var, int64_t extent, int cols = 1) {
         if (n.func->dimensions() == 0 || !n.stages[k].independent(0)) return {};
-        int lanes = lanes_of(n);
+        int lanes = vector_lanes(n, machine);
         while (lanes > extent && lanes > 1)
             lanes /= 2;
         if (lanes < 4) return {};
@@ -658,55 +631,9 @@ private:
         return order;
     }
 
-    /** Splits the innermost RVar of update k into blocks whose reads that the register tiles
-     * of one block share (they move along the RVar and along dimension 0, not along the
-     * rows: B's rows in A * B) fit in half of L1, where the RVar is longer than that. The
-     * block's loop then goes outside the pure loops: each block of B is read from L1 by every
-     * tile of rows, instead of from as far as its whole length lies (a matrix product's strip
-     * of B is K rows apart by the width of B, which L2's sets can't all hold). Each point
-     * still sums over the RVar in order. */
-    ReductionBlock block_reduction(Stage stage, const FuncNode &n, int k, const RegisterTile &t) {
-        ReductionBlock block;
-        const StageInfo &s = n.stages[k];
-        if (s.rvars.empty() || (t.rows == 1 && t.cols == 1)) return block;
-        const std::string &r = s.rvars[0];
-        double bytes_per_step = 0;
-        for (const CallSite &call : s.calls) {
-            bool along_r = false, along0 = false, along_rows = false;
-            for (const Expr &a : call.args) {
-                along_r = along_r || expr_uses_var(a, r);
-                along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
-                if (t.row_dim >= 0)
-                    along_rows = along_rows || expr_uses_var(a, s.pure_vars[t.row_dim]);
-            }
-            if (along_r && along0 && !along_rows)
-                bytes_per_step += (double)t.cols * lanes_of(n) * call.bytes;
-        }
-        if (bytes_per_step == 0) return block;
-        const int64_t steps =
-            std::max<int64_t>(8, floor_pow2((int64_t)(machine.l1_bytes / 2 / bytes_per_step)));
-        if (steps >= s.rvar_spans[0].extent()) return block;
-        block.rvar = r;
-        block.outer = r + "o";
-        block.inner = r + "i";
-        stage.split(VarOrRVar(r), VarOrRVar(block.outer), VarOrRVar(block.inner), (int)steps,
-                    TailStrategy::GuardWithIf);
-        return block;
-    }
-
-    /** Whether every pure loop of stage k may run in any order: then its RVars may go inside
-     * them all (a register tile's place). */
-    static bool pure_loops_independent(const FuncNode &n, int k) {
-        const StageInfo &s = n.stages[k];
-        for (int d = 0; d < (int)s.pure_vars.size(); d++) {
-            if (!s.pure_vars[d].empty() && !s.independent(d)) return false;
-        }
-        return true;
-    }
-
     /** Vectorizes stage k (over `region`, the points computed at once) and, for an update,
-     * puts its vector inside the RVars, with a register tile (register_tile) where every pure
-     * loop runs in any order. `g`: the strips the stage runs in, if it is a root's. */
+     * puts its vector inside the RVars, with a register tile (choose_register_tile) where every
+     * pure loop runs in any order. `g`: the strips the stage runs in, if it is a root's. */
     std::vector<std::string> vectorize_and_tile(Stage stage, const FuncNode &n, int k,
                                                 const Region64 &region, const Group *g) {
         const StageInfo &s = n.stages[k];
@@ -716,7 +643,7 @@ private:
             return vectorize_stage(stage, n, k, g->inner, g->strip);
         }
         const bool independent = k > 0 && pure_loops_independent(n, k);
-        const RegisterTile t = register_tile(n, k, region);
+        const RegisterTile t = choose_register_tile(n, k, region, machine, asked);
         std::vector<std::string> loops =
             vectorize_stage(stage, n, k, s.pure_vars[0], region[0].extent(), t.cols);
         if (k == 0 && g && g->strip_dim > 0) {
@@ -732,7 +659,8 @@ private:
             stage.reorder(order);
         }
         if (loops.empty() || k == 0) return loops;
-        if (independent && !s.rvars.empty()) made.tile[tile_key(n, k)] = {t.rows, t.cols};
+        if (independent && !s.rvars.empty())
+            made.tile[stage_key(n.func->name, k)] = {t.rows, t.cols};
         if (t.rows > 1) {
             const std::string row =
                 g && t.row_dim == g->strip_dim ? g->inner : s.pure_vars[t.row_dim];
@@ -743,7 +671,7 @@ private:
             loops.push_back(unrolled);
         }
         const ReductionBlock block =
-            independent ? block_reduction(stage, n, k, t) : ReductionBlock();
+            independent ? block_reduction(stage, n, k, t, machine) : ReductionBlock();
         stage.reorder(update_loop_order(n, k, g, loops, independent, block));
         return loops;
     }
@@ -793,7 +721,11 @@ private:
             case Placement::Inline:
                 break;
             case Placement::Root:
-                schedule_root(name);
+                if (on_gpu.count(name)) {
+                    schedule_gpu_root(name);
+                } else {
+                    schedule_root(name);
+                }
                 break;
             default:
                 schedule_member(name);
@@ -809,14 +741,10 @@ std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Ta
                                const MachineParams &params,
                                const std::function<void(const std::string &)> &warn,
                                const Choices &asked, Choices *made) {
-    user_assert(!target.has_feature(Target::CUDA))
-        << "auto_schedule(\"Heuristic\") schedules for the CPU; the target " << target.to_string()
-        << " has CUDA. Auto-schedule with a CPU target, or schedule the GPU stages by hand "
-           "(gpu_tile, gpu_blocks, gpu_threads).";
     PipelineGraph graph(outputs, warn);
     MachineModel machine =
         MachineModel::of(target.is_host_default() ? get_host_target() : target, params);
-    HeuristicScheduler scheduler(graph, machine, asked);
+    HeuristicScheduler scheduler(graph, machine, asked, target.has_feature(Target::CUDA));
     std::string summary = scheduler.run();
     if (made) *made = scheduler.made;
     return summary;

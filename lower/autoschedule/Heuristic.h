@@ -38,8 +38,12 @@ namespace autoschedule {
  *   register tile, and its innermost RVar runs in blocks whose shared reads stay in L1
  *   across the tiles (each point still sums in order).
  *
- * `warn` receives each missing estimate and the value assumed. Throws a CompileError for a
- * target this scheduler does not schedule for (a GPU). */
+ * - For a CUDA target, each Func stored is computed at root (a buffer in device memory, which
+ *   the inlining weighs at its whole size), each of its stages one kernel (GpuMapping.h); a Func
+ *   a kernel cannot compute (a C library math call, no parallel dimension) runs on the CPU as
+ *   above, and the summary says why.
+ *
+ * `warn` receives each missing estimate and the value assumed. */
 std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Target &target,
                                const MachineParams &params,
                                const std::function<void(const std::string &)> &warn,

@@ -334,7 +334,12 @@ std::string search_schedule(const std::vector<FunctionPtr> &outputs, const Targe
     user_assert(options.budget_seconds >= 0 && options.beam_width >= 1)
         << "auto_schedule(\"Search\"): the budget (" << options.budget_seconds
         << " s) must be 0 or more and the beam width (" << options.beam_width << ") at least 1.";
-    // The heuristic's checks (a GPU target) and warnings (missing estimates) come first, once.
+    // Its cost model is the CPU's (CostModel.h): a kernel's time is not the sum it counts.
+    user_assert(!target.has_feature(Target::CUDA))
+        << "auto_schedule(\"Search\") costs schedules with a model of the CPU; the target "
+        << target.to_string() << " has CUDA. For the GPU, use \"Heuristic\", or \"Autotune\", "
+        << "which times candidates on the GPU itself.";
+    // The heuristic's warnings (missing estimates) come first, once.
     heuristic_schedule(outputs, target, params, warn);
     BeamSearch search(outputs, target, params, options);
     const SearchReport r = search.run();

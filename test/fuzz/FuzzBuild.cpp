@@ -126,7 +126,7 @@ std::vector<Func> loom_outputs(const PipelineDesc &p, const Schedule &s,
 
 PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
                          const std::vector<Buffer<>> &inputs, bool stream_every_output,
-                         const BeforeCompile &before_compile) {
+                         const BeforeCompile &before_compile, const Target &target) {
     auto pipeline = std::make_shared<Pipeline>(loom_outputs(p, s, inputs));
     if (before_compile) before_compile(*pipeline);
     if (stream_every_output) {
@@ -136,7 +136,7 @@ PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
     }
     PreparedRun prepared;
     auto start = std::chrono::steady_clock::now();
-    pipeline->compile_jit();
+    pipeline->compile_jit(target);
     prepared.compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     // As Halide's realize(sizes) does: a bounds query first, for a schedule that writes past the
@@ -151,7 +151,7 @@ PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
             query.back().set_min(p.out_mins);
         }
     }
-    pipeline->realize(RealizationArg(query));
+    pipeline->realize(RealizationArg(query), target);
     for (const Buffer<> &q : query) {
         std::vector<int> extents, mins;
         for (int d = 0; d < q.dimensions(); d++) {
@@ -162,7 +162,9 @@ PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
         prepared.whole.back().set_min(mins);
     }
     std::vector<Buffer<>> whole = prepared.whole;
-    prepared.run = [pipeline, whole]() mutable { pipeline->realize(RealizationArg(whole)); };
+    prepared.run = [pipeline, whole, target]() mutable {
+        pipeline->realize(RealizationArg(whole), target);
+    };
     return prepared;
 }
 
@@ -182,8 +184,8 @@ std::string loom_lowered(const PipelineDesc &p, const Schedule &s, const std::ve
 
 std::vector<Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
                               const std::vector<Buffer<>> &inputs, Timing *timing,
-                              const BeforeCompile &before_compile) {
-    PreparedRun prepared = prepare_loom(p, s, inputs, true, before_compile);
+                              const BeforeCompile &before_compile, const Target &target) {
+    PreparedRun prepared = prepare_loom(p, s, inputs, true, before_compile, target);
     auto start = std::chrono::steady_clock::now();
     prepared.run();
     std::vector<Buffer<>> result = requested_outputs(p, prepared.whole);

@@ -212,10 +212,13 @@ struct Timing {
 };
 /** Runs on the pipeline after s is applied, before it compiles (the auto-scheduler). */
 using BeforeCompile = std::function<void(loom::Pipeline &)>;
+/** `target`: where it runs (Target::CUDA for GPU schedules; the outputs come back to host
+ * memory). */
 std::vector<loom::Buffer<>> realize(const PipelineDesc &p, const Schedule &s,
                                     const std::vector<loom::Buffer<>> &inputs,
                                     Timing *timing = nullptr,
-                                    const BeforeCompile &before_compile = {});
+                                    const BeforeCompile &before_compile = {},
+                                    const loom::Target &target = loom::Target());
 
 /** p scheduled by s, compiled by one system, with output buffers over the region the schedule
  * writes (a bounds query first, as Halide's realize(sizes) does), ready to run again and again:
@@ -229,7 +232,8 @@ struct PreparedRun {
  * Loom's defaults, as a user gets them. */
 PreparedRun prepare_loom(const PipelineDesc &p, const Schedule &s,
                          const std::vector<loom::Buffer<>> &inputs, bool stream_every_output,
-                         const BeforeCompile &before_compile = {});
+                         const BeforeCompile &before_compile = {},
+                         const loom::Target &target = loom::Target());
 /** p's requested output region, copied out of a prepared run's buffers. */
 std::vector<loom::Buffer<>> requested_outputs(const PipelineDesc &p,
                                               const std::vector<loom::Buffer<>> &whole);

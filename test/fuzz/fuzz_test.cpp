@@ -23,6 +23,8 @@
 //                                           random values, as the autotuner turns them;
 //                                           every fourth pair, the search scheduler's
 //                                           schedule (half a second of search)
+//   --auto --gpu                            the same for a CUDA target (the heuristic and its
+//                                           knobs, GPU blocks among them), run on the GPU
 //
 // A pair is one pipeline and one schedule; each pipeline gets 1-3 schedules. On a mismatch, an
 // exception from the scheduled pipeline (the generator only makes legal schedules, so a
@@ -58,6 +60,7 @@ struct Options {
     bool print = false;
     bool verbose = false;
     bool auto_schedule = false;
+    bool gpu = false;             // with auto_schedule: for and on a CUDA GPU
     std::set<std::string> avoid;  // constructs to leave out (see generate_schedule)
 };
 
@@ -159,6 +162,8 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
                        const Schedule &base, const std::vector<loom::Buffer<>> &inputs,
                        const std::vector<loom::Buffer<>> &expected) {
     const int scale = k % 2 ? 8 : 1;
+    const loom::Target target =
+        o.gpu ? loom::get_host_target().with_feature(loom::Target::CUDA) : loom::Target();
     std::string source;
     auto schedule = [&](loom::Pipeline &pipeline) {
         for (loom::Func f : pipeline.outputs()) {
@@ -167,15 +172,15 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
                 f.set_estimate(args[d], p.out_mins[d], p.out_extents[d] * scale);
             }
         }
-        if ((k / 2) % 4 == 2) {
+        if ((k / 2) % 4 == 2 && !o.gpu) {
             // The search scheduler, briefly: any schedule it reaches must be as legal.
             setenv("LOOM_SEARCH_BUDGET", "0.5", 1);
             source = pipeline.auto_schedule("Search", loom::Target(), loom::MachineParams::host())
                          .schedule_source;
             return;
         }
-        source =
-            pipeline.auto_schedule(loom::Target(), loom::MachineParams::host()).schedule_source;
+        source = pipeline.auto_schedule("Heuristic", target, loom::MachineParams::host())
+                     .schedule_source;
         if ((k / 2) % 2 == 0) return;
         // The autotuner's space: the heuristic's knobs, one to three turned at random.
         namespace as = loom::Internal::autoschedule;
@@ -184,8 +189,7 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
             outputs.push_back(f.function());
         auto quiet = [](const std::string &) {};
         as::Choices made;
-        as::heuristic_schedule(outputs, loom::Target(), loom::MachineParams::host(), quiet, {},
-                               &made);
+        as::heuristic_schedule(outputs, target, loom::MachineParams::host(), quiet, {}, &made);
         const std::vector<as::Choices> singles = as::neighbours(made);
         if (singles.empty()) return;
         uint32_t state = pipeline_seed(o.seed, k) * 2654435761u + 1;
@@ -196,7 +200,7 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
         as::Choices varied = pick();
         for (int turns = 1 + (int)(state >> 30) % 3; turns > 1; turns--)
             varied = as::combine(varied, pick(), made);
-        as::heuristic_schedule(outputs, loom::Target(), loom::MachineParams::host(), quiet, varied);
+        as::heuristic_schedule(outputs, target, loom::MachineParams::host(), quiet, varied);
         source = "// the heuristic's knobs turned: " + varied.to_string() + "\n" +
                  pipeline.schedule_source();
     };
@@ -208,7 +212,7 @@ void run_auto_schedule(Outcome &out, const Options &o, int k, const PipelineDesc
     Timing timing;
     auto start = std::chrono::steady_clock::now();
     try {
-        std::vector<loom::Buffer<>> got = realize(p, base, inputs, &timing, schedule);
+        std::vector<loom::Buffer<>> got = realize(p, base, inputs, &timing, schedule, target);
         std::string diff = compare(expected, got);
         if (!diff.empty()) what = "outputs differ: " + diff;
     } catch (const std::exception &e) {
@@ -341,6 +345,8 @@ int main(int argc, char **argv) {
         else if (a == "--verbose") g_options.verbose = true;
         else if (a == "--auto")
             g_options.auto_schedule = true;
+        else if (a == "--gpu")
+            g_options.gpu = true;
         else if (a == "--avoid") add_avoid(value());
         else rest.push_back(argv[i]);
     }

@@ -1,0 +1,124 @@
+#include "lower/autoschedule/RegisterTile.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "dsl/Substitute.h"
+
+namespace loom {
+namespace Internal {
+namespace autoschedule {
+
+int64_t floor_pow2(int64_t v) {
+    int64_t p = 1;
+    while (p * 2 <= v)
+        p *= 2;
+    return p;
+}
+
+int vector_lanes(const FuncNode &n, const MachineModel &machine) {
+    int smallest = 8;
+    for (const Type &t : n.func->output_types)
+        smallest = std::min(smallest, t.bytes());
+    return machine.lanes(smallest);
+}
+
+bool pure_loops_independent(const FuncNode &n, int k) {
+    const StageInfo &s = n.stages[k];
+    for (int d = 0; d < (int)s.pure_vars.size(); d++) {
+        if (!s.pure_vars[d].empty() && !s.independent(d)) return false;
+    }
+    return true;
+}
+
+RegisterTile choose_register_tile(const FuncNode &n, int k, const Region64 &region,
+                                  const MachineModel &machine, const Choices &asked) {
+    RegisterTile tile;
+    const StageInfo &s = n.stages[k];
+    if (k == 0 || s.rvars.empty() || n.func->dimensions() == 0 || s.pure_vars[0].empty() ||
+        !pure_loops_independent(n, k)) {
+        return tile;
+    }
+    const int lanes = vector_lanes(n, machine);
+    for (int d = 1; d < (int)s.pure_vars.size() && tile.row_dim < 0; d++) {
+        if (!s.pure_vars[d].empty() && region[d].extent() > 1) tile.row_dim = d;
+    }
+    // Per call: whether it moves along dimension 0 and along the row dimension.
+    std::vector<std::pair<bool, bool>> moves;
+    for (const CallSite &call : s.calls) {
+        bool along0 = false, along_rows = false;
+        for (const Expr &a : call.args) {
+            along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
+            if (tile.row_dim >= 0)
+                along_rows = along_rows || expr_uses_var(a, s.pure_vars[tile.row_dim]);
+        }
+        moves.push_back({along0, along_rows});
+    }
+    const int accumulators = machine.vector_bytes >= 64 ? 16 : 8;
+    double best_per_op = 1e30;
+    for (int rows = 1; rows <= accumulators; rows *= 2) {
+        if (rows > 1 && (tile.row_dim < 0 || rows > region[tile.row_dim].extent())) break;
+        for (int cols = 1; rows * cols <= accumulators; cols *= 2) {
+            if ((int64_t)cols * lanes > std::max<int64_t>(lanes, region[0].extent())) break;
+            double loads = 0;
+            for (const auto &[along0, along_rows] : moves) {
+                loads += along0 ? (along_rows ? rows * cols : cols) : (along_rows ? rows : 0);
+            }
+            // Ties go to fewer rows (a Func computed per row stays so), then to more
+            // vectors (independent chains of additions hide their latency).
+            const double per_op = loads / (rows * cols);
+            if (per_op < best_per_op * 0.999 ||
+                (per_op <= best_per_op * 1.001 && rows == tile.rows && cols > tile.cols)) {
+                best_per_op = per_op;
+                tile.rows = rows;
+                tile.cols = cols;
+            }
+        }
+    }
+    if (auto it = asked.tile.find(stage_key(n.func->name, k)); it != asked.tile.end()) {
+        // As asked, where the region holds it and the registers do.
+        const auto [rows, cols] = it->second;
+        if (rows >= 1 && cols >= 1 && rows * cols <= 2 * accumulators &&
+            (rows == 1 || (tile.row_dim >= 0 && rows <= region[tile.row_dim].extent())) &&
+            (int64_t)cols * lanes <= std::max<int64_t>(lanes, region[0].extent())) {
+            tile.rows = rows;
+            tile.cols = cols;
+        }
+    }
+    if (tile.rows == 1) tile.row_dim = -1;
+    return tile;
+}
+
+ReductionBlock block_reduction(Stage stage, const FuncNode &n, int k, const RegisterTile &t,
+                               const MachineModel &machine) {
+    ReductionBlock block;
+    const StageInfo &s = n.stages[k];
+    if (s.rvars.empty() || (t.rows == 1 && t.cols == 1)) return block;
+    const std::string &r = s.rvars[0];
+    double bytes_per_step = 0;
+    for (const CallSite &call : s.calls) {
+        bool along_r = false, along0 = false, along_rows = false;
+        for (const Expr &a : call.args) {
+            along_r = along_r || expr_uses_var(a, r);
+            along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
+            if (t.row_dim >= 0) along_rows = along_rows || expr_uses_var(a, s.pure_vars[t.row_dim]);
+        }
+        if (along_r && along0 && !along_rows)
+            bytes_per_step += (double)t.cols * vector_lanes(n, machine) * call.bytes;
+    }
+    if (bytes_per_step == 0) return block;
+    const int64_t steps =
+        std::max<int64_t>(8, floor_pow2((int64_t)(machine.l1_bytes / 2 / bytes_per_step)));
+    if (steps >= s.rvar_spans[0].extent()) return block;
+    block.rvar = r;
+    block.outer = r + "o";
+    block.inner = r + "i";
+    stage.split(VarOrRVar(r), VarOrRVar(block.outer), VarOrRVar(block.inner), (int)steps,
+                TailStrategy::GuardWithIf);
+    return block;
+}
+
+} // namespace autoschedule
+} // namespace Internal
+} // namespace loom
