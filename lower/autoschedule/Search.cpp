@@ -63,10 +63,13 @@ std::string megacycles(double cycles) {
  * search's or an evolution's many more evaluations, each of which lowers the pipeline. */
 class BeamSearch {
 public:
+    /** `warn` receives the heuristic's warnings (missing estimates), once. */
     BeamSearch(const std::vector<FunctionPtr> &outputs, const Target &target,
-               const MachineParams &params, const SearchOptions &options)
+               const MachineParams &params, const SearchOptions &options,
+               const std::function<void(const std::string &)> &warn)
         : outputs(outputs), target(target.is_host_default() ? get_host_target() : target),
-          params(params), options(options), graph(outputs, [](const std::string &) {}),
+          params(params), options(options), warn(warn),
+          graph(outputs, [](const std::string &) {}),
           machine(MachineModel::of(this->target, params)) {}
 
     SearchReport run() {
@@ -127,6 +130,8 @@ private:
     const Target target;
     const MachineParams params;
     const SearchOptions options;
+    const std::function<void(const std::string &)> warn;
+    static void quiet(const std::string &) {}
     const PipelineGraph graph;
     const MachineModel machine;
     Clock::time_point start;
@@ -153,10 +158,10 @@ private:
 
     /** The schedule `asked` gives (the heuristic's where a value is not legal), applied to the
      * Funcs; its text is the candidate's key. */
-    Candidate apply(const Choices &asked) const {
+    Candidate apply(const Choices &asked,
+                    const std::function<void(const std::string &)> &say = quiet) const {
         Candidate c;
-        heuristic_schedule(
-            outputs, target, params, [](const std::string &) {}, asked, &c.choices);
+        heuristic_schedule(outputs, target, params, say, asked, &c.choices);
         c.key = c.choices.to_string();
         return c;
     }
@@ -174,7 +179,7 @@ private:
     /** The heuristic's own schedule, costed whatever the budget (it is the answer where nothing
      * else is costed); the time it takes sets how long any other may take. */
     Candidate evaluate_first() {
-        Candidate c = apply(Choices());
+        Candidate c = apply(Choices(), warn);
         const auto costing = Clock::now();
         const CostEstimate e = cost_within(std::max(time_remaining(), kFirstCandidateSeconds));
         first_seconds = seconds_since(costing);
@@ -339,9 +344,7 @@ std::string search_schedule(const std::vector<FunctionPtr> &outputs, const Targe
         << "auto_schedule(\"Search\") costs schedules with a model of the CPU; the target "
         << target.to_string() << " has CUDA. For the GPU, use \"Heuristic\", or \"Autotune\", "
         << "which times candidates on the GPU itself.";
-    // The heuristic's warnings (missing estimates) come first, once.
-    heuristic_schedule(outputs, target, params, warn);
-    BeamSearch search(outputs, target, params, options);
+    BeamSearch search(outputs, target, params, options, warn);
     const SearchReport r = search.run();
     if (report) *report = r;
     const std::string reasons = heuristic_schedule(
