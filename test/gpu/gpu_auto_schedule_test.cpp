@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "CudaTest.h"
 #include "loom.h"
 #include "lower/autoschedule/Heuristic.h"
 
@@ -16,13 +17,7 @@ using namespace loom;
 
 namespace {
 
-Target cuda_target() { return get_host_target().with_feature(Target::CUDA); }
-
-#define REQUIRE_CUDA()                                                                             \
-    do {                                                                                           \
-        char why[512] = {0};                                                                       \
-        if (!loom_cuda_available(why, sizeof(why))) GTEST_SKIP() << "no CUDA device: " << why;     \
-    } while (0)
+using loom_test::cuda_target;
 
 template <typename T> Buffer<T> pattern(std::vector<int> sizes, int seed) {
     Buffer<T> b(sizes);

@@ -11,20 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "CudaTest.h"
 #include "loom.h"
 
 using namespace loom;
 
 namespace {
 
-Target cuda_target() { return get_host_target().with_feature(Target::CUDA); }
-
-// Skips the calling test where no CUDA device can run kernels, printing why.
-#define REQUIRE_CUDA()                                                                     \
-    do {                                                                                   \
-        char why[512] = {0};                                                               \
-        if (!loom_cuda_available(why, sizeof(why))) GTEST_SKIP() << "no CUDA device: " << why; \
-    } while (0)
+using loom_test::cuda_target;
 
 template<typename T>
 Buffer<T> pattern_2d(int w, int h, int seed) {
