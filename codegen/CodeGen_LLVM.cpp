@@ -4,7 +4,6 @@
 // sequence others; codegen_llvm at the end. Loads and stores, allocations, loops and the GPU
 // side are in files of their own.
 #include "codegen/CodeGen_LLVM.h"
-#include "codegen/PTX.h"
 
 #include <climits>
 #include <cstdint>
@@ -511,7 +510,6 @@ void CodeGen::visit(const Call *op) {
         }
         auto it = libm_names().find(op->name);
         internal_assert(it != libm_names().end()) << "Unknown math function " << op->name;
-        internal_assert(!has_device_math(op->name)) << op->name << " has a device version";
         user_assert(!is_nvptx)
             << "A GPU kernel calls " << op->name << ", which Loom computes with the C "
             << "library's function on the CPU; its CUDA backend has no version of it yet. "
@@ -700,6 +698,11 @@ void CodeGen::visit(const Realize *op) {
 }
 
 } // namespace codegen_detail
+
+bool has_device_math(const std::string &pure_extern) {
+    return pure_extern == "exp_f32" ||
+           codegen_detail::exact_math_intrinsic(pure_extern) != llvm::Intrinsic::not_intrinsic;
+}
 
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
                                            llvm::LLVMContext &context, llvm::TargetMachine &tm,

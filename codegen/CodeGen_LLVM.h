@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "lower/Lower.h"
 
@@ -25,6 +26,12 @@ namespace Internal {
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredPipeline &pipeline,
                                            llvm::LLVMContext &context, llvm::TargetMachine &tm,
                                            unsigned outline_threads = 0, bool verify = true);
+
+/** Whether a kernel can call the math function `pure_extern` (a Call::PureExtern's name, such
+ * as "sin_f32"): Loom's own exp_f32 and the exact ones CodeGen emits as LLVM intrinsics (sqrt,
+ * floor, ceil, trunc, round, fma), which the NVPTX backend lowers to PTX instructions. The
+ * others are the C library's, on the CPU only (CodeGen refuses them in a kernel). */
+bool has_device_math(const std::string &pure_extern);
 
 }  // namespace Internal
 }  // namespace loom

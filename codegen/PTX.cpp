@@ -48,17 +48,6 @@ void mark_kernel(llvm::Function &f, int threads_per_block) {
         llvm::MDNode::get(ctx, {fn, llvm::MDString::get(ctx, "maxntidx"), i32(threads_per_block)}));
 }
 
-bool has_device_math(const std::string &pure_extern) {
-    if (pure_extern == "exp_f32") return true;
-    // The exact functions CodeGen emits as LLVM intrinsics (exact_math_intrinsic), which the
-    // NVPTX backend lowers to PTX instructions.
-    const std::string base = pure_extern.substr(0, pure_extern.rfind('_'));
-    for (const char *exact : {"sqrt", "floor", "ceil", "trunc", "round", "fma"}) {
-        if (base == exact) return true;
-    }
-    return false;
-}
-
 std::string compile_to_ptx(llvm::Module &m, llvm::TargetMachine &tm) {
     optimize_module(m, tm);
     return module_to_assembly(m, tm);

@@ -22,12 +22,6 @@ std::unique_ptr<llvm::TargetMachine> make_ptx_target_machine();
 /** Marks f a kernel (an entry point the driver can launch) with threads_per_block threads. */
 void mark_kernel(llvm::Function &f, int threads_per_block);
 
-/** Whether a kernel can call the math function `pure_extern` (a Call::PureExtern's name, such
- * as "sin_f32"): Loom's own exp_f32 and the exact ones that are LLVM intrinsics (sqrt, floor,
- * ceil, trunc, round, fma). The others are the C library's, on the CPU only (CodeGen's
- * visit(Call) refuses them in a kernel). */
-bool has_device_math(const std::string &pure_extern);
-
 /** Optimizes m (a module of kernels) and returns its PTX text. */
 std::string compile_to_ptx(llvm::Module &m, llvm::TargetMachine &tm);
 

@@ -12,6 +12,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
+#include "lower/GuardUnderLets.h"
 #include "lower/RemoveDeadProductions.h"
 
 namespace loom {
@@ -487,11 +488,6 @@ private:
     }
 };
 
-/** A loop whose whole body, past its lets, is `if (c) s` with c an affine bound on the loop's
- * variable, as a loop whose range is where c holds and whose body is s: outside that range
- * the body does nothing. (A GuardWithIf split's inner loop over a region smaller than its
- * factor, say a vector of 16 guarded down to 1 point, runs its one iteration, not 16 tests.)
- * Undefined where the body has another shape. */
 /** Whether s has a GPU thread loop. */
 bool has_thread_loop(const Stmt &s) {
     class Finder : public IRVisitor {
@@ -506,29 +502,22 @@ bool has_thread_loop(const Stmt &s) {
     return finder.found;
 }
 
+/** A loop whose whole body, past its lets, is `if (c) s` with c an affine bound on the loop's
+ * variable, as a loop whose range is where c holds and whose body is s: outside that range
+ * the body does nothing. (A GuardWithIf split's inner loop over a region smaller than its
+ * factor, say a vector of 16 guarded down to 1 point, runs its one iteration, not 16 tests.)
+ * Undefined where the body has another shape. */
 Stmt trimmed(const For *op) {
-    std::vector<const LetStmt *> lets;
-    std::map<std::string, Expr> values;
-    Stmt s = op->body;
-    while (const LetStmt *l = s.as<LetStmt>()) {
-        lets.push_back(l);
-        values[l->name] = values.empty() ? l->value : substitute(values, l->value);
-        s = l->body;
-    }
-    const IfThenElse *guard = s.as<IfThenElse>();
-    if (!guard || guard->else_case.defined()) return Stmt();
-    const Call *tag = guard->condition.as<Call>();
-    Expr cond = tag && tag->is_intrinsic(Call::likely) ? tag->args[0] : guard->condition;
-    cond = values.empty() ? cond : substitute(values, cond);
+    const GuardUnderLets g = guard_under_lets(op->body);
+    if (!g.guard) return Stmt();
+    const Expr &cond = g.condition;
     if (!expr_uses_var(cond, op->name) || expr_larger_than(cond, 400)) return Stmt();
     static const std::set<std::string> no_inner_loops;
     static const InnerRanges no_ranges;
     Solver solver(op->name, no_inner_loops, no_ranges);
     std::optional<IterationRange> range = solver.solve(cond);
     if (!range || !solver.exact()) return Stmt();
-    Stmt body = guard->then_case;
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-        body = LetStmt::make((*it)->name, (*it)->value, body);
+    const Stmt body = g.unguarded();
     const std::string start = op->name + ".trim_start", end = op->name + ".trim_end";
     Expr start_v = Variable::make(Int(32), start), end_v = Variable::make(Int(32), end);
     Expr first = range->lo.defined() ? max(op->min, range->lo) : op->min;

@@ -9,6 +9,7 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
 #include "dsl/Substitute.h"
+#include "lower/GuardUnderLets.h"
 #include "lower/LetTrackingMutator.h"
 #include "lower/Simplify.h"
 
@@ -358,19 +359,9 @@ struct LaneGuard {
     Stmt unguarded; // the body with the guard's then-case in place of the guard
 };
 LaneGuard lane_guard(const std::string &var, const Expr &min, int lanes, const Stmt &body) {
-    std::vector<const LetStmt *> chain;
-    std::map<std::string, Expr> values;
-    Stmt s = body;
-    while (const LetStmt *l = s.as<LetStmt>()) {
-        chain.push_back(l);
-        values[l->name] = substitute(values, l->value);
-        s = l->body;
-    }
-    const IfThenElse *guard = s.as<IfThenElse>();
-    if (!guard || guard->else_case.defined()) return {};
-    const Call *tag = guard->condition.as<Call>();
-    Expr c = tag && tag->is_intrinsic(Call::likely) ? tag->args[0] : guard->condition;
-    c = substitute(values, c);
+    const GuardUnderLets guarded = guard_under_lets(body);
+    if (!guarded.guard) return {};
+    const Expr &c = guarded.condition;
     Expr a, b;
     if (const LE *le = c.as<LE>()) {
         a = le->a, b = le->b;
@@ -382,9 +373,7 @@ LaneGuard lane_guard(const std::string &var, const Expr &min, int lanes, const S
     if (!expr_uses_var(c, var) || !affine_in(a, var) || !affine_in(b, var)) return {};
     LaneGuard g;
     g.all_lanes = substitute(var, min, c) && substitute(var, min + (lanes - 1), c);
-    g.unguarded = guard->then_case;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        g.unguarded = LetStmt::make((*it)->name, (*it)->value, g.unguarded);
+    g.unguarded = guarded.unguarded();
     return g;
 }
 

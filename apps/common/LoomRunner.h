@@ -38,6 +38,11 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
         params[i].set(app.inputs[i]);
     auto pipeline = std::make_shared<loom::Pipeline>(pipeline_def->outputs());
     Runner r;
+    const bool gpu = is_gpu(variant);
+    user_assert(variant != Variant::GPU || app.has_gpu_schedule())
+        << app.name() << " has no GPU schedule of its own (Variant::GPUAuto schedules any app)";
+    const loom::Target target =
+        gpu ? loom::get_host_target().with_feature(loom::Target::CUDA) : loom::Target();
     if (is_automatic(variant)) {
         user_assert(is_loom_automatic(variant))
             << app.name() << ": " << variant_name(variant)
@@ -51,24 +56,15 @@ template <typename P> Runner loom_runner(App &app, Variant variant) {
             outputs[i].set_estimates(region_of(app.outputs[i]));
         auto scheduling = std::chrono::steady_clock::now();
         const bool tune = variant == Variant::Autotune || variant == Variant::GPUAutotune;
-        r.schedule_source =
-            pipeline
-                ->auto_schedule(tune                         ? "Autotune"
-                                : variant == Variant::Search ? "Search"
-                                                             : "Heuristic",
-                                is_gpu(variant)
-                                    ? loom::get_host_target().with_feature(loom::Target::CUDA)
-                                    : loom::Target(),
-                                loom::MachineParams::host())
-                .schedule_source;
+        r.schedule_source = pipeline
+                                ->auto_schedule(tune                         ? "Autotune"
+                                                : variant == Variant::Search ? "Search"
+                                                                             : "Heuristic",
+                                                target, loom::MachineParams::host())
+                                .schedule_source;
         r.schedule_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - scheduling).count();
     }
-    const bool gpu = is_gpu(variant);
-    user_assert(variant != Variant::GPU || app.has_gpu_schedule())
-        << app.name() << " has no GPU schedule of its own (Variant::GPUAuto schedules any app)";
-    const loom::Target target =
-        gpu ? loom::get_host_target().with_feature(loom::Target::CUDA) : loom::Target();
     if (gpu) {
         loom::CompileOptions options = pipeline->options();
         options.copy_outputs_to_host = false;

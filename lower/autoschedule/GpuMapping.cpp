@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "codegen/PTX.h"
+#include "codegen/CodeGen_LLVM.h"
 #include "dsl/Error.h"
 #include "dsl/IRVisitor.h"
 
