@@ -7,6 +7,7 @@
 
 #include "dsl/IRPrinter.h"
 #include "lower/AddImageChecks.h"
+#include "lower/BoundGPUExtents.h"
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
 #include "lower/FoldAllocationIndices.h"
@@ -105,6 +106,12 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("inject prefetches", s, [&](const Stmt &in) { return inject_prefetches(in); });
     // Last of the passes that take boxes.
     s = logger.run("strip promises", s, [&](const Stmt &in) { return strip_promises(in); });
+    // After bounds inference, whose regions it bounds; before flattening, which sizes
+    // storage from the Realizes.
+    if (target.has_feature(Target::CUDA)) {
+        s = logger.run("bound gpu extents", s,
+                       [&](const Stmt &in) { return bound_gpu_extents(in); });
+    }
     // On Provides and Calls, whose coordinates show which points a loop updates.
     s = logger.run("promote accumulators", s,
                    [&](const Stmt &in) { return promote_accumulators(in); });

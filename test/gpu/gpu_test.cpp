@@ -158,6 +158,23 @@ TEST(GPULowering, ProducerAtABlockLoopUsesSharedMemoryAndABarrier) {
     EXPECT_NE(ir.find(".maxntid 320, 1, 1"), std::string::npos);
 }
 
+TEST(GPULowering, GuardWithIfTileSizesSharedStorageForItsLargestBlock) {
+    // The tiles at the right and bottom edges cover fewer points than the others: g's region
+    // in a block varies, and its storage and threads take the largest, 33 x 10.
+    ImageParam in(Float(32), 2, "in");
+    Func g("g"), f("f");
+    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    g(x, y) = in(x, y) * 2.0f;
+    f(x, y) = g(x, y) + g(x, y + 2) + g(x + 1, y);
+    f.gpu_tile(x, y, bx, by, tx, ty, 32, 8, TailStrategy::GuardWithIf);
+    g.compute_at(f, bx).gpu_threads(x, y);
+    std::string stmt = Pipeline(f).lowered_stmt(cuda_target());
+    EXPECT_NE(stmt.find("allocate g[float32 * 33 * 10]"), std::string::npos) << stmt;
+    std::string ir = Pipeline(f).llvm_ir(cuda_target());
+    EXPECT_NE(ir.find(".shared .align 16 .b8 g[1320]"), std::string::npos) << ir.substr(0, 6000);
+    EXPECT_NE(ir.find(".maxntid 330, 1, 1"), std::string::npos);
+}
+
 // ---- schedule errors ------------------------------------------------------------------------
 
 TEST(GPUErrors, TargetWithoutCUDA) {
@@ -442,6 +459,23 @@ TEST(GPURun, ProducerStagedInSharedMemory) {
     // Each block computes its 32 x 10 rows of blur_x into shared memory, one thread each, then
     // its 32 x 8 outputs from them.
     b.blur_y.gpu_tile(b.x, b.y, bx, by, tx, ty, 32, 8);
+    b.blur_x.compute_at(b.blur_y, bx).gpu_threads(b.x, b.y);
+    b.input.set(in);
+    Buffer<uint16_t> out = b.blur_y.realize({w, h}, cuda_target());
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            ASSERT_EQ(out(xx, yy), blur_reference(in, xx, yy)) << "at " << xx << ", " << yy;
+        }
+    }
+}
+
+TEST(GPURun, ProducerStagedInSharedMemoryUnderGuardWithIf) {
+    REQUIRE_CUDA();
+    const int w = 150, h = 61; // edge tiles narrower than the others on both axes
+    Buffer<uint16_t> in = pattern_2d<uint16_t>(w + 2, h + 2, 6);
+    Blur b;
+    Var bx("bx"), by("by"), tx("tx"), ty("ty");
+    b.blur_y.gpu_tile(b.x, b.y, bx, by, tx, ty, 32, 8, TailStrategy::GuardWithIf);
     b.blur_x.compute_at(b.blur_y, bx).gpu_threads(b.x, b.y);
     b.input.set(in);
     Buffer<uint16_t> out = b.blur_y.realize({w, h}, cuda_target());
