@@ -13,12 +13,15 @@
 namespace loom {
 namespace Internal {
 
-/** A constant at least as large as every value `e` takes, with the enclosing lets' values
- * substituted: each min in e bounded above by either of its operands (each max below), as far
- * as sums, differences and constant multiples carry the direction, until some choice
- * simplifies to a constant; the smallest constant so found. min(bx * 32 + 31, w - 1) -
- * bx * 32 + 1 is at most 32 whatever bx and w are. nullopt where no choice gives a constant. */
-std::optional<int64_t> constant_upper_bound(const Expr &e, const std::map<std::string, Expr> &lets);
+/** A constant at least as large as every value `e` takes, through the values of the lets
+ * around it (`lets`) and the ranges of the loops (`loops`: name -> min and extent): e bounded
+ * by linear forms with exact fractional coefficients, a min bounded above by either of its
+ * operands (a max below), a quotient by a constant k by the form divided by k (less
+ * (k - 1) / k below), until the terms cancel; a loop variable left over is replaced by its
+ * first or last iteration. The smallest constant so found: min(bx * 32 + 31, w - 1) -
+ * bx * 32 + 1 is at most 32 whatever bx and w are. nullopt where none is found. */
+std::optional<int64_t> constant_upper_bound(const Expr &e, const std::map<std::string, Expr> &lets,
+                                            const std::map<std::string, Range> &loops = {});
 
 /** `s` with each gpu_threads loop of non-constant extent run over its extent's constant upper
  * bound, the threads past the extent doing nothing (an if around the body), and each Func

@@ -21,7 +21,13 @@ constexpr int64_t kMaxThreadsPerBlock = 1024;
 struct BlockThreads {
     int64_t extent[kMaxGPUDimensions] = {1, 1, 1};
     bool any_nest = false;
+    /** Bytes of the storage its blocks share, and the buffers that take them. */
+    int64_t shared_bytes = 0;
+    std::string shared_buffers;
 };
+
+// The static shared memory a block may have (CUDA's limit without opting in to more).
+constexpr int64_t kMaxSharedBytes = 48 << 10;
 
 class KernelInterior : public IRVisitor {
 public:
@@ -105,6 +111,12 @@ void check_block_level(const Stmt &s, const std::string &kernel, int blocks, Blo
                 << kernel << " but has extent " << e << ", not a constant: shared memory is "
                 << "sized when the kernel is compiled. Tile its consumer by constant sizes.";
         }
+        int64_t bytes = a->type.bytes();
+        for (const Expr &e : a->extents)
+            bytes *= std::max<int64_t>(*as_const_int(e), 0);
+        block.shared_bytes += bytes;
+        block.shared_buffers +=
+            (block.shared_buffers.empty() ? "" : ", ") + a->name + " " + std::to_string(bytes);
         return check_block_level(a->body, kernel, blocks, block);
     }
     if (const For *f = s.as<For>(); f && f->for_type == ForType::GPUBlock) {
@@ -155,6 +167,12 @@ private:
             << block.extent[0] << " x " << block.extent[1] << " x " << block.extent[2]
             << ", the most its thread loops use on each axis); CUDA allows at most "
             << kMaxThreadsPerBlock << ". Use smaller gpu_tile sizes.";
+        user_assert(block.shared_bytes <= kMaxSharedBytes)
+            << "Kernel " << op->name << " needs " << block.shared_bytes
+            << " bytes of shared memory a block (" << block.shared_buffers << "); CUDA allows "
+            << kMaxSharedBytes
+            << ". Use smaller gpu_tile sizes, or compute some of these "
+               "Funcs at root.";
     }
 };
 

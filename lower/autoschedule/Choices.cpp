@@ -95,10 +95,12 @@ std::vector<Choices> neighbours(const Choices &made) {
     std::vector<Choices> out;
     const bool gpu = !made.gpu.empty();
     for (const auto &[name, where] : made.placement) {
-        for (const char *other : {"inline", "root", "strip", "row", "sliding"}) {
+        for (const char *other : {"inline", "root", "strip", "row", "sliding", "shared"}) {
             if (where == other) continue;
             const std::string to = other;
-            if (gpu && to != "inline" && to != "root") continue;
+            // Kernels have no strips; the CPU has no shared memory.
+            const bool gpu_placement = to == "inline" || to == "root" || to == "shared";
+            if (gpu != gpu_placement && to != "inline" && to != "root") continue;
             Choices c = made;
             c.placement[name] = other;
             out.push_back(c);

@@ -20,7 +20,8 @@ namespace autoschedule {
  * autotuner's database. */
 struct Choices {
     /** Per Func that is not an output: "inline", "root", or computed in its consumer's strips
-     * "strip" (once a strip), "row" (once a row) or "sliding" (per row, stored for the strip). */
+     * "strip" (once a strip), "row" (once a row) or "sliding" (per row, stored for the strip);
+     * on the GPU, "shared": in its consumer kernel's blocks, in their shared memory. */
     std::map<std::string, std::string> placement;
     /** Per root Func that runs in strips: the rows of a strip. */
     std::map<std::string, int64_t> strip;
@@ -50,8 +51,8 @@ Choices combine(const Choices &a, const Choices &b, const Choices &base);
 
 /** The values each of `made`'s knobs may take (beside the one it has): the placements, strips of
  * a power of two rows from 1 to 256, tiles of powers of two with at most 32 accumulators, GPU
- * blocks of 32 to 1024 threads of 1 to 8 lanes. A schedule with GPU kernels places Funcs inline
- * or at root only (a kernel has no strips to compute them in). */
+ * blocks of 32 to 1024 threads of 1 to 8 lanes. A schedule with GPU kernels places Funcs inline,
+ * at root or in shared memory (a kernel has no strips to compute them in). */
 std::vector<Choices> neighbours(const Choices &made);
 
 } // namespace autoschedule

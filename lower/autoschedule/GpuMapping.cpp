@@ -63,6 +63,10 @@ int64_t ceil_pow2(int64_t v) {
 
 bool is_pow2_between(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
 
+bool is_serial(const GpuBlock &block, int d) {
+    return std::find(block.serial.begin(), block.serial.end(), d) != block.serial.end();
+}
+
 std::string stage_name(int k) {
     return k == 0 ? "its definition" : "update " + std::to_string(k - 1);
 }
@@ -118,10 +122,58 @@ GpuBlock gpu_block_for(const FuncNode &n, int k, const std::pair<int, int> *aske
     return block;
 }
 
-std::string map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock &block) {
+GpuBlock gpu_tile_for(const FuncNode &n, int k, GpuBlock block) {
+    const std::vector<int> dims = parallel_dims(n.stages[k]);
+    if (dims.size() < 2 || block.threads < 64) return block;
+    const int64_t extent = std::max<int64_t>(1, n.region[dims[1]].extent());
+    block.rows = (int)std::min<int64_t>({8, block.threads / 32, ceil_pow2(extent)});
+    constexpr int64_t max_serial_extent = 16;
+    for (size_t i = 2; i < dims.size(); i++) {
+        if (n.region[dims[i]].extent() <= max_serial_extent) block.serial.push_back(dims[i]);
+    }
+    return block;
+}
+
+Region64 gpu_block_box(const FuncNode &n, int k, const GpuBlock &block) {
+    const StageInfo &s = n.stages[k];
+    const std::vector<int> dims = parallel_dims(s);
+    Region64 box = n.region;
+    // A block in the middle, away from the edges (where clamps may shrink what it reads).
+    auto first = [&](int d, int64_t points) {
+        const int64_t blocks = (box[d].extent() + points - 1) / points;
+        box[d].min += (blocks / 2) * points;
+        box[d].max = std::min(box[d].max, box[d].min + points - 1);
+    };
+    for (size_t i = 0; i < dims.size(); i++) {
+        if (is_serial(block, dims[i])) continue; // whole in each thread
+        if (i == 0) {
+            first(dims[0], (int64_t)(block.threads / block.rows) * block.lanes);
+        } else if (i == 1 && block.rows > 1) {
+            first(dims[1], block.rows);
+        } else {
+            first(dims[i], 1); // a grid dimension: one point a block
+        }
+    }
+    return box;
+}
+
+int64_t gpu_blocks_over(const FuncNode &n, int k, const GpuBlock &block) {
+    const Region64 box = gpu_block_box(n, k, block);
+    int64_t blocks = 1;
+    for (int d : parallel_dims(n.stages[k])) {
+        if (is_serial(block, d)) continue;
+        const int64_t per = std::max<int64_t>(1, box[d].extent());
+        blocks *= (std::max<int64_t>(1, n.region[d].extent()) + per - 1) / per;
+    }
+    return blocks;
+}
+
+GpuKernel map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock &block) {
     const StageInfo &s = n.stages[k];
     const std::vector<int> dims = parallel_dims(s);
     internal_assert(!dims.empty()) << n.func->name << " has no parallel dimension";
+    internal_assert(block.rows == 1 || dims.size() >= 2)
+        << n.func->name << " has rows of threads but one parallel dimension";
     std::set<std::string> taken(n.func->args.begin(), n.func->args.end());
     taken.insert(s.rvars.begin(), s.rvars.end());
     auto fresh = [&](const std::string &base) {
@@ -137,6 +189,7 @@ std::string map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlo
     const std::string x = s.pure_vars[dims[0]];
     const std::string lane = fresh(x + "_lane"), thread = fresh(x + "_thread"),
                       first_block = fresh(x + "_block");
+    const int threads_x = block.threads / block.rows;
 
     std::vector<VarOrRVar> order;
     if (block.lanes > 1) {
@@ -144,18 +197,30 @@ std::string map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlo
                     TailStrategy::GuardWithIf);
         order.emplace_back(lane);
     }
-    stage.split(VarOrRVar(x), VarOrRVar(first_block), VarOrRVar(thread), block.threads,
+    stage.split(VarOrRVar(x), VarOrRVar(first_block), VarOrRVar(thread), threads_x,
                 TailStrategy::GuardWithIf);
+    std::vector<std::string> threads{thread}, grid{first_block};
+    if (block.rows > 1) {
+        const std::string y = s.pure_vars[dims[1]];
+        const std::string row = fresh(y + "_thread"), row_block = fresh(y + "_block");
+        stage.split(VarOrRVar(y), VarOrRVar(row_block), VarOrRVar(row), block.rows,
+                    TailStrategy::GuardWithIf);
+        threads.push_back(row);
+        grid.push_back(row_block);
+    }
     // Inside each thread: the stage's other loops in their order (an update's RVars, and the
     // dimensions its reads of itself order).
     const Definition &def = k == 0 ? n.func->init : n.func->updates[k - 1];
     for (const Dim &loop : default_loops(def)) {
         if (!mapped.count(loop.var)) order.emplace_back(loop.var);
     }
-    order.emplace_back(thread);
-    std::vector<std::string> grid{first_block};
-    for (size_t i = 1; i < dims.size(); i++)
-        grid.push_back(s.pure_vars[dims[i]]);
+    for (int d : block.serial)
+        order.emplace_back(s.pure_vars[d]);
+    for (size_t i = block.rows > 1 ? 2 : 1; i < dims.size(); i++) {
+        if (!is_serial(block, dims[i])) grid.push_back(s.pure_vars[dims[i]]);
+    }
+    for (const std::string &t : threads)
+        order.emplace_back(t);
     for (const std::string &g : grid)
         order.emplace_back(g);
     stage.reorder(order);
@@ -168,7 +233,11 @@ std::string map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlo
         grid.back() = fused;
     }
     if (block.lanes > 1) stage.vectorize(VarOrRVar(lane));
-    stage.gpu_threads(VarOrRVar(thread));
+    if (threads.size() == 1) {
+        stage.gpu_threads(VarOrRVar(threads[0]));
+    } else {
+        stage.gpu_threads(VarOrRVar(threads[0]), VarOrRVar(threads[1]));
+    }
     if (grid.size() == 1) {
         stage.gpu_blocks(VarOrRVar(grid[0]));
     } else if (grid.size() == 2) {
@@ -177,11 +246,53 @@ std::string map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlo
         stage.gpu_blocks(VarOrRVar(grid[0]), VarOrRVar(grid[1]), VarOrRVar(grid[2]));
     }
     std::ostringstream said;
-    said << "a GPU kernel: blocks of " << block.threads << " threads along " << x;
+    said << "a GPU kernel: blocks of " << threads_x << " threads along " << x;
+    if (block.rows > 1) said << " by " << block.rows << " along " << s.pure_vars[dims[1]];
     if (block.lanes > 1) said << ", " << block.lanes << " points a thread as a vector";
+    for (int d : block.serial)
+        said << ", " << s.pure_vars[d] << " in each thread";
     said << "; grid";
     for (const std::string &g : grid)
         said << " " << g;
+    return {said.str(), grid[0]};
+}
+
+int64_t staged_threads(const Region64 &box, int lanes) {
+    if (box[0].extent() < lanes) lanes = 1;
+    int64_t threads = (box[0].extent() + lanes - 1) / lanes;
+    if (box.size() > 1) threads *= box[1].extent();
+    return threads;
+}
+
+std::string map_staged_to_gpu(Func f, const FuncNode &n, const Region64 &box, int lanes) {
+    const std::vector<std::string> &args = n.func->args;
+    std::set<std::string> taken(args.begin(), args.end());
+    std::string lane = args[0] + "_lane";
+    for (int i = 2; taken.count(lane); i++)
+        lane = args[0] + "_lane" + std::to_string(i);
+    if (box[0].extent() < lanes) lanes = 1;
+    std::vector<VarOrRVar> order;
+    if (lanes > 1) {
+        f.split(VarOrRVar(args[0]), VarOrRVar(args[0]), VarOrRVar(lane), lanes,
+                TailStrategy::GuardWithIf);
+        order.emplace_back(lane);
+    }
+    // Thread loops nest directly in one another: the dimensions past the second run inside.
+    for (size_t d = 2; d < args.size(); d++)
+        order.emplace_back(args[d]);
+    for (size_t d = 0; d < args.size() && d < 2; d++)
+        order.emplace_back(args[d]);
+    if (order.size() > 1) f.reorder(order);
+    if (lanes > 1) f.vectorize(VarOrRVar(lane));
+    if (args.size() == 1) {
+        f.gpu_threads(VarOrRVar(args[0]));
+    } else {
+        f.gpu_threads(VarOrRVar(args[0]), VarOrRVar(args[1]));
+    }
+    std::ostringstream said;
+    said << "in shared memory, " << points_in(box) * n.bytes << " bytes a block, by "
+         << staged_threads(box, lanes) << " threads";
+    if (lanes > 1) said << " of " << lanes << " points";
     return said.str();
 }
 

@@ -5,7 +5,9 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "dsl/Func.h"
 #include "dsl/Stage.h"
 #include "lower/autoschedule/PipelineGraph.h"
 
@@ -19,6 +21,14 @@ namespace autoschedule {
 struct GpuBlock {
     int threads = 256;
     int lanes = 4;
+    /** Rows of threads along the stage's second parallel dimension (a 2-D tile, for a kernel
+     * that stages producers in shared memory: their regions then overlap less), threads / rows
+     * along the first. */
+    int rows = 1;
+    /** Parallel dimensions past the second that run serially in each thread rather than
+     * across the grid (a tile's few channels, so that the Funcs staged for the tile serve all
+     * of them). */
+    std::vector<int> serial;
     std::pair<int, int> knob() const { return {threads, lanes}; }
 };
 
@@ -43,12 +53,44 @@ std::string gpu_obstacle(const PipelineGraph &graph, const std::string &func,
  * where given and legal. */
 GpuBlock gpu_block_for(const FuncNode &n, int k, const std::pair<int, int> *asked);
 
+/** `block` as a 2-D tile for stage k of n: rows of 32 threads (as many rows as the threads
+ * make, at most 8, and no more than the second parallel dimension's extent), and the parallel
+ * dimensions past the second of at most 16 points serial in each thread; unchanged where the
+ * stage has one parallel dimension. */
+GpuBlock gpu_tile_for(const FuncNode &n, int k, GpuBlock block);
+
+/** The region of n that one block of stage k's kernel computes (a block in the middle: the
+ * others are shifted copies, or cut short at the edges); the dimensions run serially in each
+ * thread whole. */
+Region64 gpu_block_box(const FuncNode &n, int k, const GpuBlock &block);
+
+/** How many blocks stage k's kernel runs over n's region. */
+int64_t gpu_blocks_over(const FuncNode &n, int k, const GpuBlock &block);
+
+struct GpuKernel {
+    std::string description;
+    /** The kernel's innermost block loop: a Func staged in its shared memory is computed
+     * there. */
+    std::string block_loop;
+};
+
 /** Schedules stage k of n, a Func computed at root, as one kernel of shape `block`: the
  * dimension of its threads split into blocks of threads (GuardWithIf: any extent), its lanes
- * a vector, the stage's other parallel dimensions the grid's (the outermost fused where there
- * are more than two), the rest of its loops (RVars, dimensions an update orders) in each
- * thread in their order. Returns a description of the kernel. */
-std::string map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock &block);
+ * a vector, its rows (if more than one) the second parallel dimension's, the stage's other
+ * parallel dimensions the grid's (the outermost fused where there are more than three), the
+ * rest of its loops (RVars, dimensions an update orders) in each thread in their order. */
+GpuKernel map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock &block);
+
+/** The threads a block needs to compute `box` of a Func with `lanes` points a thread along its
+ * first dimension (one where the box is narrower): one thread a vector of its first two
+ * dimensions. */
+int64_t staged_threads(const Region64 &box, int lanes);
+
+/** Schedules n, a Func with one stage computed at a kernel's block loop, onto that block's
+ * threads: its first two dimensions the threads' (the first in vectors of `lanes` where `box`,
+ * its region in a block, is that wide), any others serial in each thread. Its storage is the
+ * block's shared memory. Returns a description. */
+std::string map_staged_to_gpu(Func f, const FuncNode &n, const Region64 &box, int lanes);
 
 } // namespace autoschedule
 } // namespace Internal

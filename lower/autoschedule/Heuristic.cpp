@@ -11,52 +11,17 @@
 #include "dsl/Func.h"
 #include "dsl/RDom.h"
 #include "dsl/Substitute.h"
+#include "lower/Lower.h"
 #include "lower/autoschedule/GpuMapping.h"
 #include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
+#include "lower/autoschedule/Plan.h"
 #include "lower/autoschedule/RegisterTile.h"
 
 namespace loom {
 namespace Internal {
 namespace autoschedule {
 namespace {
-
-/** Where a Func is computed. Strip: once per strip of its group's root, before the strip's
- * rows (compute_at the strip loop). Row: once per row of the strip (compute_at the row loop),
- * where consecutive rows read disjoint parts. Sliding: per row, but stored for the whole strip,
- * so that each row computes only what the rows before it did not (store_at the strip loop,
- * compute_at the row loop). */
-enum class Placement { Inline, Root, Strip, Row, Sliding };
-
-const char *placement_name(Placement p) {
-    switch (p) {
-    case Placement::Inline:
-        return "inline";
-    case Placement::Root:
-        return "root";
-    case Placement::Strip:
-        return "strip";
-    case Placement::Row:
-        return "row";
-    case Placement::Sliding:
-        return "sliding";
-    }
-    return "root";
-}
-
-/** The placement Choices asks for `name`, or "". */
-std::string asked_placement(const Choices &asked, const std::string &name) {
-    auto it = asked.placement.find(name);
-    return it == asked.placement.end() ? "" : it->second;
-}
-
-struct Plan {
-    Placement placement = Placement::Root;
-    std::string group;   // the root Func whose strips it is computed in (itself at root)
-    int group_stage = 0; // the stage of that Func whose loop it is computed in
-    Region64 box;        // members: the region computed at once (in a strip, or a row)
-    std::string why;
-};
 
 /** A root Func and the loops its strips run in. */
 struct Group {
@@ -69,13 +34,6 @@ struct Group {
         return (region[strip_dim].extent() + strip - 1) / strip;
     }
 };
-
-std::string fmt(double v) {
-    std::ostringstream s;
-    s.precision(3);
-    s << v;
-    return s.str();
-}
 
 /** Restores the schedule a Func has when defined: inlined, its stages' loops in definition
  * order, no splits. Bounds and estimates are part of what the user stated about sizes, kept. */
@@ -94,8 +52,10 @@ void reset_schedule(FunctionContents &f) {
 class HeuristicScheduler {
 public:
     HeuristicScheduler(const PipelineGraph &graph, const MachineModel &machine,
-                       const Choices &asked, bool gpu)
-        : graph(graph), machine(machine), asked(asked), gpu(gpu) {}
+                       const Choices &asked, bool gpu, bool staging)
+        : graph(graph), machine(machine), asked(asked), gpu(gpu), staging(staging) {}
+
+    bool stages_in_shared_memory() const { return !kernel_tiles.empty(); }
 
     /** Every knob's value as applied, once run() has. */
     Choices made;
@@ -104,6 +64,7 @@ public:
         decide_inlining();
         if (gpu) {
             decide_devices();
+            if (staging) decide_gpu_staging();
         } else {
             decide_groups();
         }
@@ -129,8 +90,17 @@ private:
     const Choices &asked;
     /** A CUDA target: every Func stored is computed at root, as GPU kernels where it can be. */
     const bool gpu;
+    /** Whether Funcs may be staged in a kernel's shared memory. */
+    const bool staging;
     std::set<std::string> on_gpu;
-    std::map<std::string, Plan> plans;
+    Plans plans;
+    /** How many times each Func's value is evaluated in a run, inlined (decide_inlining). */
+    std::map<std::string, double> evaluations;
+    /** The innermost block loop of each kernel (Func, stage) scheduled: where Funcs staged in
+     * it are computed. */
+    std::map<std::pair<std::string, int>, std::string> kernel_loops;
+    /** The 2-D tile of each kernel (Func, stage) that Funcs are staged in. */
+    std::map<std::pair<std::string, int>, GpuBlock> kernel_tiles;
     std::map<std::string, Group> groups;
 
     /** Cycles of one iteration of a stage, vectorized: its arithmetic and its reads from the
@@ -160,19 +130,6 @@ private:
             cycles += iteration_cycles(n.stages[k]) * (double)graph.iterations(f, k, box);
         }
         return cycles;
-    }
-
-    /** Whether stage k of consumer c reads f, directly or through Funcs inlined into it. */
-    bool stage_reaches(const std::string &c, int k, const std::string &f) const {
-        for (const CallSite &call : graph.node(c).stages[k].calls) {
-            if (!call.is_func) continue;
-            if (call.callee == f) return true;
-            if (plans.count(call.callee) && plans.at(call.callee).placement == Placement::Inline &&
-                stage_reaches(call.callee, 0, f)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     // --- Inline or not -------------------------------------------------------------------
@@ -243,7 +200,6 @@ private:
     void decide_inlining() {
         // How many times each Func's value is evaluated in a run, given its consumers' choices:
         // consumers come first in this walk.
-        std::map<std::string, double> evaluations;
         for (auto it = graph.order().rbegin(); it != graph.order().rend(); ++it) {
             const std::string &name = *it;
             const FuncNode &n = graph.node(name);
@@ -328,6 +284,116 @@ private:
         }
     }
 
+    /** The block of stage k of kernel `name`: a 2-D tile where Funcs are staged in it. */
+    GpuBlock kernel_block(const std::string &name, int k, bool staging) const {
+        const FuncNode &n = graph.node(name);
+        auto it = asked.gpu.find(stage_key(name, k));
+        const GpuBlock block = gpu_block_for(n, k, it == asked.gpu.end() ? nullptr : &it->second);
+        return staging ? gpu_tile_for(n, k, block) : block;
+    }
+
+    /** Whether a Func is computed in the blocks of stage `stage` of kernel `root`: staged there,
+     * inlined, or `candidate`. */
+    bool in_blocks_of(const std::string &f, const std::string &root,
+                      const std::string &candidate) const {
+        if (f == candidate) return true;
+        auto p = plans.find(f);
+        return p != plans.end() &&
+               (p->second.placement == Placement::Inline ||
+                (p->second.placement == Placement::Shared && p->second.group == root));
+    }
+
+    /** The regions computed in one block of stage `stage` of kernel `root` with `block`, with
+     * `candidate` among the Funcs staged there; where a Func staged there reads along a
+     * dimension `block` runs serially in each thread, that dimension goes back to the grid
+     * (its region would span the whole dimension, of a size not known when compiling). */
+    std::optional<std::map<std::string, Region64>>
+    block_regions(const std::string &root, int stage, GpuBlock &block,
+                  const std::string &candidate) const {
+        const FuncNode &r = graph.node(root);
+        auto inside = [&](const std::string &f) { return in_blocks_of(f, root, candidate); };
+        for (;;) {
+            const Region64 box = gpu_block_box(r, stage, block);
+            auto regions = graph.regions_within(root, stage, box, inside);
+            if (!regions) return std::nullopt;
+            auto moves = [&](int d) {
+                Region64 shifted = box;
+                shifted[d].min = shifted[d].max = box[d].min + 1;
+                auto other = graph.regions_within(root, stage, shifted, inside);
+                if (!other) return true;
+                for (const auto &[f, region] : *regions) {
+                    if (f == root || plans.at(f).placement == Placement::Inline) continue;
+                    const Region64 &o = other->at(f);
+                    for (size_t i = 0; i < region.size(); i++) {
+                        if (o[i].min != region[i].min || o[i].max != region[i].max) return true;
+                    }
+                }
+                return false;
+            };
+            auto it = std::find_if(block.serial.begin(), block.serial.end(),
+                                   [&](int d) { return r.region[d].extent() > 1 && moves(d); });
+            if (it == block.serial.end()) return regions;
+            block.serial.erase(it);
+        }
+    }
+
+    /** Consumers first: a Func stored on the GPU with one stage, read by one kernel only
+     * (directly, through Funcs inlined into it, or through Funcs staged in it), is computed in
+     * that kernel's blocks, in shared memory, where that costs less than a round trip through
+     * device memory: its recompute where the blocks' regions overlap (a stencil's halo) against
+     * writing it and reading it back at each use. The kernel's block becomes a 2-D tile, whose
+     * halo is smaller. At most 48 KiB of shared memory and 1024 threads a block. */
+    void decide_gpu_staging() {
+        constexpr int64_t max_shared_bytes = 48 << 10, max_threads = 1024;
+        for (auto it = graph.order().rbegin(); it != graph.order().rend(); ++it) {
+            const std::string &name = *it;
+            Plan &plan = plans.at(name);
+            const FuncNode &n = graph.node(name);
+            const std::string wanted = asked_placement(asked, name);
+            if (n.is_output || plan.placement != Placement::Root || !on_gpu.count(name) ||
+                wanted == "root" || n.stages.size() != 1 || n.func->dimensions() == 0 ||
+                !n.bounded) {
+                continue;
+            }
+            std::set<std::pair<std::string, int>> sites;
+            sites_of(graph, plans, name, sites);
+            if (sites.size() != 1) continue;
+            const auto [root, stage] = *sites.begin();
+            if (!on_gpu.count(root) || plans.at(root).placement != Placement::Root) continue;
+            auto tile = kernel_tiles.find({root, stage});
+            GpuBlock block =
+                tile != kernel_tiles.end() ? tile->second : kernel_block(root, stage, true);
+            auto regions = block_regions(root, stage, block, name);
+            if (!regions || !regions->count(name)) continue;
+            const Region64 &box = regions->at(name);
+            int64_t shared_bytes = 0;
+            for (const auto &[f, r] : *regions) {
+                if (f != root && plans.at(f).placement != Placement::Inline)
+                    shared_bytes += points_in(r) * graph.node(f).bytes;
+            }
+            if (shared_bytes > max_shared_bytes || staged_threads(box, block.lanes) > max_threads) {
+                continue;
+            }
+            const double blocks = (double)gpu_blocks_over(graph.node(root), stage, block);
+            const double points = (double)points_in(n.region), uses = evaluations.at(name);
+            const double computed = (double)points_in(box) * blocks;
+            const double cost_shared = compute_cycles(name, box) * blocks +
+                                       (computed + uses) * n.bytes * machine.byte_cost(0);
+            const double cost_root =
+                compute_cycles(name, n.region) + (points + uses) * n.bytes * stored_byte_cost();
+            if (cost_shared > cost_root && wanted != "shared") continue;
+            kernel_tiles[{root, stage}] = block;
+            plan.placement = Placement::Shared;
+            plan.group = root;
+            plan.group_stage = stage;
+            plan.box = box;
+            plan.why += "; staged in " + root + "'s blocks (" +
+                        fmt(computed / std::max(1.0, points)) + " computations a point; " +
+                        fmt(cost_shared) + " cycles against " + fmt(cost_root) +
+                        " in device memory)";
+        }
+    }
+
     void schedule_gpu_root(const std::string &name) {
         const FuncNode &n = graph.node(name);
         Func f(n.func);
@@ -335,14 +401,24 @@ private:
         Plan &plan = plans.at(name);
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
-            const std::string key = stage_key(n.func->name, k);
-            auto it = asked.gpu.find(key);
+            auto tile = kernel_tiles.find({name, k});
             const GpuBlock block =
-                gpu_block_for(n, k, it == asked.gpu.end() ? nullptr : &it->second);
-            made.gpu[key] = block.knob();
-            plan.why += (k == 0 ? "; " : "; update " + std::to_string(k - 1) + ": ") +
-                        map_stage_to_gpu(stage, n, k, block);
+                tile != kernel_tiles.end() ? tile->second : kernel_block(name, k, false);
+            made.gpu[stage_key(name, k)] = block.knob();
+            const GpuKernel kernel = map_stage_to_gpu(stage, n, k, block);
+            plan.why +=
+                (k == 0 ? "; " : "; update " + std::to_string(k - 1) + ": ") + kernel.description;
+            kernel_loops[{name, k}] = kernel.block_loop;
         }
+    }
+
+    void schedule_gpu_staged(const std::string &name) {
+        const Plan &p = plans.at(name);
+        const FuncNode &n = graph.node(name);
+        Func f(n.func);
+        f.compute_at(LoopLevel(p.group, kernel_loops.at({p.group, p.group_stage}), p.group_stage));
+        plans.at(name).why +=
+            "; " + map_staged_to_gpu(f, n, p.box, kernel_tiles.at({p.group, p.group_stage}).lanes);
     }
 
     // --- Groups ------------------------------------------------------------------------------
@@ -402,12 +478,10 @@ private:
     strip_regions(const std::string &root, int stage, int64_t rows,
                   const std::string &candidate) const {
         const Group &g = groups.at(root);
-        std::map<std::string, Region64> boxes;
         Region64 box = graph.node(root).region;
         Span &s = box[g.strip_dim];
         s.min += (g.strips_over(box) / 2) * g.strip;
         s.max = std::min(s.max, s.min + rows - 1);
-        boxes[root] = box;
         auto in_strip = [&](const std::string &f) {
             if (f == candidate) return true;
             auto p = plans.find(f);
@@ -415,38 +489,7 @@ private:
                                         (p->second.group == root && f != root &&
                                          p->second.placement != Placement::Root));
         };
-        for (auto it = graph.order().rbegin(); it != graph.order().rend(); ++it) {
-            auto b = boxes.find(*it);
-            if (b == boxes.end()) continue;
-            const FuncNode &n = graph.node(*it);
-            for (int k = 0; k < (int)n.stages.size(); k++) {
-                if (*it == root && k != stage) continue;
-                for (const CallSite &call : n.stages[k].calls) {
-                    if (!call.is_func || !in_strip(call.callee)) continue;
-                    std::optional<Region64> r = graph.required(*it, k, b->second, call.callee);
-                    if (!r) return std::nullopt;
-                    boxes[call.callee] = region_union(boxes[call.callee], *r);
-                }
-            }
-        }
-        return boxes;
-    }
-
-    /** The group roots (and their stages) that compute the Funcs reading f, through the Funcs
-     * inlined into them. */
-    void sites_of(const std::string &f, std::set<std::pair<std::string, int>> &sites) const {
-        for (const std::string &c : graph.node(f).consumers) {
-            const Plan &p = plans.at(c);
-            if (p.placement == Placement::Inline) {
-                sites_of(c, sites);
-            } else if (p.placement == Placement::Root) {
-                for (int k = 0; k < (int)graph.node(c).stages.size(); k++) {
-                    if (stage_reaches(c, k, f)) sites.insert({c, k});
-                }
-            } else {
-                sites.insert({p.group, p.group_stage});
-            }
-        }
+        return graph.regions_within(root, stage, box, in_strip);
     }
 
     void decide_groups() {
@@ -479,7 +522,7 @@ private:
         Plan &plan = plans.at(name);
         const FuncNode &n = graph.node(name);
         std::set<std::pair<std::string, int>> sites;
-        sites_of(name, sites);
+        sites_of(graph, plans, name, sites);
         const std::string stored = plan.why;
         plan.placement = Placement::Root;
         const std::string wanted = asked_placement(asked, name);
@@ -720,6 +763,8 @@ private:
             switch (plans.at(name).placement) {
             case Placement::Inline:
                 break;
+            case Placement::Shared:
+                break; // once its kernel is scheduled, below
             case Placement::Root:
                 if (on_gpu.count(name)) {
                     schedule_gpu_root(name);
@@ -731,6 +776,9 @@ private:
                 schedule_member(name);
                 break;
             }
+        }
+        for (const std::string &name : graph.order()) {
+            if (plans.at(name).placement == Placement::Shared) schedule_gpu_staged(name);
         }
     }
 };
@@ -744,8 +792,25 @@ std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Ta
     PipelineGraph graph(outputs, warn);
     MachineModel machine =
         MachineModel::of(target.is_host_default() ? get_host_target() : target, params);
-    HeuristicScheduler scheduler(graph, machine, asked, target.has_feature(Target::CUDA));
+    const bool gpu = target.has_feature(Target::CUDA);
+    HeuristicScheduler scheduler(graph, machine, asked, gpu, true);
     std::string summary = scheduler.run();
+    if (scheduler.stages_in_shared_memory()) {
+        // The staging decisions come from regions over the estimates; the kernels need their
+        // shared storage and threads bounded for every size. Lowered once to check (the
+        // heuristic never gives an illegal schedule), else everything stays in device memory.
+        try {
+            std::ostringstream log;
+            lower(outputs, "heuristic_check", target, CompileOptions(), {}, log);
+        } catch (const CompileError &e) {
+            HeuristicScheduler plain(graph, machine, asked, gpu, false);
+            summary = plain.run() +
+                      "  (nothing staged in shared memory: with it, lowering said: " + e.what() +
+                      ")\n";
+            if (made) *made = plain.made;
+            return summary;
+        }
+    }
     if (made) *made = scheduler.made;
     return summary;
 }

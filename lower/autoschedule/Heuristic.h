@@ -39,9 +39,12 @@ namespace autoschedule {
  *   across the tiles (each point still sums in order).
  *
  * - For a CUDA target, each Func stored is computed at root (a buffer in device memory, which
- *   the inlining weighs at its whole size), each of its stages one kernel (GpuMapping.h); a Func
- *   a kernel cannot compute (a C library math call, no parallel dimension) runs on the CPU as
- *   above, and the summary says why.
+ *   the inlining weighs at its whole size), each of its stages one kernel (GpuMapping.h), or,
+ *   where one kernel alone reads it and recomputing its blocks' overlap costs less than the
+ *   round trip through device memory, in that kernel's blocks, in shared memory (the kernel
+ *   then a 2-D tile; the schedule is lowered once to check its sizes are bounded, and staged
+ *   nothing where they are not); a Func a kernel cannot compute (a C library math call, no
+ *   parallel dimension) runs on the CPU as above, and the summary says why.
  *
  * `warn` receives each missing estimate and the value assumed. */
 std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Target &target,

@@ -320,6 +320,28 @@ std::optional<Region64> PipelineGraph::required(const std::string &consumer, int
     return result;
 }
 
+std::optional<std::map<std::string, Region64>>
+PipelineGraph::regions_within(const std::string &root, int stage, const Region64 &box,
+                              const std::function<bool(const std::string &)> &inside) const {
+    std::map<std::string, Region64> boxes;
+    boxes[root] = box;
+    for (auto it = order().rbegin(); it != order().rend(); ++it) { // consumers first
+        auto b = boxes.find(*it);
+        if (b == boxes.end()) continue;
+        const FuncNode &n = node(*it);
+        for (int k = 0; k < (int)n.stages.size(); k++) {
+            if (*it == root && k != stage) continue;
+            for (const CallSite &call : n.stages[k].calls) {
+                if (!call.is_func || !inside(call.callee)) continue;
+                std::optional<Region64> r = required(*it, k, b->second, call.callee);
+                if (!r) return std::nullopt;
+                boxes[call.callee] = region_union(boxes[call.callee], *r);
+            }
+        }
+    }
+    return boxes;
+}
+
 int64_t PipelineGraph::iterations(const std::string &func, int stage, const Region64 &box) const {
     const StageInfo &s = nodes.at(func).stages.at(stage);
     int64_t n = 1;

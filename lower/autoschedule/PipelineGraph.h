@@ -103,6 +103,14 @@ public:
     std::optional<Region64> required(const std::string &consumer, int stage, const Region64 &box,
                                      const std::string &callee) const;
 
+    /** The region of `root` and of each Func computed with it that its stage `stage` needs
+     * over `box` (a strip of it, a GPU block's tile): bounds inference over constants from the
+     * root down through the Funcs `inside` says are computed with it (inlined, or in its strips
+     * or blocks). nullopt where a read has no constant bounds. */
+    std::optional<std::map<std::string, Region64>>
+    regions_within(const std::string &root, int stage, const Region64 &box,
+                   const std::function<bool(const std::string &)> &inside) const;
+
     /** The iterations of one stage over `box` (its pure Vars' region): box's points times the
      * RDom's for an update. */
     int64_t iterations(const std::string &func, int stage, const Region64 &box) const;

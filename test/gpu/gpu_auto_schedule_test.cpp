@@ -115,8 +115,40 @@ Func four_d() {
     return g;
 }
 
+// A gradient read at nine points by a 3 x 3 sum, itself read at three by the output: stored
+// (inlined, each point would compute it nine times), and staged in the output kernel's blocks.
+Func gradient_energy() {
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(matrix_b());
+    Func grad("grad"), energy("energy"), out("out");
+    Expr gx = clamped(x + 1, y) - clamped(x - 1, y), gy = clamped(x, y + 1) - clamped(x, y - 1);
+    grad(x, y) = (gx * gx + gy * gy) * 0.5f + (gx * gy - 1.0f) * (gx + gy) * 0.25f;
+    Expr sum = 0.0f;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            sum = sum + grad(x + dx, y + dy) * grad(x + dx, y + dy);
+    energy(x, y) = sum;
+    out(x, y) = energy(x, y - 1) * 0.25f + energy(x, y) * 0.5f + energy(x, y + 1) * 0.25f;
+    out.set_estimates({{0, 1024}, {0, 512}});
+    return out;
+}
+
+// Each channel of the output reads its own channel of p and p's last channel: p's region in a
+// block of one channel spans from that channel to the last, a size that depends on the channel.
+// Staged, its shared storage would have no constant size: the heuristic keeps it at root.
+Func channel_and_last() {
+    Var x("x"), y("y"), c("c");
+    Func p("p"), out("out");
+    p(x, y, c) = volume()(x, y, c, 0) * 3.0f + volume()(x, y, c, 1) * volume()(x, y, c, 2);
+    out(x, y, c) = p(x, y, c) * p(x, y, 4) + p(x, y, 4) * 0.5f - p(x, y, c) * p(x, y, c);
+    out.set_estimates({{0, 19}, {0, 6}, {0, 5}});
+    return out;
+}
+
 std::vector<Case> cases() {
     return {{"blur", blur, {203, 77}},
+            {"gradient_energy", gradient_energy, {300, 77}},
+            {"channel_and_last", channel_and_last, {19, 6, 5}},
             {"matmul", matmul, {70, 45}},
             {"scan", scan, {203, 77}},
             {"with_sine", with_sine, {60, 30}},
@@ -221,6 +253,50 @@ TEST(GPUAutoSchedule, FourDimensionsFuseTheOuterTwoIntoTheGrid) {
     EXPECT_NE(s.summary.find("grid x_block y z_w"), std::string::npos) << s.summary;
 }
 
+TEST(GPUAutoSchedule, StencilProducersAreStagedInSharedMemory) {
+    const Scheduled s = schedule_for_gpu(case_named("gradient_energy"));
+    EXPECT_NE(s.summary.find("grad: stored"), std::string::npos) << s.summary;
+    EXPECT_NE(s.summary.find("staged in out's blocks"), std::string::npos) << s.summary;
+    EXPECT_NE(s.summary.find("out: output; a GPU kernel: blocks of 32 threads along x by 8 "
+                             "along y"),
+              std::string::npos)
+        << s.summary;
+    EXPECT_NE(s.summary.find("grad.compute_at(out.at(x_block))"), std::string::npos) << s.summary;
+    // One kernel; its tile of 32 x 4 points by 8 rows needs energy over 128 x 10 and the
+    // gradient over 130 x 12, in shared memory.
+    EXPECT_EQ(count(s.stmt, "gpu_block<"), 2u) << s.stmt;
+    EXPECT_NE(s.stmt.find("allocate energy[float32 * 128 * 10]"), std::string::npos) << s.stmt;
+    EXPECT_NE(s.stmt.find("allocate grad[float32 * 130 * 12]"), std::string::npos) << s.stmt;
+    Pipeline p(case_named("gradient_energy").build());
+    p.auto_schedule("Heuristic", cuda_target(), MachineParams::host());
+    const std::string ir = p.llvm_ir(cuda_target());
+    EXPECT_NE(ir.find(".shared .align 16 .b8 grad[6240]"), std::string::npos);
+    // A barrier after each of the kernel's three nests of threads (grad's, energy's, out's).
+    EXPECT_EQ(count(ir, "bar.sync"), 3u);
+}
+
+std::vector<Internal::FunctionPtr> outputs_of(Pipeline &p) {
+    std::vector<Internal::FunctionPtr> outputs;
+    for (const Func &f : p.outputs())
+        outputs.push_back(f.function());
+    return outputs;
+}
+
+TEST(GPUAutoSchedule, StagingWhoseSizeIsNotBoundedIsLeftOut) {
+    namespace as = Internal::autoschedule;
+    Pipeline p(case_named("channel_and_last").build());
+    as::Choices asked;
+    asked.placement["p"] = "shared";
+    const std::string summary = as::heuristic_schedule(
+        outputs_of(p), cuda_target(), MachineParams::host(), [](const std::string &) {}, asked);
+    EXPECT_NE(summary.find("nothing staged in shared memory: with it, lowering said: Buffer p"),
+              std::string::npos)
+        << summary;
+    EXPECT_NE(summary.find("p: stored (as asked); a GPU kernel"), std::string::npos) << summary;
+    const std::string stmt = p.lowered_stmt(cuda_target());
+    EXPECT_NE(stmt.find("loom_cuda_copy_to_device(p.buffer"), std::string::npos) << stmt;
+}
+
 TEST(GPUAutoSchedule, EveryCaseCompilesToPTX) {
     for (const Case &c : cases()) {
         Pipeline p(c.build());
@@ -259,6 +335,8 @@ TEST(GPUAutoScheduleRun, HeuristicGivesTheCPUsBits) {
     heuristic_matches_cpu<int32_t>("scan");
     heuristic_matches_cpu<float>("with_sine");
     heuristic_matches_cpu<float>("four_d");
+    heuristic_matches_cpu<float>("gradient_energy");
+    heuristic_matches_cpu<float>("channel_and_last");
 }
 
 // Every block shape the autotuner may ask for, on each kernel of two pipelines (32 to 1024
@@ -266,12 +344,6 @@ TEST(GPUAutoScheduleRun, HeuristicGivesTheCPUsBits) {
 template <typename T> void every_knob_matches_cpu(const std::string &name) {
     namespace as = Internal::autoschedule;
     const Case &c = case_named(name);
-    auto outputs_of = [](Pipeline &p) {
-        std::vector<Internal::FunctionPtr> outputs;
-        for (const Func &f : p.outputs())
-            outputs.push_back(f.function());
-        return outputs;
-    };
     auto quiet = [](const std::string &) {};
     Pipeline probe(c.build());
     as::Choices made;
@@ -292,6 +364,7 @@ TEST(GPUAutoScheduleRun, EveryKnobGivesTheCPUsBits) {
     every_knob_matches_cpu<uint16_t>("blur");
     every_knob_matches_cpu<float>("matmul");
     every_knob_matches_cpu<int32_t>("scan");
+    every_knob_matches_cpu<float>("gradient_energy");
 }
 
 TEST(GPUAutoScheduleRun, AutotunerTimesOnTheGPUAndKeepsTheBits) {

@@ -486,6 +486,21 @@ TEST(GPURun, ProducerStagedInSharedMemoryUnderGuardWithIf) {
     }
 }
 
+TEST(GPUErrors, SharedMemoryPastTheLimit) {
+    // A producer's 33 x 8 x 64 floats per 32 x 8 tile: 67584 bytes of shared memory.
+    ImageParam in(Float(32), 3, "in");
+    Func a("a"), f("f");
+    Var x("x"), y("y"), z("z"), bx("bx"), by("by"), tx("tx"), ty("ty");
+    a(x, y, z) = in(x, y, z) * 2.0f;
+    f(x, y) = a(x, y, 0) + a(x + 1, y, 63);
+    f.gpu_tile(x, y, bx, by, tx, ty, 32, 8);
+    a.compute_at(f, bx).reorder(z, x, y).gpu_threads(x, y);
+    std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
+    EXPECT_NE(m.find("needs 67584 bytes of shared memory a block (a 67584)"), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("49152"), std::string::npos) << m;
+}
+
 TEST(GPUErrors, MathFunctionWithoutAGPUVersion) {
     Func f("f");
     Var x("x"), bx("bx"), tx("tx");
