@@ -14,7 +14,8 @@
 # Steps, in the order given (default: tests bench):
 #   tests   the GPU tests, every app's GPU schedules (its own and the heuristic's) against its
 #           C++ reference, and FUZZ_PAIRS (default 60) pairs of the GPU auto-schedule fuzzer
-#   bench   loom_gpu_bench (VARIANTS, default gpu,gpu-auto,gpu-autotune) and the torch.compile
+#   bench   loom_gpu_bench (VARIANTS, default gpu,gpu-auto,gpu-autotune; APPS, default the apps
+#           with a GPU schedule) and the torch.compile
 #           peer in the same call, joined into one table (apps/bench/gpu_table.py)
 # Logs and results go to $OUT (the device tool brings them back); the last lines printed are
 # each step's summary.
@@ -66,7 +67,7 @@ for step in "${@:-tests bench}"; do
             grep -E "^==== (FAILURE|CRASH)" "$OUT/fuzz_gpu.log" | head -5
             ;;
         bench)
-            "$D/loom_gpu_bench" --variants="${VARIANTS:-gpu,gpu-auto,gpu-autotune}" \
+            "$D/loom_gpu_bench" --variants="${VARIANTS:-gpu,gpu-auto,gpu-autotune}" ${APPS:+--apps=$APPS} \
                 --benchmark_repetitions=5 --benchmark_out="$OUT/loom.json" \
                 --benchmark_out_format=json > "$OUT/loom_stdout.txt" 2> "$OUT/loom_stderr.txt"
             echo "== loom_gpu_bench rc=$?"

@@ -52,8 +52,9 @@ void reset_schedule(FunctionContents &f) {
 class HeuristicScheduler {
 public:
     HeuristicScheduler(const PipelineGraph &graph, const MachineModel &machine,
-                       const Choices &asked, bool gpu, bool staging)
-        : graph(graph), machine(machine), asked(asked), gpu(gpu), staging(staging) {}
+                       const MachineParams &params, const Choices &asked, bool gpu, bool staging)
+        : graph(graph), machine(machine), costs(gpu ? MachineModel::cuda(params) : machine),
+          asked(asked), gpu(gpu), staging(staging) {}
 
     bool stages_in_shared_memory() const { return !kernel_tiles.empty(); }
 
@@ -76,8 +77,9 @@ public:
             if (g.strip_dim >= 0) made.strip[name] = g.strip;
         }
         std::ostringstream summary;
-        summary << "Heuristic auto-schedule for " << machine.to_string()
-                << (gpu ? ", with a CUDA GPU" : "") << ":\n";
+        summary << "Heuristic auto-schedule for " << machine.to_string();
+        if (gpu) summary << ", with a CUDA GPU (costs as " << costs.to_string() << ")";
+        summary << ":\n";
         for (const std::string &name : graph.order()) {
             summary << "  " << name << ": " << plans.at(name).why << "\n";
         }
@@ -86,7 +88,11 @@ public:
 
 private:
     const PipelineGraph &graph;
+    /** The CPU: its vectors, cores and caches shape the CPU's loops. */
     const MachineModel &machine;
+    /** What the costs that choose between inlining, storing and staging are weighed in: the
+     * CPU's model, or for a CUDA target the GPU's (whatever the host). */
+    const MachineModel costs;
     const Choices &asked;
     /** A CUDA target: every Func stored is computed at root, as GPU kernels where it can be. */
     const bool gpu;
@@ -106,12 +112,12 @@ private:
     /** Cycles of one iteration of a stage, vectorized: its arithmetic and its reads from the
      * nearest cache. */
     double iteration_cycles(const StageInfo &s) const {
-        return s.op_bytes / machine.vector_bytes + s.load_bytes * near_byte_cost();
+        return s.op_bytes / costs.vector_bytes + s.load_bytes * near_byte_cost();
     }
 
     /** Cycles a byte costs from a cache near the core: a Func computed in the strip it is
      * read in, a tile of an input read again by a stencil. */
-    double near_byte_cost() const { return machine.byte_cost((double)machine.l2_bytes); }
+    double near_byte_cost() const { return costs.byte_cost((double)costs.l2_bytes); }
 
     /** Cycles a byte of a stored Func costs to write and read back: from a cache near the core
      * on the CPU (computed in strips beside its consumers); on the GPU, where a stored Func is a
@@ -119,7 +125,7 @@ private:
      * caches are small for the threads they serve; on an H200, blur with its first stage in a
      * kernel of its own took 3.4x the time of blur inlined, BENCHMARKS.md). */
     double stored_byte_cost() const {
-        return gpu ? machine.byte_cost(std::numeric_limits<double>::infinity()) : near_byte_cost();
+        return gpu ? costs.byte_cost(std::numeric_limits<double>::infinity()) : near_byte_cost();
     }
 
     /** Cycles of computing every stage of f over `box`. */
@@ -378,7 +384,7 @@ private:
             const double points = (double)points_in(n.region), uses = evaluations.at(name);
             const double computed = (double)points_in(box) * blocks;
             const double cost_shared = compute_cycles(name, box) * blocks +
-                                       (computed + uses) * n.bytes * machine.byte_cost(0);
+                                       (computed + uses) * n.bytes * costs.byte_cost(0);
             const double cost_root =
                 compute_cycles(name, n.region) + (points + uses) * n.bytes * stored_byte_cost();
             if (cost_shared > cost_root && wanted != "shared") continue;
@@ -793,7 +799,7 @@ std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Ta
     MachineModel machine =
         MachineModel::of(target.is_host_default() ? get_host_target() : target, params);
     const bool gpu = target.has_feature(Target::CUDA);
-    HeuristicScheduler scheduler(graph, machine, asked, gpu, true);
+    HeuristicScheduler scheduler(graph, machine, params, asked, gpu, true);
     std::string summary = scheduler.run();
     if (scheduler.stages_in_shared_memory()) {
         // The staging decisions come from regions over the estimates; the kernels need their
@@ -803,7 +809,7 @@ std::string heuristic_schedule(const std::vector<FunctionPtr> &outputs, const Ta
             std::ostringstream log;
             lower(outputs, "heuristic_check", target, CompileOptions(), {}, log);
         } catch (const CompileError &e) {
-            HeuristicScheduler plain(graph, machine, asked, gpu, false);
+            HeuristicScheduler plain(graph, machine, params, asked, gpu, false);
             summary = plain.run() +
                       "  (nothing staged in shared memory: with it, lowering said: " + e.what() +
                       ")\n";

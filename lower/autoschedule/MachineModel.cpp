@@ -24,6 +24,16 @@ MachineModel MachineModel::of(const Target &target, const MachineParams &params)
     return m;
 }
 
+MachineModel MachineModel::cuda(const MachineParams &params) {
+    MachineModel m;
+    m.cores = 132;
+    m.vector_bytes = 64;
+    m.l1_bytes = 256 << 10;
+    m.l2_bytes = m.llc_bytes = 50 << 20;
+    m.balance = params.balance;
+    return m;
+}
+
 double MachineModel::byte_cost(double footprint_bytes) const {
     const double l1 = 1.0 / vector_bytes;
     if (footprint_bytes <= l1_bytes) return l1;

@@ -27,6 +27,12 @@ struct MachineModel {
     double balance = 40;
 
     static MachineModel of(const Target &target, const MachineParams &params);
+    /** A current datacenter GPU (an H100 or H200) as the heuristic weighs its costs, the same on
+     * any host: arithmetic as cheap against device memory as 64-byte vectors make it (about 10
+     * operations a byte; an H200 does 12.5 fp32 operations in the time it moves a byte), an
+     * SM's 256 KiB of L1 and shared memory, a 50 MiB L2, `params.balance` for device memory;
+     * its cores the SMs. */
+    static MachineModel cuda(const MachineParams &params);
 
     /** Vector registers: 32 with AVX-512, else 16. */
     int vector_registers() const { return vector_bytes >= 64 ? 32 : 16; }
