@@ -214,6 +214,11 @@ Ways Bounder::bound_ways(const Expr &e, bool upper) {
             });
         }
     }
+    if (const Mod *op = e.as<Mod>()) {
+        // Euclidean: a remainder by k > 0 lies in [0, k - 1].
+        const int64_t *k = as_const_int(op->b);
+        if (k && *k > 0) return {{Form{{}, Fraction(upper ? *k - 1 : 0)}}};
+    }
     const bool is_min = e.as<Min>() != nullptr, is_max = e.as<Max>() != nullptr;
     if (is_min || is_max) {
         const Expr a = is_min ? e.as<Min>()->a : e.as<Max>()->a;

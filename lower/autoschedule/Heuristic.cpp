@@ -343,6 +343,36 @@ private:
         }
     }
 
+    /** Whether the size of some Func's region in a block of kernel `root` depends on which
+     * block it is: its shared storage would then have no constant size to compile (a block of
+     * channel c reading channel 3 too spans |3 - c| + 1 channels). Compared between the block
+     * `regions` are of and its neighbour along each dimension the grid spans. */
+    bool block_sizes_vary(const std::string &root, int stage, const GpuBlock &block,
+                          const std::string &candidate,
+                          const std::map<std::string, Region64> &regions) const {
+        const FuncNode &r = graph.node(root);
+        const Region64 box = gpu_block_box(r, stage, block);
+        auto inside = [&](const std::string &f) { return in_blocks_of(f, root, candidate); };
+        for (size_t d = 0; d < box.size(); d++) {
+            const int64_t step = box[d].extent();
+            if (step >= r.region[d].extent()) continue; // one block spans it
+            Region64 next = box;
+            const int64_t shift = box[d].max + step <= r.region[d].max ? step : -step;
+            next[d].min += shift;
+            next[d].max += shift;
+            auto other = graph.regions_within(root, stage, next, inside);
+            if (!other) return true;
+            for (const auto &[f, region] : regions) {
+                if (f == root || plans.at(f).placement == Placement::Inline) continue;
+                const Region64 &o = other->at(f);
+                for (size_t i = 0; i < region.size(); i++) {
+                    if (o[i].extent() != region[i].extent()) return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Consumers first: a Func stored on the GPU with one stage, read by one kernel only
      * (directly, through Funcs inlined into it, or through Funcs staged in it), is computed in
      * that kernel's blocks, in shared memory, where that costs less than a round trip through
@@ -370,7 +400,10 @@ private:
             GpuBlock block =
                 tile != kernel_tiles.end() ? tile->second : kernel_block(root, stage, true);
             auto regions = block_regions(root, stage, block, name);
-            if (!regions || !regions->count(name)) continue;
+            if (!regions || !regions->count(name) ||
+                block_sizes_vary(root, stage, block, name, *regions)) {
+                continue;
+            }
             const Region64 &box = regions->at(name);
             int64_t shared_bytes = 0;
             for (const auto &[f, r] : *regions) {
@@ -381,12 +414,14 @@ private:
                 continue;
             }
             const double blocks = (double)gpu_blocks_over(graph.node(root), stage, block);
-            const double points = (double)points_in(n.region), uses = evaluations.at(name);
+            // Each point written once and read back once, from shared memory or from device
+            // memory (a stencil's other reads of it hit a cache either way).
+            const double points = (double)points_in(n.region);
             const double computed = (double)points_in(box) * blocks;
-            const double cost_shared = compute_cycles(name, box) * blocks +
-                                       (computed + uses) * n.bytes * costs.byte_cost(0);
+            const double cost_shared =
+                compute_cycles(name, box) * blocks + computed * n.bytes * 2 * costs.byte_cost(0);
             const double cost_root =
-                compute_cycles(name, n.region) + (points + uses) * n.bytes * stored_byte_cost();
+                compute_cycles(name, n.region) + points * n.bytes * 2 * stored_byte_cost();
             if (cost_shared > cost_root && wanted != "shared") continue;
             kernel_tiles[{root, stage}] = block;
             plan.placement = Placement::Shared;

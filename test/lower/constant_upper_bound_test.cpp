@@ -70,6 +70,20 @@ TEST(ConstantUpperBound, MaxInTheSubtrahendAndAQuotient) {
     expect_bound((min(bx() * 64 + 63, w()) - bx() * 64) / 2, 31);
 }
 
+TEST(ConstantUpperBound, RemainderAndTheLoopsRange) {
+    // An upsampled row's producer rows: [min(a, b), max(a, b)] with a = y / 2 + (y % 2) * 2 - 1
+    // and b = y / 2 (2 rows, bounded by 3 through the quotients' rounding).
+    Expr y = bx();
+    Expr a = y / 2 + (y % 2) * 2 - 1, b = y / 2;
+    expect_bound(max(a, b) - min(a, b) + 1, 3);
+    // What is left of a clamped tile's end, bounded by the tile loop's last iteration:
+    // bx * 16 + 15 - w is at most 15 - w + 16 * ((w + 15) / 16 - 1) <= 14.
+    std::map<std::string, Range> loops = {{"bx", Range(0, (w() + 15) / 16)}};
+    std::optional<int64_t> bound = constant_upper_bound(bx() * 16 + 15 - w(), {}, loops);
+    ASSERT_TRUE(bound.has_value());
+    EXPECT_EQ(*bound, 14);
+}
+
 TEST(ConstantUpperBound, UnboundedExpressionsHaveNone) {
     EXPECT_FALSE(constant_upper_bound(bx() * 2, {}).has_value());
     EXPECT_FALSE(constant_upper_bound(min(w(), bx()), {}).has_value());
