@@ -380,59 +380,76 @@ private:
      * writing it and reading it back at each use. The kernel's block becomes a 2-D tile, whose
      * halo is smaller. At most 48 KiB of shared memory and 1024 threads a block. */
     void decide_gpu_staging() {
-        constexpr int64_t max_shared_bytes = 48 << 10, max_threads = 1024;
         for (auto it = graph.order().rbegin(); it != graph.order().rend(); ++it) {
             const std::string &name = *it;
             Plan &plan = plans.at(name);
             const FuncNode &n = graph.node(name);
-            const std::string wanted = asked_placement(asked, name);
+            // A Func with updates is a kernel of its own per stage (its summary says so).
             if (n.is_output || plan.placement != Placement::Root || !on_gpu.count(name) ||
-                wanted == "root" || n.stages.size() != 1 || n.func->dimensions() == 0 ||
-                !n.bounded) {
+                asked_placement(asked, name) == "root" || n.stages.size() != 1) {
                 continue;
             }
-            std::set<std::pair<std::string, int>> sites;
-            sites_of(graph, plans, name, sites);
-            if (sites.size() != 1) continue;
-            const auto [root, stage] = *sites.begin();
-            if (!on_gpu.count(root) || plans.at(root).placement != Placement::Root) continue;
-            auto tile = kernel_tiles.find({root, stage});
-            GpuBlock block =
-                tile != kernel_tiles.end() ? tile->second : kernel_block(root, stage, true);
-            auto regions = block_regions(root, stage, block, name);
-            if (!regions || !regions->count(name) ||
-                block_sizes_vary(root, stage, block, name, *regions)) {
-                continue;
-            }
-            const Region64 &box = regions->at(name);
-            int64_t shared_bytes = 0;
-            for (const auto &[f, r] : *regions) {
-                if (f != root && plans.at(f).placement != Placement::Inline)
-                    shared_bytes += points_in(r) * graph.node(f).bytes;
-            }
-            if (shared_bytes > max_shared_bytes || staged_threads(box, block.lanes) > max_threads) {
-                continue;
-            }
-            const double blocks = (double)gpu_blocks_over(graph.node(root), stage, block);
-            // Each point written once and read back once, from shared memory or from device
-            // memory (a stencil's other reads of it hit a cache either way).
-            const double points = (double)points_in(n.region);
-            const double computed = (double)points_in(box) * blocks;
-            const double cost_shared =
-                compute_cycles(name, box) * blocks + computed * n.bytes * 2 * costs.byte_cost(0);
-            const double cost_root =
-                compute_cycles(name, n.region) + points * n.bytes * 2 * stored_byte_cost();
-            if (cost_shared > cost_root && wanted != "shared") continue;
-            kernel_tiles[{root, stage}] = block;
-            plan.placement = Placement::Shared;
-            plan.group = root;
-            plan.group_stage = stage;
-            plan.box = box;
-            plan.why += "; staged in " + root + "'s blocks (" +
-                        fmt(computed / std::max(1.0, points)) + " computations a point; " +
-                        fmt(cost_shared) + " cycles against " + fmt(cost_root) +
-                        " in device memory)";
+            const std::string not_staged = stage_in_shared_memory(name);
+            if (!not_staged.empty()) plan.why += "; in device memory: " + not_staged;
         }
+    }
+
+    /** Stages `name` in the blocks of the kernel that reads it where it can and that costs
+     * less; otherwise says why not. */
+    std::string stage_in_shared_memory(const std::string &name) {
+        constexpr int64_t max_shared_bytes = 48 << 10, max_threads = 1024;
+        Plan &plan = plans.at(name);
+        const FuncNode &n = graph.node(name);
+        if (!n.bounded) return "it is read at coordinates with no constant bounds";
+        std::set<std::pair<std::string, int>> sites;
+        sites_of(graph, plans, name, sites);
+        if (sites.size() != 1) return "read in " + std::to_string(sites.size()) + " loop nests";
+        const auto [root, stage] = *sites.begin();
+        if (!on_gpu.count(root) || plans.at(root).placement != Placement::Root)
+            return "its reader " + root + " is not a GPU kernel";
+        auto tile = kernel_tiles.find({root, stage});
+        GpuBlock block =
+            tile != kernel_tiles.end() ? tile->second : kernel_block(root, stage, true);
+        auto regions = block_regions(root, stage, block, name);
+        if (!regions || !regions->count(name))
+            return "its region in a block of " + root + " has no constant bounds";
+        if (block_sizes_vary(root, stage, block, name, *regions))
+            return "the size of its region in a block of " + root + " depends on the block";
+        const Region64 &box = regions->at(name);
+        int64_t shared_bytes = 0;
+        for (const auto &[f, r] : *regions) {
+            if (f != root && plans.at(f).placement != Placement::Inline)
+                shared_bytes += points_in(r) * graph.node(f).bytes;
+        }
+        if (shared_bytes > max_shared_bytes) {
+            return "staged in " + root + "'s blocks, they would need " +
+                   std::to_string(shared_bytes) + " bytes of shared memory";
+        }
+        if (staged_threads(box, block.lanes) > max_threads) {
+            return "staged in " + root + "'s blocks, it would need " +
+                   std::to_string(staged_threads(box, block.lanes)) + " threads";
+        }
+        const double blocks = (double)gpu_blocks_over(graph.node(root), stage, block);
+        // Each point written once and read back once, from shared memory or from device
+        // memory (a stencil's other reads of it hit a cache either way).
+        const double points = (double)points_in(n.region);
+        const double computed = (double)points_in(box) * blocks;
+        const double cost_shared =
+            compute_cycles(name, box) * blocks + computed * n.bytes * 2 * costs.byte_cost(0);
+        const double cost_root =
+            compute_cycles(name, n.region) + points * n.bytes * 2 * stored_byte_cost();
+        const std::string weighed = fmt(computed / std::max(1.0, points)) +
+                                    " computations a point; " + fmt(cost_shared) +
+                                    " cycles against " + fmt(cost_root) + " in device memory";
+        if (cost_shared > cost_root && asked_placement(asked, name) != "shared")
+            return "staged in " + root + "'s blocks, " + weighed;
+        kernel_tiles[{root, stage}] = block;
+        plan.placement = Placement::Shared;
+        plan.group = root;
+        plan.group_stage = stage;
+        plan.box = box;
+        plan.why += "; staged in " + root + "'s blocks (" + weighed + ")";
+        return "";
     }
 
     void schedule_gpu_root(const std::string &name) {
