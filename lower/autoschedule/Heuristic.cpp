@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -13,6 +14,7 @@
 #include "dsl/Substitute.h"
 #include "lower/Lower.h"
 #include "lower/autoschedule/GpuMapping.h"
+#include "lower/autoschedule/GpuPlacement.h"
 #include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
 #include "lower/autoschedule/Plan.h"
@@ -56,7 +58,7 @@ public:
         : graph(graph), machine(machine), costs(gpu ? MachineModel::cuda(params) : machine),
           asked(asked), gpu(gpu), staging(staging) {}
 
-    bool stages_in_shared_memory() const { return !kernel_tiles.empty(); }
+    bool stages_in_shared_memory() const { return devices && devices->stages_in_shared_memory(); }
 
     /** Every knob's value as applied, once run() has. */
     Choices made;
@@ -64,8 +66,10 @@ public:
     std::string run() {
         decide_inlining();
         if (gpu) {
-            decide_devices();
-            if (staging) decide_gpu_staging();
+            devices = std::make_unique<GpuPlacement>(graph, costs, asked, plans, made);
+            for (const std::string &name : devices->decide_devices())
+                groups[name] = make_group(name);
+            if (staging) devices->decide_staging();
         } else {
             decide_groups();
         }
@@ -98,26 +102,17 @@ private:
     const bool gpu;
     /** Whether Funcs may be staged in a kernel's shared memory. */
     const bool staging;
-    std::set<std::string> on_gpu;
     Plans plans;
     /** How many times each Func's value is evaluated in a run, inlined (decide_inlining). */
     std::map<std::string, double> evaluations;
-    /** The innermost block loop of each kernel (Func, stage) scheduled: where Funcs staged in
-     * it are computed. */
-    std::map<std::pair<std::string, int>, std::string> kernel_loops;
-    /** The 2-D tile of each kernel (Func, stage) that Funcs are staged in. */
-    std::map<std::pair<std::string, int>, GpuBlock> kernel_tiles;
     std::map<std::string, Group> groups;
+    /** A CUDA target's kernels and shared memory. */
+    std::unique_ptr<GpuPlacement> devices;
 
-    /** Cycles of one iteration of a stage, vectorized: its arithmetic and its reads from the
-     * nearest cache. */
     double iteration_cycles(const StageInfo &s) const {
-        return s.op_bytes / costs.vector_bytes + s.load_bytes * near_byte_cost();
+        return autoschedule::iteration_cycles(s, costs);
     }
-
-    /** Cycles a byte costs from a cache near the core: a Func computed in the strip it is
-     * read in, a tile of an input read again by a stencil. */
-    double near_byte_cost() const { return costs.byte_cost((double)costs.l2_bytes); }
+    double near_byte_cost() const { return autoschedule::near_byte_cost(costs); }
 
     /** Cycles a byte of a stored Func costs to write and read back: from a cache near the core
      * on the CPU (computed in strips beside its consumers); on the GPU, where a stored Func is a
@@ -128,17 +123,9 @@ private:
         return gpu ? costs.byte_cost(std::numeric_limits<double>::infinity()) : near_byte_cost();
     }
 
-    /** Cycles of computing every stage of f over `box`. */
     double compute_cycles(const std::string &f, const Region64 &box) const {
-        const FuncNode &n = graph.node(f);
-        double cycles = 0;
-        for (int k = 0; k < (int)n.stages.size(); k++) {
-            cycles += iteration_cycles(n.stages[k]) * (double)graph.iterations(f, k, box);
-        }
-        return cycles;
+        return autoschedule::compute_cycles(graph, costs, f, box);
     }
-
-    // --- Inline or not -------------------------------------------------------------------
 
     /** Inlined, a Func is computed again at each of its `uses` (its reads included); stored, it
      * is computed once a point, written once and read back at each use. Inlined wins where it
@@ -254,229 +241,6 @@ private:
             }
         }
         recheck_inlining(evaluations);
-    }
-
-    // --- Devices (a CUDA target) ----------------------------------------------------------------
-
-    /** Every Func stored runs at root: as GPU kernels, or on the CPU in strips where a kernel
-     * cannot compute it (gpu_obstacle says why). A Func that calls what no kernel can (sin, say)
-     * is stored, not inlined: inlined, it would keep its consumers off the GPU too. */
-    void decide_devices() {
-        std::set<std::string> inlined;
-        for (const auto &[name, plan] : plans) {
-            if (plan.placement == Placement::Inline) inlined.insert(name);
-        }
-        for (const std::string &name : graph.order()) { // producers first
-            Plan &plan = plans.at(name);
-            if (plan.placement != Placement::Inline) continue;
-            const std::string host_only = host_only_call(graph, name, inlined);
-            if (host_only.empty()) continue;
-            plan.placement = Placement::Root;
-            plan.why = "stored, not inlined: " + host_only;
-            inlined.erase(name);
-        }
-        for (const std::string &name : graph.order()) {
-            Plan &plan = plans.at(name);
-            if (plan.placement == Placement::Inline) continue;
-            plan.placement = Placement::Root;
-            plan.group = name;
-            const std::string obstacle = gpu_obstacle(graph, name, inlined);
-            if (obstacle.empty()) {
-                on_gpu.insert(name);
-            } else {
-                groups[name] = make_group(name);
-                plan.why += "; on the CPU: " + obstacle;
-            }
-        }
-    }
-
-    /** The block of stage k of kernel `name`: a 2-D tile where Funcs are staged in it. */
-    GpuBlock kernel_block(const std::string &name, int k, bool staging) const {
-        const FuncNode &n = graph.node(name);
-        auto it = asked.gpu.find(stage_key(name, k));
-        const GpuBlock block = gpu_block_for(n, k, it == asked.gpu.end() ? nullptr : &it->second);
-        return staging ? gpu_tile_for(n, k, block) : block;
-    }
-
-    /** Whether a Func is computed in the blocks of stage `stage` of kernel `root`: staged there,
-     * inlined, or `candidate`. */
-    bool in_blocks_of(const std::string &f, const std::string &root,
-                      const std::string &candidate) const {
-        if (f == candidate) return true;
-        auto p = plans.find(f);
-        return p != plans.end() &&
-               (p->second.placement == Placement::Inline ||
-                (p->second.placement == Placement::Shared && p->second.group == root));
-    }
-
-    /** The regions computed in one block of stage `stage` of kernel `root` with `block`, with
-     * `candidate` among the Funcs staged there; where a Func staged there reads along a
-     * dimension `block` runs serially in each thread, that dimension goes back to the grid
-     * (its region would span the whole dimension, of a size not known when compiling). */
-    std::optional<std::map<std::string, Region64>>
-    block_regions(const std::string &root, int stage, GpuBlock &block,
-                  const std::string &candidate) const {
-        const FuncNode &r = graph.node(root);
-        auto inside = [&](const std::string &f) { return in_blocks_of(f, root, candidate); };
-        for (;;) {
-            const Region64 box = gpu_block_box(r, stage, block);
-            auto regions = graph.regions_within(root, stage, box, inside);
-            if (!regions) return std::nullopt;
-            auto moves = [&](int d) {
-                Region64 shifted = box;
-                shifted[d].min = shifted[d].max = box[d].min + 1;
-                auto other = graph.regions_within(root, stage, shifted, inside);
-                if (!other) return true;
-                for (const auto &[f, region] : *regions) {
-                    if (f == root || plans.at(f).placement == Placement::Inline) continue;
-                    const Region64 &o = other->at(f);
-                    for (size_t i = 0; i < region.size(); i++) {
-                        if (o[i].min != region[i].min || o[i].max != region[i].max) return true;
-                    }
-                }
-                return false;
-            };
-            auto it = std::find_if(block.serial.begin(), block.serial.end(),
-                                   [&](int d) { return r.region[d].extent() > 1 && moves(d); });
-            if (it == block.serial.end()) return regions;
-            block.serial.erase(it);
-        }
-    }
-
-    /** Whether the size of some Func's region in a block of kernel `root` depends on which
-     * block it is: its shared storage would then have no constant size to compile (a block of
-     * channel c reading channel 3 too spans |3 - c| + 1 channels). Compared between the block
-     * `regions` are of and its neighbour along each dimension the grid spans. */
-    bool block_sizes_vary(const std::string &root, int stage, const GpuBlock &block,
-                          const std::string &candidate,
-                          const std::map<std::string, Region64> &regions) const {
-        const FuncNode &r = graph.node(root);
-        const Region64 box = gpu_block_box(r, stage, block);
-        auto inside = [&](const std::string &f) { return in_blocks_of(f, root, candidate); };
-        for (size_t d = 0; d < box.size(); d++) {
-            const int64_t step = box[d].extent();
-            if (step >= r.region[d].extent()) continue; // one block spans it
-            Region64 next = box;
-            const int64_t shift = box[d].max + step <= r.region[d].max ? step : -step;
-            next[d].min += shift;
-            next[d].max += shift;
-            auto other = graph.regions_within(root, stage, next, inside);
-            if (!other) return true;
-            for (const auto &[f, region] : regions) {
-                if (f == root || plans.at(f).placement == Placement::Inline) continue;
-                const Region64 &o = other->at(f);
-                for (size_t i = 0; i < region.size(); i++) {
-                    if (o[i].extent() != region[i].extent()) return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    /** Consumers first: a Func stored on the GPU with one stage, read by one kernel only
-     * (directly, through Funcs inlined into it, or through Funcs staged in it), is computed in
-     * that kernel's blocks, in shared memory, where that costs less than a round trip through
-     * device memory: its recompute where the blocks' regions overlap (a stencil's halo) against
-     * writing it and reading it back at each use. The kernel's block becomes a 2-D tile, whose
-     * halo is smaller. At most 48 KiB of shared memory and 1024 threads a block. */
-    void decide_gpu_staging() {
-        for (auto it = graph.order().rbegin(); it != graph.order().rend(); ++it) {
-            const std::string &name = *it;
-            Plan &plan = plans.at(name);
-            const FuncNode &n = graph.node(name);
-            // A Func with updates is a kernel of its own per stage (its summary says so).
-            if (n.is_output || plan.placement != Placement::Root || !on_gpu.count(name) ||
-                asked_placement(asked, name) == "root" || n.stages.size() != 1) {
-                continue;
-            }
-            const std::string not_staged = stage_in_shared_memory(name);
-            if (!not_staged.empty()) plan.why += "; in device memory: " + not_staged;
-        }
-    }
-
-    /** Stages `name` in the blocks of the kernel that reads it where it can and that costs
-     * less; otherwise says why not. */
-    std::string stage_in_shared_memory(const std::string &name) {
-        constexpr int64_t max_shared_bytes = 48 << 10, max_threads = 1024;
-        Plan &plan = plans.at(name);
-        const FuncNode &n = graph.node(name);
-        if (!n.bounded) return "it is read at coordinates with no constant bounds";
-        std::set<std::pair<std::string, int>> sites;
-        sites_of(graph, plans, name, sites);
-        if (sites.size() != 1) return "read in " + std::to_string(sites.size()) + " loop nests";
-        const auto [root, stage] = *sites.begin();
-        if (!on_gpu.count(root) || plans.at(root).placement != Placement::Root)
-            return "its reader " + root + " is not a GPU kernel";
-        auto tile = kernel_tiles.find({root, stage});
-        GpuBlock block =
-            tile != kernel_tiles.end() ? tile->second : kernel_block(root, stage, true);
-        auto regions = block_regions(root, stage, block, name);
-        if (!regions || !regions->count(name))
-            return "its region in a block of " + root + " has no constant bounds";
-        if (block_sizes_vary(root, stage, block, name, *regions))
-            return "the size of its region in a block of " + root + " depends on the block";
-        const Region64 &box = regions->at(name);
-        int64_t shared_bytes = 0;
-        for (const auto &[f, r] : *regions) {
-            if (f != root && plans.at(f).placement != Placement::Inline)
-                shared_bytes += points_in(r) * graph.node(f).bytes;
-        }
-        if (shared_bytes > max_shared_bytes) {
-            return "staged in " + root + "'s blocks, they would need " +
-                   std::to_string(shared_bytes) + " bytes of shared memory";
-        }
-        if (staged_threads(box, block.lanes) > max_threads) {
-            return "staged in " + root + "'s blocks, it would need " +
-                   std::to_string(staged_threads(box, block.lanes)) + " threads";
-        }
-        const double blocks = (double)gpu_blocks_over(graph.node(root), stage, block);
-        // Each point written once and read back once, from shared memory or from device
-        // memory (a stencil's other reads of it hit a cache either way).
-        const double points = (double)points_in(n.region);
-        const double computed = (double)points_in(box) * blocks;
-        const double cost_shared =
-            compute_cycles(name, box) * blocks + computed * n.bytes * 2 * costs.byte_cost(0);
-        const double cost_root =
-            compute_cycles(name, n.region) + points * n.bytes * 2 * stored_byte_cost();
-        const std::string weighed = fmt(computed / std::max(1.0, points)) +
-                                    " computations a point; " + fmt(cost_shared) +
-                                    " cycles against " + fmt(cost_root) + " in device memory";
-        if (cost_shared > cost_root && asked_placement(asked, name) != "shared")
-            return "staged in " + root + "'s blocks, " + weighed;
-        kernel_tiles[{root, stage}] = block;
-        plan.placement = Placement::Shared;
-        plan.group = root;
-        plan.group_stage = stage;
-        plan.box = box;
-        plan.why += "; staged in " + root + "'s blocks (" + weighed + ")";
-        return "";
-    }
-
-    void schedule_gpu_root(const std::string &name) {
-        const FuncNode &n = graph.node(name);
-        Func f(n.func);
-        if (!n.is_output) f.compute_root();
-        Plan &plan = plans.at(name);
-        for (int k = 0; k < (int)n.stages.size(); k++) {
-            Stage stage = k == 0 ? f.stage() : f.update(k - 1);
-            auto tile = kernel_tiles.find({name, k});
-            const GpuBlock block =
-                tile != kernel_tiles.end() ? tile->second : kernel_block(name, k, false);
-            made.gpu[stage_key(name, k)] = block.knob();
-            const GpuKernel kernel = map_stage_to_gpu(stage, n, k, block);
-            plan.why +=
-                (k == 0 ? "; " : "; update " + std::to_string(k - 1) + ": ") + kernel.description;
-            kernel_loops[{name, k}] = kernel.block_loop;
-        }
-    }
-
-    void schedule_gpu_staged(const std::string &name) {
-        const Plan &p = plans.at(name);
-        const FuncNode &n = graph.node(name);
-        Func f(n.func);
-        f.compute_at(LoopLevel(p.group, kernel_loops.at({p.group, p.group_stage}), p.group_stage));
-        plans.at(name).why +=
-            "; " + map_staged_to_gpu(f, n, p.box, kernel_tiles.at({p.group, p.group_stage}).lanes);
     }
 
     // --- Groups ------------------------------------------------------------------------------
@@ -824,8 +588,8 @@ private:
             case Placement::Shared:
                 break; // once its kernel is scheduled, below
             case Placement::Root:
-                if (on_gpu.count(name)) {
-                    schedule_gpu_root(name);
+                if (devices && devices->runs_on_gpu(name)) {
+                    devices->schedule_root(name);
                 } else {
                     schedule_root(name);
                 }
@@ -836,7 +600,7 @@ private:
             }
         }
         for (const std::string &name : graph.order()) {
-            if (plans.at(name).placement == Placement::Shared) schedule_gpu_staged(name);
+            if (plans.at(name).placement == Placement::Shared) devices->schedule_staged(name);
         }
     }
 };

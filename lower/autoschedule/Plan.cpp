@@ -58,6 +58,22 @@ void sites_of(const PipelineGraph &graph, const Plans &plans, const std::string 
     }
 }
 
+double iteration_cycles(const StageInfo &s, const MachineModel &model) {
+    return s.op_bytes / model.vector_bytes + s.load_bytes * near_byte_cost(model);
+}
+
+double near_byte_cost(const MachineModel &model) { return model.byte_cost((double)model.l2_bytes); }
+
+double compute_cycles(const PipelineGraph &graph, const MachineModel &model, const std::string &f,
+                      const Region64 &box) {
+    const FuncNode &n = graph.node(f);
+    double cycles = 0;
+    for (int k = 0; k < (int)n.stages.size(); k++) {
+        cycles += iteration_cycles(n.stages[k], model) * (double)graph.iterations(f, k, box);
+    }
+    return cycles;
+}
+
 std::string fmt(double v) {
     std::ostringstream s;
     s.precision(3);

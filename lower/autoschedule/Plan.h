@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "lower/autoschedule/Choices.h"
+#include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
 
 namespace loom {
@@ -46,6 +47,18 @@ bool stage_reaches(const PipelineGraph &graph, const Plans &plans, const std::st
  * inlined into them. */
 void sites_of(const PipelineGraph &graph, const Plans &plans, const std::string &f,
               std::set<std::pair<std::string, int>> &sites);
+
+/** Cycles of one iteration of a stage, vectorized, on `model`: its arithmetic and its reads
+ * from a cache near the core. */
+double iteration_cycles(const StageInfo &s, const MachineModel &model);
+
+/** Cycles a byte costs from a cache near the core (the second level): a Func computed in the
+ * strip it is read in, a tile of an input read again by a stencil. */
+double near_byte_cost(const MachineModel &model);
+
+/** Cycles of computing every stage of f over `box`. */
+double compute_cycles(const PipelineGraph &graph, const MachineModel &model, const std::string &f,
+                      const Region64 &box);
 
 /** A number for a sentence of the scheduler's summary: three significant digits. */
 std::string fmt(double v);
