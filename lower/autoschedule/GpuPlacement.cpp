@@ -53,7 +53,7 @@ GpuBlock GpuPlacement::kernel_block(const std::string &name, int k, bool staging
     return staging ? gpu_tile_for(n, k, block) : block;
 }
 
-/** Whether a Func is computed in the blocks of stage `stage` of kernel `root`: staged there,
+/** Whether a Func is computed in the blocks of kernel `root`: staged there,
  * inlined, or `candidate`. */
 bool GpuPlacement::in_blocks_of(const std::string &f, const std::string &root,
                                 const std::string &candidate) const {
