@@ -25,7 +25,7 @@ struct Fraction {
     Fraction operator+(const Fraction &o) const { return {num * o.den + o.num * den, den * o.den}; }
     Fraction operator-(const Fraction &o) const { return {num * o.den - o.num * den, den * o.den}; }
     Fraction operator*(int64_t k) const { return {num * k, den}; }
-    Fraction operator/(int64_t k) const { return {num, den * k}; }
+    Fraction operator*(const Fraction &o) const { return {num * o.num, den * o.den}; }
     bool operator<(const Fraction &o) const { return num * o.den < o.num * den; }
     bool is_zero() const { return num == 0; }
     int64_t floor() const { return num >= 0 ? num / den : -((-num + den - 1) / den); }
@@ -84,6 +84,37 @@ Form combine(const Form &a, const Form &b, int64_t b_sign) {
         f.terms[t] = f.terms[t] + c * b_sign;
     f.constant = a.constant + b.constant * b_sign;
     return f;
+}
+
+// f times k: every coefficient and the constant.
+Form scaled(const Form &f, const Fraction &k) {
+    Form g = f;
+    for (auto &[t, c] : g.terms)
+        c = c * k;
+    g.constant = f.constant * k;
+    return g;
+}
+
+// The bound a set of ways gives: each way is the worst (largest for an upper bound) of what
+// `bound_of` gives its forms, and fails where one of them does; the best way's.
+std::optional<Fraction>
+best_of_ways(const Ways &ways, bool upper,
+             const std::function<std::optional<Fraction>(const Form &)> &bound_of) {
+    auto worse = [&](const Fraction &a, const Fraction &b) { return upper ? b < a : a < b; };
+    std::optional<Fraction> best;
+    for (const Way &way : ways) {
+        std::optional<Fraction> worst;
+        for (const Form &f : way) {
+            std::optional<Fraction> b = bound_of(f);
+            if (!b) {
+                worst.reset();
+                break;
+            }
+            if (!worst || worse(*b, *worst)) worst = b;
+        }
+        if (worst && (!best || worse(*best, *worst))) best = worst;
+    }
+    return best;
 }
 
 Ways map_forms(Ways ways, bool upper, const std::function<Form(const Form &)> &f) {
@@ -148,26 +179,10 @@ std::optional<Fraction> Bounder::form_bound(const Form &f, bool upper, int depth
         const bool raise = (coefficient.num > 0) == upper; // the bound wants it large
         const Range &r = loop->second;
         const Expr end = raise ? simplify(r.min + r.extent - 1) : r.min;
-        std::optional<Fraction> best;
-        for (const Way &way : bound_ways(end, raise)) {
-            // coefficient * (the way's largest or smallest form): for the bound, the worst
-            // of the forms.
-            std::optional<Fraction> worst;
-            for (const Form &g : way) {
-                Form scaled;
-                for (const auto &[t, c] : g.terms)
-                    scaled.terms[t] = c * coefficient.num / coefficient.den;
-                scaled.constant = g.constant * coefficient.num / coefficient.den;
-                std::optional<Fraction> b = form_bound(combine(rest, scaled, 1), upper, depth + 1);
-                if (!b) {
-                    worst.reset();
-                    break;
-                }
-                if (!worst || (upper ? *worst < *b : *b < *worst)) worst = b;
-            }
-            if (worst && (!best || (upper ? *worst < *best : *best < *worst))) best = worst;
-        }
-        return best;
+        // coefficient * (the end's largest or smallest form) added to the rest of the form.
+        return best_of_ways(bound_ways(end, raise), upper, [&](const Form &g) {
+            return form_bound(combine(rest, scaled(g, coefficient), 1), upper, depth + 1);
+        });
     }
     return std::nullopt;
 }
@@ -191,13 +206,7 @@ Ways Bounder::bound_ways(const Expr &e, bool upper) {
         const int64_t *k = as_const_int(op->b);
         if (k) {
             return map_forms(bound_ways(op->a, *k >= 0 ? upper : !upper), upper,
-                             [&](const Form &f) {
-                                 Form g = f;
-                                 for (auto &[t, c] : g.terms)
-                                     c = c * *k;
-                                 g.constant = f.constant * *k;
-                                 return g;
-                             });
+                             [&](const Form &f) { return scaled(f, Fraction(*k)); });
         }
     }
     if (const Div *op = e.as<Div>()) {
@@ -206,10 +215,8 @@ Ways Bounder::bound_ways(const Expr &e, bool upper) {
         if (k && *k > 0) {
             const int64_t d = *k;
             return map_forms(bound_ways(op->a, upper), upper, [&](const Form &f) {
-                Form g = f;
-                for (auto &[t, c] : g.terms)
-                    c = c / d;
-                g.constant = f.constant / d - (upper ? Fraction(0) : Fraction(d - 1, d));
+                Form g = scaled(f, Fraction(1, d));
+                if (!upper) g.constant = g.constant - Fraction(d - 1, d);
                 return g;
             });
         }
@@ -250,6 +257,19 @@ Ways Bounder::bound_ways(const Expr &e, bool upper) {
     return {{atom}};
 }
 
+// constant_upper_bound of `whole`, which simplify_to_constant left varying.
+std::optional<int64_t> upper_bound_of_varying(const Expr &whole,
+                                              const std::map<std::string, Expr> &lets,
+                                              const std::map<std::string, Range> &loops) {
+    if (!whole.type().is_int() && !whole.type().is_uint()) return std::nullopt;
+    Bounder bounder(lets, loops);
+    std::optional<Fraction> bound =
+        best_of_ways(bounder.bound_ways(whole, true), true,
+                     [&](const Form &f) { return bounder.form_bound(f, true); });
+    if (!bound) return std::nullopt;
+    return bound->floor();
+}
+
 // `s` with `condition` guarding it inside the thread loops and lets it starts with: the
 // thread loops of a nest are nested directly in one another (lower/ValidateGPULoops).
 Stmt guard_inside_nest(const Stmt &s, const Expr &condition) {
@@ -271,8 +291,9 @@ class BoundGPUExtents : public LetTrackingMutator {
     std::map<std::string, Range> loops;
 
     std::optional<int64_t> bound_if_varying(const Expr &extent) {
-        if (is_const(simplify_to_constant(extent, lets))) return std::nullopt;
-        return constant_upper_bound(extent, lets, loops);
+        const Expr whole = simplify_to_constant(extent, lets);
+        if (is_const(whole)) return std::nullopt;
+        return upper_bound_of_varying(whole, lets, loops);
     }
 
     Stmt visit(const For *op) override {
@@ -323,22 +344,7 @@ std::optional<int64_t> constant_upper_bound(const Expr &e, const std::map<std::s
     // divides its consumer's).
     const Expr whole = simplify_to_constant(e, lets);
     if (const int64_t *c = as_const_int(whole)) return *c;
-    if (!whole.type().is_int() && !whole.type().is_uint()) return std::nullopt;
-    std::optional<int64_t> best;
-    Bounder bounder(lets, loops);
-    for (const Way &way : bounder.bound_ways(whole, true)) {
-        std::optional<Fraction> largest;
-        for (const Form &f : way) {
-            std::optional<Fraction> b = bounder.form_bound(f, true);
-            if (!b) {
-                largest.reset();
-                break;
-            }
-            if (!largest || *largest < *b) largest = b;
-        }
-        if (largest) best = best ? std::min(*best, largest->floor()) : largest->floor();
-    }
-    return best;
+    return upper_bound_of_varying(whole, lets, loops);
 }
 
 Stmt bound_gpu_extents(const Stmt &s) { return BoundGPUExtents().mutate(s); }

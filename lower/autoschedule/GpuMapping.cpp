@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 #include "codegen/CodeGen_LLVM.h"
 #include "dsl/Error.h"
@@ -62,6 +63,40 @@ int64_t ceil_pow2(int64_t v) {
 }
 
 bool is_pow2_between(int v, int lo, int hi) { return v >= lo && v <= hi && (v & (v - 1)) == 0; }
+
+/** Names for the loops a mapping makes, none of them one the Func already has. */
+class FreshNames {
+public:
+    explicit FreshNames(std::set<std::string> taken) : taken(std::move(taken)) {}
+    /** `base`, or base2, base3, ... where that is taken. */
+    std::string operator()(const std::string &base) {
+        std::string name = base;
+        for (int i = 2; taken.count(name); i++)
+            name = base + std::to_string(i);
+        taken.insert(name);
+        return name;
+    }
+
+private:
+    std::set<std::string> taken;
+};
+
+/** Marks `vars` (innermost first, at most three) gpu_threads, or gpu_blocks. */
+void map_to_gpu_axes(Stage stage, const std::vector<std::string> &vars, bool blocks) {
+    internal_assert(!vars.empty() && vars.size() <= 3) << vars.size() << " GPU axes";
+    auto v = [&](size_t i) { return VarOrRVar(vars[i]); };
+    if (vars.size() == 1) {
+        blocks ? stage.gpu_blocks(v(0)) : stage.gpu_threads(v(0));
+    } else if (vars.size() == 2) {
+        blocks ? stage.gpu_blocks(v(0), v(1)) : stage.gpu_threads(v(0), v(1));
+    } else {
+        blocks ? stage.gpu_blocks(v(0), v(1), v(2)) : stage.gpu_threads(v(0), v(1), v(2));
+    }
+}
+
+/** The points a thread computes as a vector of a staged Func's first dimension: `lanes`, or
+ * one where its region in a block, `box`, is narrower. */
+int staged_lanes(const Region64 &box, int lanes) { return box[0].extent() < lanes ? 1 : lanes; }
 
 bool is_serial(const GpuBlock &block, int d) {
     return std::find(block.serial.begin(), block.serial.end(), d) != block.serial.end();
@@ -139,7 +174,7 @@ Region64 gpu_block_box(const FuncNode &n, int k, const GpuBlock &block) {
     const std::vector<int> dims = parallel_dims(s);
     Region64 box = n.region;
     // A block in the middle, away from the edges (where clamps may shrink what it reads).
-    auto first = [&](int d, int64_t points) {
+    auto one_block = [&](int d, int64_t points) {
         const int64_t blocks = (box[d].extent() + points - 1) / points;
         box[d].min += (blocks / 2) * points;
         box[d].max = std::min(box[d].max, box[d].min + points - 1);
@@ -147,11 +182,11 @@ Region64 gpu_block_box(const FuncNode &n, int k, const GpuBlock &block) {
     for (size_t i = 0; i < dims.size(); i++) {
         if (is_serial(block, dims[i])) continue; // whole in each thread
         if (i == 0) {
-            first(dims[0], (int64_t)(block.threads / block.rows) * block.lanes);
+            one_block(dims[0], (int64_t)(block.threads / block.rows) * block.lanes);
         } else if (i == 1 && block.rows > 1) {
-            first(dims[1], block.rows);
+            one_block(dims[1], block.rows);
         } else {
-            first(dims[i], 1); // a grid dimension: one point a block
+            one_block(dims[i], 1); // a grid dimension: one point a block
         }
     }
     return box;
@@ -176,13 +211,7 @@ GpuKernel map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock
         << n.func->name << " has rows of threads but one parallel dimension";
     std::set<std::string> taken(n.func->args.begin(), n.func->args.end());
     taken.insert(s.rvars.begin(), s.rvars.end());
-    auto fresh = [&](const std::string &base) {
-        std::string name = base;
-        for (int i = 2; taken.count(name); i++)
-            name = base + std::to_string(i);
-        taken.insert(name);
-        return name;
-    };
+    FreshNames fresh(std::move(taken));
     std::set<std::string> mapped;
     for (int d : dims)
         mapped.insert(s.pure_vars[d]);
@@ -233,18 +262,8 @@ GpuKernel map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock
         grid.back() = fused;
     }
     if (block.lanes > 1) stage.vectorize(VarOrRVar(lane));
-    if (threads.size() == 1) {
-        stage.gpu_threads(VarOrRVar(threads[0]));
-    } else {
-        stage.gpu_threads(VarOrRVar(threads[0]), VarOrRVar(threads[1]));
-    }
-    if (grid.size() == 1) {
-        stage.gpu_blocks(VarOrRVar(grid[0]));
-    } else if (grid.size() == 2) {
-        stage.gpu_blocks(VarOrRVar(grid[0]), VarOrRVar(grid[1]));
-    } else {
-        stage.gpu_blocks(VarOrRVar(grid[0]), VarOrRVar(grid[1]), VarOrRVar(grid[2]));
-    }
+    map_to_gpu_axes(stage, threads, false);
+    map_to_gpu_axes(stage, grid, true);
     std::ostringstream said;
     said << "a GPU kernel: blocks of " << threads_x << " threads along " << x;
     if (block.rows > 1) said << " by " << block.rows << " along " << s.pure_vars[dims[1]];
@@ -258,7 +277,7 @@ GpuKernel map_stage_to_gpu(Stage stage, const FuncNode &n, int k, const GpuBlock
 }
 
 int64_t staged_threads(const Region64 &box, int lanes) {
-    if (box[0].extent() < lanes) lanes = 1;
+    lanes = staged_lanes(box, lanes);
     int64_t threads = (box[0].extent() + lanes - 1) / lanes;
     if (box.size() > 1) threads *= box[1].extent();
     return threads;
@@ -266,11 +285,8 @@ int64_t staged_threads(const Region64 &box, int lanes) {
 
 std::string map_staged_to_gpu(Func f, const FuncNode &n, const Region64 &box, int lanes) {
     const std::vector<std::string> &args = n.func->args;
-    std::set<std::string> taken(args.begin(), args.end());
-    std::string lane = args[0] + "_lane";
-    for (int i = 2; taken.count(lane); i++)
-        lane = args[0] + "_lane" + std::to_string(i);
-    if (box[0].extent() < lanes) lanes = 1;
+    const std::string lane = FreshNames({args.begin(), args.end()})(args[0] + "_lane");
+    lanes = staged_lanes(box, lanes);
     std::vector<VarOrRVar> order;
     if (lanes > 1) {
         f.split(VarOrRVar(args[0]), VarOrRVar(args[0]), VarOrRVar(lane), lanes,
@@ -284,11 +300,8 @@ std::string map_staged_to_gpu(Func f, const FuncNode &n, const Region64 &box, in
         order.emplace_back(args[d]);
     if (order.size() > 1) f.reorder(order);
     if (lanes > 1) f.vectorize(VarOrRVar(lane));
-    if (args.size() == 1) {
-        f.gpu_threads(VarOrRVar(args[0]));
-    } else {
-        f.gpu_threads(VarOrRVar(args[0]), VarOrRVar(args[1]));
-    }
+    map_to_gpu_axes(f.stage(), {args.begin(), args.begin() + std::min<size_t>(args.size(), 2)},
+                    false);
     std::ostringstream said;
     said << "in shared memory, " << points_in(box) * n.bytes << " bytes a block, by "
          << staged_threads(box, lanes) << " threads";

@@ -1,7 +1,6 @@
 #include "lower/autoschedule/GpuPlacement.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "dsl/Func.h"
 #include "dsl/Stage.h"
@@ -64,6 +63,28 @@ bool GpuPlacement::in_blocks_of(const std::string &f, const std::string &root,
             (p->second.placement == Placement::Shared && p->second.group == root));
 }
 
+bool GpuPlacement::has_storage_in_blocks(const std::string &f, const std::string &root) const {
+    return f != root && plans.at(f).placement != Placement::Inline;
+}
+
+bool GpuPlacement::regions_differ(const std::string &root, int stage, const Region64 &box,
+                                  const std::string &candidate,
+                                  const std::map<std::string, Region64> &regions,
+                                  bool sizes_only) const {
+    auto other = graph.regions_within(
+        root, stage, box, [&](const std::string &f) { return in_blocks_of(f, root, candidate); });
+    if (!other) return true;
+    for (const auto &[f, region] : regions) {
+        if (!has_storage_in_blocks(f, root)) continue;
+        const Region64 &o = other->at(f);
+        for (size_t i = 0; i < region.size(); i++) {
+            if (o[i].extent() != region[i].extent()) return true;
+            if (!sizes_only && o[i].min != region[i].min) return true;
+        }
+    }
+    return false;
+}
+
 /** The regions computed in one block of stage `stage` of kernel `root` with `block`, with
  * `candidate` among the Funcs staged there; where a Func staged there reads along a
  * dimension `block` runs serially in each thread, that dimension goes back to the grid
@@ -80,16 +101,7 @@ GpuPlacement::block_regions(const std::string &root, int stage, GpuBlock &block,
         auto moves = [&](int d) {
             Region64 shifted = box;
             shifted[d].min = shifted[d].max = box[d].min + 1;
-            auto other = graph.regions_within(root, stage, shifted, inside);
-            if (!other) return true;
-            for (const auto &[f, region] : *regions) {
-                if (f == root || plans.at(f).placement == Placement::Inline) continue;
-                const Region64 &o = other->at(f);
-                for (size_t i = 0; i < region.size(); i++) {
-                    if (o[i].min != region[i].min || o[i].max != region[i].max) return true;
-                }
-            }
-            return false;
+            return regions_differ(root, stage, shifted, candidate, *regions, false);
         };
         auto it = std::find_if(block.serial.begin(), block.serial.end(),
                                [&](int d) { return r.region[d].extent() > 1 && moves(d); });
@@ -107,7 +119,6 @@ bool GpuPlacement::block_sizes_vary(const std::string &root, int stage, const Gp
                                     const std::map<std::string, Region64> &regions) const {
     const FuncNode &r = graph.node(root);
     const Region64 box = gpu_block_box(r, stage, block);
-    auto inside = [&](const std::string &f) { return in_blocks_of(f, root, candidate); };
     for (size_t d = 0; d < box.size(); d++) {
         const int64_t step = box[d].extent();
         if (step >= r.region[d].extent()) continue; // one block spans it
@@ -115,15 +126,7 @@ bool GpuPlacement::block_sizes_vary(const std::string &root, int stage, const Gp
         const int64_t shift = box[d].max + step <= r.region[d].max ? step : -step;
         next[d].min += shift;
         next[d].max += shift;
-        auto other = graph.regions_within(root, stage, next, inside);
-        if (!other) return true;
-        for (const auto &[f, region] : regions) {
-            if (f == root || plans.at(f).placement == Placement::Inline) continue;
-            const Region64 &o = other->at(f);
-            for (size_t i = 0; i < region.size(); i++) {
-                if (o[i].extent() != region[i].extent()) return true;
-            }
-        }
+        if (regions_differ(root, stage, next, candidate, regions, true)) return true;
     }
     return false;
 }
@@ -166,16 +169,15 @@ std::string GpuPlacement::stage_in_shared_memory(const std::string &name) {
     const Region64 &box = regions->at(name);
     int64_t shared_bytes = 0;
     for (const auto &[f, r] : *regions) {
-        if (f != root && plans.at(f).placement != Placement::Inline)
-            shared_bytes += points_in(r) * graph.node(f).bytes;
+        if (has_storage_in_blocks(f, root)) shared_bytes += points_in(r) * graph.node(f).bytes;
     }
     if (shared_bytes > max_shared_bytes) {
         return "staged in " + root + "'s blocks, they would need " + std::to_string(shared_bytes) +
                " bytes of shared memory";
     }
-    if (staged_threads(box, block.lanes) > max_threads) {
-        return "staged in " + root + "'s blocks, it would need " +
-               std::to_string(staged_threads(box, block.lanes)) + " threads";
+    if (const int64_t threads = staged_threads(box, block.lanes); threads > max_threads) {
+        return "staged in " + root + "'s blocks, it would need " + std::to_string(threads) +
+               " threads";
     }
     const double blocks = (double)gpu_blocks_over(graph.node(root), stage, block);
     // Each point written once and read back once, from shared memory or from device
@@ -184,9 +186,8 @@ std::string GpuPlacement::stage_in_shared_memory(const std::string &name) {
     const double computed = (double)points_in(box) * blocks;
     const double cost_shared = compute_cycles(graph, costs, name, box) * blocks +
                                computed * n.bytes * 2 * costs.byte_cost(0);
-    const double cost_root =
-        compute_cycles(graph, costs, name, n.region) +
-        points * n.bytes * 2 * costs.byte_cost(std::numeric_limits<double>::infinity());
+    const double cost_root = compute_cycles(graph, costs, name, n.region) +
+                             points * n.bytes * 2 * device_memory_byte_cost(costs);
     const std::string weighed = fmt(computed / std::max(1.0, points)) + " computations a point; " +
                                 fmt(cost_shared) + " cycles against " + fmt(cost_root) +
                                 " in device memory";
@@ -220,12 +221,11 @@ void GpuPlacement::schedule_root(const std::string &name) {
 }
 
 void GpuPlacement::schedule_staged(const std::string &name) {
-    const Plan &p = plans.at(name);
+    Plan &p = plans.at(name);
     const FuncNode &n = graph.node(name);
     Func f(n.func);
     f.compute_at(LoopLevel(p.group, kernel_loops.at({p.group, p.group_stage}), p.group_stage));
-    plans.at(name).why +=
-        "; " + map_staged_to_gpu(f, n, p.box, kernel_tiles.at({p.group, p.group_stage}).lanes);
+    p.why += "; " + map_staged_to_gpu(f, n, p.box, kernel_tiles.at({p.group, p.group_stage}).lanes);
 }
 
 } // namespace autoschedule

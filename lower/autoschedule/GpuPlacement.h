@@ -68,6 +68,15 @@ private:
     std::optional<std::map<std::string, Region64>>
     block_regions(const std::string &root, int stage, GpuBlock &block,
                   const std::string &candidate) const;
+    /** Whether `f` has storage of its own in the blocks of kernel `root` (staged there; not
+     * the kernel's Func, nor a Func inlined into it). */
+    bool has_storage_in_blocks(const std::string &f, const std::string &root) const;
+    /** Whether the Funcs with storage in `regions` (a block of kernel `root`, with `candidate`
+     * staged there) cover other regions in the block of `box`: of other sizes, or where not
+     * `sizes_only`, at other places. */
+    bool regions_differ(const std::string &root, int stage, const Region64 &box,
+                        const std::string &candidate,
+                        const std::map<std::string, Region64> &regions, bool sizes_only) const;
     bool block_sizes_vary(const std::string &root, int stage, const GpuBlock &block,
                           const std::string &candidate,
                           const std::map<std::string, Region64> &regions) const;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -103,8 +102,6 @@ private:
     /** Whether Funcs may be staged in a kernel's shared memory. */
     const bool staging;
     Plans plans;
-    /** How many times each Func's value is evaluated in a run, inlined (decide_inlining). */
-    std::map<std::string, double> evaluations;
     std::map<std::string, Group> groups;
     /** A CUDA target's kernels and shared memory. */
     std::unique_ptr<GpuPlacement> devices;
@@ -120,7 +117,7 @@ private:
      * caches are small for the threads they serve; on an H200, blur with its first stage in a
      * kernel of its own took 3.4x the time of blur inlined, BENCHMARKS.md). */
     double stored_byte_cost() const {
-        return gpu ? costs.byte_cost(std::numeric_limits<double>::infinity()) : near_byte_cost();
+        return gpu ? device_memory_byte_cost(costs) : near_byte_cost();
     }
 
     double compute_cycles(const std::string &f, const Region64 &box) const {
@@ -193,6 +190,7 @@ private:
     void decide_inlining() {
         // How many times each Func's value is evaluated in a run, given its consumers' choices:
         // consumers come first in this walk.
+        std::map<std::string, double> evaluations;
         for (auto it = graph.order().rbegin(); it != graph.order().rend(); ++it) {
             const std::string &name = *it;
             const FuncNode &n = graph.node(name);

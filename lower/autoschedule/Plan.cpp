@@ -1,5 +1,6 @@
 #include "lower/autoschedule/Plan.h"
 
+#include <limits>
 #include <sstream>
 
 namespace loom {
@@ -63,6 +64,10 @@ double iteration_cycles(const StageInfo &s, const MachineModel &model) {
 }
 
 double near_byte_cost(const MachineModel &model) { return model.byte_cost((double)model.l2_bytes); }
+
+double device_memory_byte_cost(const MachineModel &model) {
+    return model.byte_cost(std::numeric_limits<double>::infinity());
+}
 
 double compute_cycles(const PipelineGraph &graph, const MachineModel &model, const std::string &f,
                       const Region64 &box) {

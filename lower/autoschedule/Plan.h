@@ -56,6 +56,9 @@ double iteration_cycles(const StageInfo &s, const MachineModel &model);
  * strip it is read in, a tile of an input read again by a stencil. */
 double near_byte_cost(const MachineModel &model);
 
+/** Cycles a byte costs from the memory beyond every cache (a GPU's device memory). */
+double device_memory_byte_cost(const MachineModel &model);
+
 /** Cycles of computing every stage of f over `box`. */
 double compute_cycles(const PipelineGraph &graph, const MachineModel &model, const std::string &f,
                       const Region64 &box);
