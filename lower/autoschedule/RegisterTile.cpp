@@ -44,33 +44,55 @@ RegisterTile choose_register_tile(const FuncNode &n, int k, const Region64 &regi
     for (int d = 1; d < (int)s.pure_vars.size() && tile.row_dim < 0; d++) {
         if (!s.pure_vars[d].empty() && region[d].extent() > 1) tile.row_dim = d;
     }
-    // Per call: whether it moves along dimension 0 and along the row dimension.
-    std::vector<std::pair<bool, bool>> moves;
-    for (const CallSite &call : s.calls) {
+    // Per call: whether it moves along dimension 0 and along the row dimension, and the bytes
+    // of one of its values.
+    struct Move {
         bool along0 = false, along_rows = false;
+        int bytes = 0;
+    };
+    std::vector<Move> moves;
+    for (const CallSite &call : s.calls) {
+        Move m;
+        m.bytes = call.bytes;
         for (const Expr &a : call.args) {
-            along0 = along0 || expr_uses_var(a, s.pure_vars[0]);
+            m.along0 = m.along0 || expr_uses_var(a, s.pure_vars[0]);
             if (tile.row_dim >= 0)
-                along_rows = along_rows || expr_uses_var(a, s.pure_vars[tile.row_dim]);
+                m.along_rows = m.along_rows || expr_uses_var(a, s.pure_vars[tile.row_dim]);
         }
-        moves.push_back({along0, along_rows});
+        moves.push_back(m);
     }
     const int accumulators = machine.vector_bytes >= 64 ? 16 : 8;
-    double best_per_op = 1e30;
+    double best_loads = 1e30, best_bytes = 1e30;
     for (int rows = 1; rows <= accumulators; rows *= 2) {
         if (rows > 1 && (tile.row_dim < 0 || rows > region[tile.row_dim].extent())) break;
         for (int cols = 1; rows * cols <= accumulators; cols *= 2) {
             if ((int64_t)cols * lanes > std::max<int64_t>(lanes, region[0].extent())) break;
-            double loads = 0;
-            for (const auto &[along0, along_rows] : moves) {
-                loads += along0 ? (along_rows ? rows * cols : cols) : (along_rows ? rows : 0);
+            double loads = 0, bytes = 0;
+            for (const Move &m : moves) {
+                const int vectors =
+                    m.along0 ? (m.along_rows ? rows * cols : cols) : (m.along_rows ? rows : 0);
+                loads += vectors;
+                // A read along dimension 0 loads whole vectors; one along the rows only, one
+                // value broadcast.
+                bytes += (double)vectors * m.bytes * (m.along0 ? lanes : 1);
             }
-            // Ties go to fewer rows (a Func computed per row stays so), then to more
-            // vectors (independent chains of additions hide their latency).
-            const double per_op = loads / (rows * cols);
-            if (per_op < best_per_op * 0.999 ||
-                (per_op <= best_per_op * 1.001 && rows == tile.rows && cols > tile.cols)) {
-                best_per_op = per_op;
+            const double ops = rows * cols;
+            const double loads_per_op = loads / ops, bytes_per_op = bytes / ops;
+            // Ties in loads go to fewer bytes: a read that the register tile does not hold in
+            // L1 (the block along the RVar is only as good as L1's sets make it: B's rows in
+            // A * B are the width of B apart) streams from farther, at a cost per byte, not
+            // per load; on 8 accumulators 4 rows by 2 vectors load 80 bytes of A * B's
+            // operands for 8 operations where 2 by 4 load 136. Then to fewer rows (a Func
+            // computed per row stays so), then to more vectors (independent chains of
+            // additions hide their latency).
+            const bool fewer_loads = loads_per_op < best_loads * 0.999;
+            const bool same_loads = !fewer_loads && loads_per_op <= best_loads * 1.001;
+            const bool fewer_bytes = bytes_per_op < best_bytes * 0.999;
+            const bool same_bytes = !fewer_bytes && bytes_per_op <= best_bytes * 1.001;
+            if (fewer_loads || (same_loads && fewer_bytes) ||
+                (same_loads && same_bytes && rows == tile.rows && cols > tile.cols)) {
+                best_loads = loads_per_op;
+                best_bytes = bytes_per_op;
                 tile.rows = rows;
                 tile.cols = cols;
             }

@@ -219,6 +219,21 @@ TEST(AutoSchedule, ReductionGetsARegisterTileAndKeepsItsOrder) {
     expect_same_bytes(Buffer<float>(plain.c.realize({80, 96})), Buffer<float>(p.realize({80, 96})));
 }
 
+TEST(AutoSchedule, RegisterTileOnEightAccumulatorsLoadsTheFewestBytes) {
+    // On AVX2 (16 vector registers: 8 accumulators) 4 rows by 2 vectors and 2 rows by 4 vectors
+    // both load 6 times for 8 multiply-adds; 4 x 2 loads 80 bytes of A and B, 2 x 4 loads 136.
+    Buffer<float> a = pattern<float>(64, 96), b = pattern<float>(80, 64);
+    MatMul plain(a, b), autos(a, b);
+    autos.c.set_estimates({{0, 80}, {0, 96}});
+    Pipeline p(autos.c);
+    const Target avx2("x86-64-linux-avx2-fma");
+    p.auto_schedule(avx2, MachineParams(2, 32 << 20, 40));
+    EXPECT_THAT(p.schedule_source(), HasSubstr("c.update(0).split(x, x, xt, 16, "));
+    EXPECT_THAT(p.schedule_source(), HasSubstr("c.update(0).split(yi, yi, yiu, 4, "));
+    expect_same_bytes(Buffer<float>(plain.c.realize({80, 96})),
+                      Buffer<float>(p.realize({80, 96}, avx2)));
+}
+
 // A histogram (scatter update) and a lookup through it (a data-dependent read).
 struct Equalize {
     Func hist{"hist"}, cdf{"cdf"}, out{"out"};
