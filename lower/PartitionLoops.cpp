@@ -233,6 +233,31 @@ private:
      * ShiftInwards split's start min(x * 8 + m, e - 8) is at most x * 8 + m: the clamps of a
      * boundary condition at its points reduce over the blocks whose start is not shifted and
      * the shifted last block alike, as in Halide's steady state; fuzz seed 2026 pair 358). */
+    /** k * min(p, q) (either order) as min(k * p, k * q), a max where k < 0 (max likewise):
+     * a ShiftInwards split's start scaled by the inner factor (the vectors of an unrolled
+     * split, min(xo * 2, e - 2) * 8). Undefined for anything else. */
+    static Expr min_max_scaled(const Expr &t) {
+        const Mul *m = t.as<Mul>();
+        if (!m) return Expr();
+        Expr operand = m->a;
+        std::optional<int64_t> k = const_int_value(m->b);
+        if (!k) {
+            operand = m->b;
+            k = const_int_value(m->a);
+        }
+        if (!k || *k == 0) return Expr();
+        const Expr factor = make_const(t.type(), *k);
+        if (const Min *mn = operand.as<Min>()) {
+            return *k > 0 ? min(mn->a * factor, mn->b * factor)
+                          : max(mn->a * factor, mn->b * factor);
+        }
+        if (const Max *mx = operand.as<Max>()) {
+            return *k > 0 ? max(mx->a * factor, mx->b * factor)
+                          : min(mx->a * factor, mx->b * factor);
+        }
+        return Expr();
+    }
+
     std::optional<IterationRange> at_most_over_min_max(const Expr &a, const Expr &b,
                                                        int slack) const {
         if (!a.type().is_int() || a.type().bits() != 32) return std::nullopt;
@@ -242,8 +267,12 @@ private:
         Expr rest = make_const(a.type(), slack), split;
         int sign = 0;
         for (const auto &[t, s] : terms) {
-            if (!split.defined() && (t.as<Min>() || t.as<Max>()) && !free_of_loop(t)) {
+            if (!split.defined() && !free_of_loop(t) && (t.as<Min>() || t.as<Max>())) {
                 split = t;
+                sign = s;
+            } else if (Expr scaled = min_max_scaled(t); !split.defined() && scaled.defined() &&
+                                                        !free_of_loop(t)) {
+                split = scaled;
                 sign = s;
             } else {
                 rest = s > 0 ? rest + t : rest - t;

@@ -382,18 +382,11 @@ public:
     using IRMutator::mutate;
 
 private:
-    // Inside a GPU thread loop: loops there are not partitioned at GuardWithIf splits
-    // (ScheduleFunctions), so a guarded vector decides per thread (see lane_guard).
-    int thread_loops = 0;
-
     Stmt visit(const For *op) override {
         Stmt body; // inner vectorized loops first
         {
             Rebinding rebinding(*this, op->name);
-            const bool thread = op->for_type == ForType::GPUThread;
-            thread_loops += thread;
             body = mutate(op->body);
-            thread_loops -= thread;
         }
         if (op->for_type != ForType::Vectorized) {
             if (body.same_as(op->body)) return op;
@@ -438,10 +431,14 @@ private:
         if (v.needs_scalar_fallback) {
             Stmt scalar =
                 For::make(op->name, op->min, op->extent, ForType::Serial, op->device_api, body);
-            // In a GPU thread, a GuardWithIf vector: all its lanes at once where the guard holds
-            // on all of them (every thread but the last of a row), else lane by lane.
-            const LaneGuard g =
-                thread_loops > 0 ? lane_guard(op->name, op->min, lanes, body) : LaneGuard();
+            // A GuardWithIf vector where the loops around it were not cut at the split: all its
+            // lanes at once where the guard holds on all of them, else lane by lane. In a GPU
+            // thread (ScheduleFunctions cuts no loops there) every thread but the last of a
+            // row takes the vector; on the CPU, a split of the vectors' loop again (unrolled
+            // vectors, min(xo * 2, e - 2) * 8 + lane under ShiftInwards), whose steady state
+            // partition_loops then finds, the test gone. Lane by lane throughout, such a
+            // loop ran at half the speed of its vectors (an exp chain, 8-wide AVX2).
+            const LaneGuard g = lane_guard(op->name, op->min, lanes, body);
             if (!g.all_lanes.defined()) return scalar;
             Vectorize unguarded(op->name, Ramp::make(base, 1, lanes), lanes);
             Stmt whole = unguarded.mutate(g.unguarded);

@@ -20,7 +20,8 @@ using namespace loom;
 
 namespace {
 
-/** The block of the first loop whose min is its steady range's start: "for (v, v.steady_lo". */
+/** The block of the first loop over its steady range: "for (v, v.steady_lo", or from the
+ * loop's start "for (v, 0, v.steady_hi)" where nothing bounds the range from below. */
 std::string steady_loop(const std::string &stmt) {
     std::istringstream in(stmt);
     std::string line, out;
@@ -31,7 +32,10 @@ std::string steady_loop(const std::string &stmt) {
             if (open == std::string::npos) continue;
             size_t comma = line.find(", ", open);
             std::string var = line.substr(open + 5, comma - open - 5);
-            if (line.compare(comma + 2, var.size() + 10, var + ".steady_lo") != 0) continue;
+            const bool from_steady_lo =
+                line.compare(comma + 2, var.size() + 10, var + ".steady_lo") == 0;
+            const bool to_steady_hi = line.find(", " + var + ".steady_hi)") != std::string::npos;
+            if (!from_steady_lo && !to_steady_hi) continue;
             depth = 0;
         }
         out += line + "\n";
@@ -363,6 +367,30 @@ TEST(PartitionLoops, TheShiftedLastBlockOfAShiftInwardsSplitIsInTheSteadyState) 
     ASSERT_FALSE(steady.empty()) << p.lowered_stmt();
     EXPECT_NE(steady.find("min((f.s0.x.x * 8)"), std::string::npos) << steady;
     EXPECT_EQ(steady.find("max("), std::string::npos) << steady;
+}
+
+// A GuardWithIf vector whose loop is split again (two vectors unrolled, their start under
+// ShiftInwards min(xo * 2, e - 2) * 8) is not cut at the guard by ScheduleFunctions: each vector
+// runs whole where the guard holds on its lanes, and the loop around is partitioned there, its
+// steady state plain vectors. Lane by lane, as before, an exp chain ran at half its speed.
+TEST(PartitionLoops, UnrolledGuardedVectorsRunWholeInTheSteadyState) {
+    Buffer<float> in(std::vector<int>{99}, "in");
+    for (int i = 0; i < 99; i++) in(i) = 0.25f * i - 3.0f;
+    Var x("x"), xv("xv"), xu("xu");
+    Func f("f");
+    f(x) = in(x) * 3.0f + 1.0f;
+    f.split(x, x, xv, 8, TailStrategy::GuardWithIf).vectorize(xv);
+    f.split(x, x, xu, 2).unroll(xu);
+    Pipeline p(f);
+    for (int n : {99, 16, 21, 9}) { // at least two vectors: the split by 2 shifts inwards
+        Buffer<float> out = p.realize({n});
+        for (int i = 0; i < n; i++) ASSERT_EQ(out(i), in(i) * 3.0f + 1.0f) << n << " " << i;
+    }
+    const std::string steady = steady_loop(p.lowered_stmt());
+    ASSERT_FALSE(steady.empty()) << p.lowered_stmt();
+    EXPECT_NE(steady.find("f[ramp("), std::string::npos) << steady;
+    EXPECT_EQ(steady.find("if ("), std::string::npos) << steady;
+    EXPECT_EQ(steady.find("for (f.s0.x.xv"), std::string::npos) << steady;
 }
 
 } // namespace
