@@ -6,7 +6,9 @@
 // from the best so far finds most of what a wider search would, and every step is a schedule
 // the heuristic itself calls legal. A budget of a minute measures tens of candidates (each a
 // compile of 0.1 to a few seconds and a few runs); at a local optimum the climb tries two
-// changes at once, drawn at random.
+// changes at once, drawn at random. Knobs that pay only together (a matrix product's strip
+// height with its register tile) the search scheduler finds under its cost model in seconds:
+// its schedule is raced first, and the climb starts from it where it wins.
 //
 // Why races in pairs: this kind of machine drifts (a neighbour's load doubles a run's time for
 // seconds at a stretch), so a candidate timed once against a best timed minutes before wins
@@ -37,6 +39,7 @@
 #include "lower/autoschedule/Heuristic.h"
 #include "lower/autoschedule/MachineModel.h"
 #include "lower/autoschedule/PipelineGraph.h"
+#include "lower/autoschedule/Search.h"
 #include "lower/autoschedule/TuningDatabase.h"
 #include "runtime/loom_runtime.h"
 
@@ -232,6 +235,7 @@ public:
             }
         }
         report(true);
+        start_from_search();
         climb();
         if (options.progress && terminal) std::cerr << "\n";
         confirm();
@@ -242,7 +246,7 @@ public:
              << milliseconds(best_seconds) << ", the heuristic's "
              << milliseconds(heuristic_seconds) << "\n"
              << confirmation << "\n"
-             << "database " << database.path() << ", key " << key << "\n"
+             << search_note << "database " << database.path() << ", key " << key << "\n"
              << "choices: " << best.to_string() << "\n";
         const std::string summary = heuristic_schedule(
             outputs, target, params, [](const std::string &) {}, best);
@@ -303,6 +307,7 @@ private:
     Choices heuristic, best;
     double heuristic_seconds = 0, best_seconds = 0;
     std::string confirmation = "the heuristic's schedule is the best measured";
+    std::string search_note; // what start_from_search did, a line; empty where it did not run
 
     std::string identifier_of_output() const { return cpp_identifier(outputs[0]->name); }
 
@@ -445,6 +450,44 @@ private:
         known[text] = std::min(least, known.count(text) ? known.at(text) : INFINITY);
         database.record(key, text, least);
         return ratio;
+    }
+
+    /** The search scheduler's schedule (Search.h) raced against the best so far, which it
+     * replaces where it wins: the climb then starts from it. The search costs whole schedules
+     * under a model and reaches combinations of changes the climb would take many races to
+     * find (a matrix product's strip height and register tile together), so a short budget
+     * starts near them. A quarter of the budget, at most the search's default; not on the GPU
+     * (the search's model is the CPU's) nor with a budget of 0. */
+    void start_from_search() {
+        if (on_gpu || options.budget_seconds == 0) return;
+        SearchOptions search;
+        search.budget_seconds = std::min(search.budget_seconds, options.budget_seconds / 4);
+        SearchReport found;
+        search_schedule(
+            outputs, target, params, [](const std::string &) {}, search, &found);
+        const Choices c = canonical(found.chosen);
+        const std::string text = c.to_string();
+        search_note = "the search scheduler's schedule (" + text + "): ";
+        if (c == best) {
+            search_note += "the climb's start already\n";
+            return;
+        }
+        if (auto it = known.find(text); it != known.end() && it->second >= best_seconds) {
+            search_note += "measured slower before\n";
+            return;
+        }
+        const double ratio = race(c);
+        const bool won = ratio < 0.97;
+        if (won) {
+            best = c;
+            best_seconds = known.at(text);
+        }
+        std::ostringstream said;
+        said.precision(3);
+        said << ratio << "x the best's time in a race, " << (won ? "the climb's start" : "not kept")
+             << "\n";
+        search_note += said.str();
+        report(won);
     }
 
     /** First-improvement hill climbing from `best` until the budget is spent: each candidate

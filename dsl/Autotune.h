@@ -1,6 +1,7 @@
 // The autotuner: schedules a pipeline by compiling and timing candidate schedules on this
-// machine, within a time budget, starting from the heuristic scheduler's schedule and from what
-// earlier runs measured (a database shared between runs and processes). Also run as
+// machine, within a time budget, starting from the heuristic scheduler's schedule, the search
+// scheduler's (a quarter of the budget spent searching under the cost model) and what earlier
+// runs measured (a database shared between runs and processes). Also run as
 // auto_schedule("Autotune", target, params), with its options from the environment.
 #pragma once
 
@@ -36,8 +37,9 @@ struct AutotuneOptions {
 };
 
 /** Schedules `pipeline` (its Funcs, as auto_schedule does) with the fastest schedule measured:
- * the heuristic's, then its variations (where each Func is computed, strip heights, register
- * tiles) one change at a time from the best so far, each compiled and run on outputs of the
+ * the heuristic's, the search scheduler's on the CPU (raced against it), then their variations
+ * (where each Func is computed, strip heights, register tiles) one change at a time from the
+ * best so far, each compiled and run on outputs of the
  * sizes the estimates give. ImageParams bound to buffers are read as bound; an unbound one gets
  * a buffer of its estimated size, filled with values in [0, 1) (floats) or a pattern (integers),
  * unbound again afterwards. Returns results whose schedule_source says what was measured, then

@@ -109,6 +109,8 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     AutoSchedulerResults r = autotune(p, Target(), MachineParams(2, 32 << 20, 40), options);
     EXPECT_EQ(r.scheduler_name, "Autotune");
     EXPECT_THAT(r.schedule_source, HasSubstr("// Autotuned in "));
+    // The search scheduler's schedule (a quarter of the budget) is where the climb may start.
+    EXPECT_THAT(r.schedule_source, HasSubstr("// the search scheduler's schedule ("));
     EXPECT_THAT(r.schedule_source, HasSubstr("inline void apply_schedule_out(loom::Pipeline"));
     const int measured = lines_in(read_file(db));
     // Each candidate races the best in pairs, compiled afresh each time (the tests run without
