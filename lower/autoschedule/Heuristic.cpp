@@ -12,6 +12,7 @@
 #include "dsl/RDom.h"
 #include "dsl/Substitute.h"
 #include "lower/Lower.h"
+#include "lower/Simplify.h"
 #include "lower/autoschedule/GpuMapping.h"
 #include "lower/autoschedule/GpuPlacement.h"
 #include "lower/autoschedule/MachineModel.h"
@@ -444,9 +445,10 @@ private:
      * where `cols` > 1, that many vectors side by side (unrolled). Returns the loops made,
      * innermost first (the vector, then the vectors' loop), or none. */
     std::vector<std::string> vectorize_stage(Stage stage, const FuncNode &n, int k,
-                                             const std::string &var, int64_t extent, int cols = 1) {
+                                             const std::string &var, int64_t extent, int cols = 1,
+                                             int widen = 1) {
         if (n.func->dimensions() == 0 || !n.stages[k].independent(0)) return {};
-        int lanes = vector_lanes(n, machine);
+        int lanes = vector_lanes(n, machine) * widen;
         while (lanes > extent && lanes > 1)
             lanes /= 2;
         if (lanes < 4) return {};
@@ -494,21 +496,70 @@ private:
         return order;
     }
 
+    /** Native vectors side by side in one vector of a root Func's pure definition where
+     * wide_vectors_pay: LLVM splits it into that many registers, operation by operation, so
+     * the constants an expansion (exp's polynomial) loads and the loop's own work serve them
+     * all. A chain of pointwise operations ending in a sigmoid over 4096 x 4096 floats (AVX2)
+     * ran 8.5 ms in vectors of 8, 8.0 in 16, 6.3 in 32, 7.0 in 64; unrolled vectors of 8
+     * gained nothing; a memory-bound chain (a multiply-add and a max) ran the same in 8 and
+     * 32. */
+    static constexpr int root_vector_width = 4;
+    /** The arithmetic a point must take, in native vectors' operations, for wide vectors to
+     * pay: the sigmoid chain's 5. */
+    static constexpr double wide_vector_min_ops = 4;
+
+    /** Whether stage 0 of `name`, with the Funcs inlined into it, reads every Func and image
+     * densely along dimension 0 (at x + c, x in no other coordinate): its wide vectors are
+     * plain loads. Wide vectors of gathers, strided or interleaved reads and their shuffles
+     * ran slower (bilateral_grid's slice 1.5x, interpolate's levels 1.2x). Its operations
+     * (op_bytes, the inlined Funcs' included) are added to *op_bytes. */
+    bool dense_along_x(const std::string &name, double *op_bytes) const {
+        const FuncNode &n = graph.node(name);
+        const StageInfo &s = n.stages[0];
+        if (s.pure_vars.empty() || s.pure_vars[0].empty()) return false;
+        const std::string &x = s.pure_vars[0];
+        *op_bytes += s.op_bytes;
+        for (const CallSite &call : s.calls) {
+            if (call.args.empty()) return false;
+            const Expr offset = simplify(call.args[0] - Variable::make(Int(32), x));
+            if (!is_const(offset)) return false;
+            for (size_t d = 1; d < call.args.size(); d++) {
+                if (expr_uses_var(call.args[d], x)) return false;
+            }
+            if (call.is_func && plans.at(call.callee).placement == Placement::Inline &&
+                !dense_along_x(call.callee, op_bytes)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a root Func's pure definition gets root_vector_width vectors: it reads densely
+     * along x and does at least wide_vector_min_ops vector operations a point. */
+    bool wide_vectors_pay(const FuncNode &n) const {
+        double op_bytes = 0;
+        if (!dense_along_x(n.func->name, &op_bytes)) return false;
+        return op_bytes / machine.vector_bytes >= wide_vector_min_ops;
+    }
+
     /** Vectorizes stage k (over `region`, the points computed at once) and, for an update,
      * puts its vector inside the RVars, with a register tile (choose_register_tile) where every
-     * pure loop runs in any order. `g`: the strips the stage runs in, if it is a root's. */
+     * pure loop runs in any order. `g`: the strips the stage runs in, if it is a root's; `root`:
+     * whether the Func is a root's (its pure definition then vectorized root_vector_width
+     * vectors wide where wide_vectors_pay). */
     std::vector<std::string> vectorize_and_tile(Stage stage, const FuncNode &n, int k,
-                                                const Region64 &region, const Group *g) {
+                                                const Region64 &region, const Group *g, bool root) {
         const StageInfo &s = n.stages[k];
         if (n.func->dimensions() == 0) return {};
+        const int widen = root && k == 0 && wide_vectors_pay(n) ? root_vector_width : 1;
         if (g && g->strip_dim == 0) {
             // One dimension in strips: the strip's points are the vectors.
-            return vectorize_stage(stage, n, k, g->inner, g->strip);
+            return vectorize_stage(stage, n, k, g->inner, g->strip, 1, widen);
         }
         const bool independent = k > 0 && pure_loops_independent(n, k);
         const RegisterTile t = choose_register_tile(n, k, region, machine, asked);
         std::vector<std::string> loops =
-            vectorize_stage(stage, n, k, s.pure_vars[0], region[0].extent(), t.cols);
+            vectorize_stage(stage, n, k, s.pure_vars[0], region[0].extent(), t.cols, widen);
         if (k == 0 && g && g->strip_dim > 0) {
             // The strip's rows outside every other pure loop: the Funcs computed per row then
             // serve the whole row (an image's channels, outermost by default, would otherwise
@@ -555,7 +606,7 @@ private:
             // The points one strip computes at once.
             Region64 box = n.region;
             if (split) box[g.strip_dim] = Span{0, g.strip - 1};
-            vectorize_and_tile(stage, n, k, box, split ? &g : nullptr);
+            vectorize_and_tile(stage, n, k, box, split ? &g : nullptr, true);
             if (split && g.strips_over(n.region) > 1) stage.parallel(VarOrRVar(g.outer));
         }
     }
@@ -572,7 +623,7 @@ private:
         if (n.func->dimensions() == 0) return;
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
-            vectorize_and_tile(stage, n, k, p.box, nullptr);
+            vectorize_and_tile(stage, n, k, p.box, nullptr, false);
         }
     }
 

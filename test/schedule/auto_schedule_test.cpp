@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -165,6 +166,38 @@ TEST(AutoSchedule, PointwiseChainIsInlined) {
     EXPECT_THAT(p.lowered_stmt(), Not(HasSubstr("produce f$")));
     expect_same_bytes(Buffer<float>(plain.f[4].realize({256, 64})),
                       Buffer<float>(p.realize({256, 64})));
+}
+
+// A root Func whose point takes many vector operations (exp's expansion) over dense reads is
+// vectorized 4 native vectors wide; a light one, or one reading with a stride, natively.
+TEST(AutoSchedule, HeavyDensePointsGetWideVectors) {
+    Buffer<float> in = pattern<float>(512, 64);
+    const Target avx2("x86-64-linux-avx2-fma");
+    auto vectors_of = [&](int stride, bool heavy) {
+        Var x("x"), y("y");
+        Func sum("sum"), out("out");
+        sum(x, y) = in(x * stride, y) * 2.0f + 1.0f;
+        out(x, y) = heavy ? 1.0f / (1.0f + exp(-sum(x, y))) : max(sum(x, y), 0.5f);
+        out.set_estimates({{0, 256}, {0, 64}});
+        Pipeline p(out);
+        p.auto_schedule(avx2, MachineParams(2, 32 << 20, 40));
+        Buffer<float> got = p.realize({256, 64}, avx2);
+        for (int yy = 0; yy < 64; yy++)
+            for (int xx = 0; xx < 256; xx++) {
+                const float v = in(xx * stride, yy) * 2.0f + 1.0f;
+                // exp is Loom's own expansion (within an ulp): compare the light one exactly.
+                if (heavy) {
+                    EXPECT_NEAR(got(xx, yy), 1.0f / (1.0f + std::exp(-v)), 1e-6f)
+                        << xx << " " << yy;
+                } else {
+                    EXPECT_EQ(got(xx, yy), std::max(v, 0.5f)) << xx << " " << yy;
+                }
+            }
+        return p.schedule_source();
+    };
+    EXPECT_THAT(vectors_of(1, true), HasSubstr("out.split(x, x, xv, 32, "));
+    EXPECT_THAT(vectors_of(1, false), HasSubstr("out.split(x, x, xv, 8, "));
+    EXPECT_THAT(vectors_of(2, true), HasSubstr("out.split(x, x, xv, 8, "));
 }
 
 // Softmax over rows: a maximum and a sum along x (RDoms), exp stored for both.
