@@ -472,22 +472,35 @@ private:
             search_note += "the climb's start already\n";
             return;
         }
-        if (auto it = known.find(text); it != known.end() && it->second >= best_seconds) {
+        if (known_no_faster(text)) {
             search_note += "measured slower before\n";
             return;
         }
+        const double ratio = challenge(c);
+        std::ostringstream said;
+        said.precision(3);
+        said << ratio << "x the best's time in a race, "
+             << (best == c ? "the climb's start" : "not kept") << "\n";
+        search_note += said.str();
+    }
+
+    /** Whether this run or the database measured `text` no faster than the best. */
+    bool known_no_faster(const std::string &text) const {
+        auto it = known.find(text);
+        return it != known.end() && it->second >= best_seconds;
+    }
+
+    /** c raced against the best (race), and the best from then on where it wins by more than
+     * the timing's noise; reported. Returns the race's ratio. */
+    double challenge(const Choices &c) {
         const double ratio = race(c);
         const bool won = ratio < 0.97;
         if (won) {
             best = c;
-            best_seconds = known.at(text);
+            best_seconds = known.at(c.to_string());
         }
-        std::ostringstream said;
-        said.precision(3);
-        said << ratio << "x the best's time in a race, " << (won ? "the climb's start" : "not kept")
-             << "\n";
-        search_note += said.str();
         report(won);
+        return ratio;
     }
 
     /** First-improvement hill climbing from `best` until the budget is spent: each candidate
@@ -506,16 +519,9 @@ private:
             queue.pop_back();
             const std::string text = c.to_string();
             if (!tried_here.insert(text).second) continue;
-            if (auto it = known.find(text); it != known.end() && it->second >= best_seconds)
-                continue;
-            const double ratio = race(c);
-            const bool improved = ratio < 0.97;
-            if (improved) {
-                best = c;
-                best_seconds = known.at(text);
-                queue = one_change(best);
-            }
-            report(improved);
+            if (known_no_faster(text)) continue;
+            challenge(c);
+            if (best == c) queue = one_change(best);
         }
     }
 };
