@@ -21,18 +21,27 @@ namespace loom {
 
 namespace Internal {
 
-struct PipelineContents {
-    std::vector<FunctionPtr> outputs;
-    CompileOptions options;
-    // The last compilation, reused while the definition (codegen/JITCacheKey.h's
-    // definition_key: algorithm, schedule, target, options) is unchanged; its arguments are
-    // inferred again when the Params and Buffers the definition reads are other objects.
+/** One compilation of a pipeline's definition. */
+struct CompiledDefinition {
     std::shared_ptr<JITModule> module;
     std::string definition;              // module's definition key; empty: compile anew
     std::vector<const void *> inputs;    // the identities of args' inputs
     std::vector<LoweredArgument> args;   // what module's entry point takes, in order
     std::string compiled_for;            // the target of module, as text
     std::string lowered;                 // lowered_key of module's code; empty: not lowered here
+};
+
+struct PipelineContents {
+    std::vector<FunctionPtr> outputs;
+    CompileOptions options;
+    // The last compilation, reused while the definition (codegen/JITCacheKey.h's
+    // definition_key: algorithm, schedule, target, options) is unchanged; its arguments are
+    // inferred again when the Params and Buffers the definition reads are other objects.
+    CompiledDefinition current;
+    // The compilation before it, taken back where the definition returns to it: a program
+    // that alternates two schedules (the autotuner's races, run by run) compiles each once,
+    // also without the persistent JIT cache.
+    CompiledDefinition previous;
     double last_compile_seconds = 0;
     bool last_compile_from_cache = false;
 };
@@ -107,7 +116,8 @@ void Pipeline::set_options(const CompileOptions &options) {
         << "CompileOptions::jit_cache_max_bytes is " << options.jit_cache_max_bytes
         << ": give a size in bytes, or 0 for $LOOM_JIT_CACHE_MAX_BYTES or the default (256 MiB).";
     contents->options = options;
-    contents->definition.clear();
+    contents->current.definition.clear();
+    contents->previous.definition.clear();
 }
 
 const CompileOptions &Pipeline::options() const { return contents->options; }
@@ -136,15 +146,18 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &t
     const std::string name = function_name(p.outputs);
     DefinitionKey definition = definition_key(p.outputs, name, target, p.options, {});
     p.last_compile_from_cache = false;
-    if (p.module && definition.bytes == p.definition) {
-        if (definition.inputs != p.inputs) {
+    if (p.previous.module && definition.bytes == p.previous.definition)
+        std::swap(p.current, p.previous);
+    CompiledDefinition &c = p.current;
+    if (c.module && definition.bytes == c.definition) {
+        if (definition.inputs != c.inputs) {
             // Other Params or Buffers of the same names, types and dimensions: the same code,
             // bound to them.
-            p.args = infer_arguments(p.outputs, find_environment(p.outputs), {});
-            p.inputs = std::move(definition.inputs);
+            c.args = infer_arguments(p.outputs, find_environment(p.outputs), {});
+            c.inputs = std::move(definition.inputs);
         }
         p.last_compile_seconds = 0;
-        return p.args;
+        return c.args;
     }
     // Both throw the user's mistakes in the pipeline's structure (an undefined Func, two
     // inputs of one name), which a cached entry's definition cannot have.
@@ -160,23 +173,24 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &t
         lowered_bytes = lowered_key(lowered);
         // Another definition that lowers to the same code (a schedule directive with no effect
         // here, say) runs the code compiled for the last one.
-        const bool same_code = p.module && p.compiled_for == target.to_string() &&
-                               lowered_bytes == p.lowered;
-        module = same_code ? p.module
-                           : JITModule::compile(lowered, target, p.options, definition.bytes);
+        const bool same_code =
+            c.module && c.compiled_for == target.to_string() && lowered_bytes == c.lowered;
+        module =
+            same_code ? c.module : JITModule::compile(lowered, target, p.options, definition.bytes);
         args = std::move(lowered.args);
     }
-    const bool reused = module == p.module;
-    p.module = std::move(module);
-    p.definition = std::move(definition.bytes);
-    p.inputs = std::move(definition.inputs);
-    p.args = std::move(args);
-    p.compiled_for = target.to_string();
-    p.lowered = std::move(lowered_bytes);
-    p.last_compile_from_cache = !reused && p.module->loaded_from_cache();
+    const bool reused = module == c.module;
+    if (!reused) p.previous = std::move(c);
+    c.module = std::move(module);
+    c.definition = std::move(definition.bytes);
+    c.inputs = std::move(definition.inputs);
+    c.args = std::move(args);
+    c.compiled_for = target.to_string();
+    c.lowered = std::move(lowered_bytes);
+    p.last_compile_from_cache = !reused && c.module->loaded_from_cache();
     p.last_compile_seconds =
         reused ? 0 : std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return p.args;
+    return c.args;
 }
 
 loom_buffer_t *bind_input(const LoweredArgument &a) {
@@ -250,7 +264,7 @@ void Pipeline::realize(RealizationArg outputs, const Target &target) {
     }
     auto run = [&] {
         std::string error;
-        int32_t code = contents->module->entry()(&error, args.data());
+        int32_t code = contents->current.module->entry()(&error, args.data());
         if (code != 0) {
             throw RuntimeError(error.empty() ? "Pipeline failed with error code " +
                                                    std::to_string(code)

@@ -196,6 +196,44 @@ TEST(CompiledCode, RealizingTwiceReusesItAndSeesTheNewParamValue) {
     expect_1d<int32_t>(out3, [](int i) { return 5 * i; });
 }
 
+// A program alternating two definitions (the autotuner races a candidate schedule against the
+// best, run by run) compiles each once: the compilation before the last is taken back. A third
+// compiles; the first is then two back and compiles again. The definitions here differ in
+// their targets, which the definition's key holds as it holds the schedules. Without the
+// persistent JIT cache, which would hide the recompiles.
+TEST(CompiledCode, ReturningToThePreviousDefinitionReusesItsCode) {
+    ImageParam in(Int(32), 1, "in");
+    Buffer<int32_t> data(std::vector<int>{64}, "data");
+    for (int i = 0; i < 64; i++)
+        data(i) = i * 3 - 50;
+    in.set(data);
+    Var x("x");
+    Func f("f");
+    f(x) = in(x)*7 + 1;
+    f.vectorize(x, 8);
+    Pipeline p(f);
+    CompileOptions options;
+    options.jit_cache = false;
+    p.set_options(options);
+    const Target targets[] = {get_host_target(),
+                              get_host_target().with_feature(Target::NoBoundsQuery),
+                              Target("x86-64-linux")};
+    auto run = [&](int t) {
+        p.compile_jit(targets[t]);
+        const double seconds = p.last_compile_seconds();
+        Buffer<int32_t> out = p.realize({64}, targets[t]);
+        expect_1d<int32_t>(out, [&](int i) { return data(i) * 7 + 1; });
+        return seconds;
+    };
+    EXPECT_GT(run(0), 0.0);
+    EXPECT_GT(run(1), 0.0);
+    EXPECT_EQ(run(0), 0.0) << "the previous definition's code, taken back";
+    EXPECT_EQ(run(1), 0.0) << "and back again";
+    EXPECT_GT(run(2), 0.0);
+    EXPECT_EQ(run(1), 0.0);
+    EXPECT_GT(run(0), 0.0) << "two definitions back: compiled again";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tuples.
 
