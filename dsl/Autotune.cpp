@@ -456,12 +456,14 @@ private:
      * replaces where it wins: the climb then starts from it. The search costs whole schedules
      * under a model and reaches combinations of changes the climb would take many races to
      * find (a matrix product's strip height and register tile together), so a short budget
-     * starts near them. A quarter of the budget, at most the search's default; not on the GPU
-     * (the search's model is the CPU's) nor with a budget of 0. */
+     * starts near them. A quarter of the budget left after the heuristic's schedule was
+     * measured, at most the search's default; not on the GPU (the search's model is the CPU's)
+     * nor where no time is left. */
     void start_from_search() {
-        if (on_gpu || options.budget_seconds == 0) return;
+        const double left = options.budget_seconds - seconds_since(start);
+        if (on_gpu || left <= 0) return;
         SearchOptions search;
-        search.budget_seconds = std::min(search.budget_seconds, options.budget_seconds / 4);
+        search.budget_seconds = std::min(search.budget_seconds, left / 4);
         SearchReport found;
         search_schedule(
             outputs, target, params, [](const std::string &) {}, search, &found);
