@@ -442,8 +442,9 @@ private:
 
     /** Splits loop `var` (pure dimension 0 of stage k of f, or the row loop of its strips) into
      * a vector where the extent allows and the stage's reads let its points run at once, and
-     * where `cols` > 1, that many vectors side by side (unrolled). Returns the loops made,
-     * innermost first (the vector, then the vectors' loop), or none. */
+     * where `cols` > 1, that many vectors side by side (unrolled); each vector is `widen`
+     * native vectors wide. Returns the loops made, innermost first (the vector, then the
+     * vectors' loop), or none. */
     std::vector<std::string> vectorize_stage(Stage stage, const FuncNode &n, int k,
                                              const std::string &var, int64_t extent, int cols = 1,
                                              int widen = 1) {
