@@ -311,7 +311,11 @@ private:
 
     std::string identifier_of_output() const { return cpp_identifier(outputs[0]->name); }
 
-    bool time_left() const { return seconds_since(start) < options.budget_seconds; }
+    /** Whether the budget and the candidate count allow measuring another candidate. */
+    bool may_measure_more() const {
+        const bool count_left = options.max_candidates == 0 || tried < options.max_candidates;
+        return count_left && seconds_since(start) < options.budget_seconds;
+    }
 
     /** The choices the heuristic applies when asked for `asked` (and applies them): where a
      * value is not legal for its Func, the heuristic's own, so equal results are one schedule. */
@@ -461,7 +465,7 @@ private:
      * nor where no time is left. */
     void start_from_search() {
         const double left = options.budget_seconds - seconds_since(start);
-        if (on_gpu || left <= 0) return;
+        if (on_gpu || !may_measure_more()) return;
         SearchOptions search;
         search.budget_seconds = std::min(search.budget_seconds, left / 4);
         SearchReport found;
@@ -512,7 +516,7 @@ private:
     void climb() {
         std::vector<Choices> queue = one_change(best);
         std::set<std::string> tried_here;
-        while (time_left()) {
+        while (may_measure_more()) {
             if (queue.empty()) {
                 queue = two_changes(best);
                 if (queue.empty()) return; // nothing to vary
@@ -537,6 +541,9 @@ AutoSchedulerResults autotune(Pipeline &pipeline, const Target &target, const Ma
     user_assert(options.budget_seconds >= 0)
         << "autotune: AutotuneOptions::budget_seconds is " << options.budget_seconds
         << "; give the seconds to spend (0 measures the heuristic's schedule only).";
+    user_assert(options.max_candidates >= 0)
+        << "autotune: AutotuneOptions::max_candidates is " << options.max_candidates
+        << "; give the most candidates to measure, or 0 for as many as the budget allows.";
     AutoSchedulerResults results = Autotuner(pipeline, target, params, options).run();
     results.scheduler_name = "Autotune";
     results.target = target;

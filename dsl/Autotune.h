@@ -21,6 +21,10 @@ struct AutotuneOptions {
      * 0: the database's fastest, as measured. auto_schedule("Autotune") reads
      * LOOM_AUTOTUNE_BUDGET (default 60). */
     double budget_seconds = 60;
+    /** At most this many candidates measured here, the heuristic's schedule among them (0: no
+     * limit); tuning ends at the budget or the count, whichever comes first. A count makes a
+     * run's work the same on a loaded machine as on an idle one (a test, a CI job). */
+    int max_candidates = 0;
     /** The database of measurements; empty: $LOOM_AUTOTUNE_DB, else
      * ~/.cache/loom/autotune.db ($XDG_CACHE_HOME's loom/autotune.db where set). Records are
      * keyed by the pipeline's algorithm, its estimates, the target, the machine and Loom's

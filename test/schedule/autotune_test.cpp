@@ -102,7 +102,11 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     first.input.set(in);
     Pipeline p(first.out);
     AutotuneOptions options;
-    options.budget_seconds = 20;
+    // The count ends the tuning, not the time: on a loaded machine under the sanitizers the
+    // heuristic's schedule alone takes seconds to compile and time, and a budget in seconds
+    // left no race there (the CI run of 120016b).
+    options.budget_seconds = 300;
+    options.max_candidates = 3;
     options.database = db;
     options.progress = false;
     options.schedule_file = header;
@@ -113,11 +117,10 @@ TEST(Autotune, MeasuresRecordsAndResumesFromTheDatabase) {
     EXPECT_THAT(r.schedule_source, HasSubstr("// the search scheduler's schedule ("));
     EXPECT_THAT(r.schedule_source, HasSubstr("inline void apply_schedule_out(loom::Pipeline"));
     const int measured = lines_in(read_file(db));
-    // Each candidate races the best in pairs (the tests run without the JIT cache; each
-    // schedule compiles once, the Pipeline keeping the one before): under the sanitizers the
-    // heuristic's schedule takes seconds to measure, the search a quarter of what is left,
-    // and the rest holds a race or two (6 s in all left none: the sanitizers' CI run).
     EXPECT_GE(measured, 2) << "the heuristic's schedule and at least one variation";
+    EXPECT_LE(measured, 3) << "max_candidates";
+    EXPECT_THAT(r.schedule_source,
+                HasSubstr(": " + std::to_string(measured) + " candidates measured here, 0 known"));
     EXPECT_THAT(read_file(header), HasSubstr("Auto-scheduled by Autotune"));
     EXPECT_EQ(differing(realized(p), expected), 0);
     EXPECT_THAT(r.schedule_source,
@@ -191,6 +194,12 @@ TEST(Autotune, UnboundInputsAreFilledFromTheirEstimatesOrNamed) {
                     autotune(q, Target(), MachineParams::host(), bad);
                 }),
                 HasSubstr("budget_seconds is -1"));
+    EXPECT_THAT(compile_error_of([&] {
+                    AutotuneOptions bad = options;
+                    bad.max_candidates = -2;
+                    autotune(q, Target(), MachineParams::host(), bad);
+                }),
+                HasSubstr("max_candidates is -2; give the most candidates to measure"));
 }
 
 // Processes appending at once to one database: every line whole, every record there.
