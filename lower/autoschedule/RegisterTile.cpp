@@ -61,36 +61,41 @@ RegisterTile choose_register_tile(const FuncNode &n, int k, const Region64 &regi
         }
         moves.push_back(m);
     }
-    const int accumulators = machine.vector_bytes >= 64 ? 16 : 8;
+    const int registers = machine.vector_registers();
+    // The rows of the region the tiles cover, one tile of rows after another: a tile of R rows
+    // that does not divide them leaves a last tile of fewer rows (GuardWithIf), which loads
+    // the vectors along dimension 0 for fewer operations.
+    const int64_t row_extent = tile.row_dim >= 0 ? region[tile.row_dim].extent() : 1;
     double best_loads = 1e30, best_bytes = 1e30;
-    for (int rows = 1; rows <= accumulators; rows *= 2) {
-        if (rows > 1 && (tile.row_dim < 0 || rows > region[tile.row_dim].extent())) break;
-        for (int cols = 1; rows * cols <= accumulators; cols *= 2) {
-            if ((int64_t)cols * lanes > std::max<int64_t>(lanes, region[0].extent())) break;
+    for (int cols = 1; cols + 2 <= registers; cols *= 2) {
+        if ((int64_t)cols * lanes > std::max<int64_t>(lanes, region[0].extent())) break;
+        for (int rows = 1; rows * cols + cols + 1 <= registers; rows++) {
+            if (rows > 1 && (tile.row_dim < 0 || rows > row_extent)) break;
+            const int64_t tiles = (row_extent + rows - 1) / rows;
             double loads = 0, bytes = 0;
             for (const Move &m : moves) {
-                const int vectors =
-                    m.along0 ? (m.along_rows ? rows * cols : cols) : (m.along_rows ? rows : 0);
+                const double vectors =
+                    m.along0 ? (m.along_rows ? (double)row_extent * cols : (double)tiles * cols)
+                             : (m.along_rows ? (double)row_extent : 0.0);
                 loads += vectors;
                 // A read along dimension 0 loads whole vectors; one along the rows only, one
                 // value broadcast.
-                bytes += (double)vectors * m.bytes * (m.along0 ? lanes : 1);
+                bytes += vectors * m.bytes * (m.along0 ? lanes : 1);
             }
-            const double ops = rows * cols;
+            const double ops = (double)row_extent * cols;
             const double loads_per_op = loads / ops, bytes_per_op = bytes / ops;
             // Ties in loads go to fewer bytes: a read that the register tile does not hold in
             // L1 (the block along the RVar is only as good as L1's sets make it: B's rows in
             // A * B are the width of B apart) streams from farther, at a cost per byte, not
-            // per load; on 8 accumulators 4 rows by 2 vectors load 80 bytes of A * B's
-            // operands for 8 operations where 2 by 4 load 136. Then to fewer rows (a Func
-            // computed per row stays so), then to more vectors (independent chains of
-            // additions hide their latency).
+            // per load. Then to fewer rows (a Func computed per row stays so), then to more
+            // vectors (independent chains of additions hide their latency).
             const bool fewer_loads = loads_per_op < best_loads * 0.999;
             const bool same_loads = !fewer_loads && loads_per_op <= best_loads * 1.001;
             const bool fewer_bytes = bytes_per_op < best_bytes * 0.999;
             const bool same_bytes = !fewer_bytes && bytes_per_op <= best_bytes * 1.001;
+            const bool fewer_rows = rows < tile.rows || (rows == tile.rows && cols > tile.cols);
             if (fewer_loads || (same_loads && fewer_bytes) ||
-                (same_loads && same_bytes && rows == tile.rows && cols > tile.cols)) {
+                (same_loads && same_bytes && fewer_rows)) {
                 best_loads = loads_per_op;
                 best_bytes = bytes_per_op;
                 tile.rows = rows;
@@ -101,7 +106,7 @@ RegisterTile choose_register_tile(const FuncNode &n, int k, const Region64 &regi
     if (auto it = asked.tile.find(stage_key(n.func->name, k)); it != asked.tile.end()) {
         // As asked, where the region holds it and the registers do.
         const auto [rows, cols] = it->second;
-        if (rows >= 1 && cols >= 1 && rows * cols <= 2 * accumulators &&
+        if (rows >= 1 && cols >= 1 && rows * cols <= registers &&
             (rows == 1 || (tile.row_dim >= 0 && rows <= region[tile.row_dim].extent())) &&
             (int64_t)cols * lanes <= std::max<int64_t>(lanes, region[0].extent())) {
             tile.rows = rows;

@@ -41,13 +41,15 @@ bool pure_loops_independent(const FuncNode &n, int k);
  * once), by the loads per fused multiply-add it leaves: in a tile of R rows by C vectors, per
  * step of the RVars, a read that moves along both dimensions loads R * C vectors, one along
  * dimension 0 only C (reused by the R rows), one along the row dimension only R broadcasts
- * (reused by the C vectors), while the tile does R * C vector operations. A matrix product
- * (A(k, y) * B(x, k)) gets 4 x 4: 8 loads for 16 operations, where one vector a step loads 2
- * for 1. Among tiles of as many loads an operation, the fewest bytes loaded an operation (a
- * broadcast loads one value, a vector load a whole vector): on AVX2's 8 accumulators a matrix
- * product gets 4 x 2 (80 bytes for 8 operations), not 2 x 4 (136 bytes).
- * Tiles of powers of two, at most half the vector registers as accumulators (the rest
- * hold the loads), within the region; the row dimension is the first pure dimension after 0.
+ * (reused by the C vectors), while the tile does R * C vector operations; counted over the
+ * region's rows, the last tile holding what is left of them. Among tiles of as many loads an
+ * operation, the fewest bytes loaded an operation (a broadcast loads one value, a vector load
+ * a whole vector). The tile's accumulators, its C vectors loaded and one broadcast fit in the
+ * vector registers: with AVX2's 16 a matrix product (A(k, y) * B(x, k)) gets 6 rows by 2
+ * vectors (8 loads for 12 operations; 8 accumulators, 4 x 2, leave the two FMA units waiting
+ * on their latency), with AVX-512's 32, 6 by 4. C is a power of two (vectors that divide the
+ * widths of images and matrices); R any count within the region's rows. The row dimension is
+ * the first pure dimension after 0.
  * No tile for a stage that is not a reduction or whose pure loops do not all run in any order
  * (the RVars go inside them). `asked`'s tile for the stage replaces it where the region and
  * the registers hold it. */

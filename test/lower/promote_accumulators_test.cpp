@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <regex>
 #include <string>
 
 #include <loom.h>
@@ -87,6 +88,37 @@ TEST(PromoteAccumulators, ARegisterTileOfAStripLivesInALocalBuffer) {
     // 4 rows x 2 vectors of 8 floats.
     EXPECT_NE(stmt.find("allocate prod.accumulators.0[float32 * 64]"), std::string::npos) << stmt;
     m.expect_reference(p);
+}
+
+// A tile whose rows do not divide the strip's: the rows left at the end of a strip (16 = 2 x 6
+// + 4, and 13 = 2 x 6 + 1 in the last strip of 45) run in blocks of 4, 2 and 1 rows, each a
+// tile of its own with its accumulators promoted (lower/ScheduleFunctions' specialized tail),
+// not a loop over the rows inside the reduction that accumulates through memory. A 7-row
+// tile leaves 2, 2 and 6 = 4 + 2.
+TEST(PromoteAccumulators, TheRowsLeftAfterTheTilesRunInSmallerTiles) {
+    for (int rows : {6, 7}) {
+        Product m;
+        Var x = m.x, y = m.y, xt = m.xt, xc = m.xc, xv = m.xv, yu = m.yu;
+        m.prod.update()
+            .split(x, x, xt, 16, TailStrategy::GuardWithIf)
+            .split(xt, xc, xv, 8)
+            .split(y, y, yu, rows, TailStrategy::GuardWithIf)
+            .reorder(xv, xc, yu, m.k.x, y, x)
+            .vectorize(xv)
+            .unroll(xc)
+            .unroll(yu);
+        Pipeline p(m.out);
+        const std::string stmt = p.lowered_stmt();
+        // Rows of 2 vectors of 8 floats: the whole tile, then blocks of 4, 2 and 1 rows.
+        for (int block : {rows, 4, 2, 1}) {
+            const std::regex tile("allocate prod\\.accumulators\\.[0-9]+\\[float32 \\* " +
+                                  std::to_string(16 * block) + "\\]");
+            EXPECT_TRUE(std::regex_search(stmt, tile))
+                << rows << " rows, a block of " << block << ":\n"
+                << stmt;
+        }
+        m.expect_reference(p);
+    }
 }
 
 TEST(PromoteAccumulators, AnUnrolledSplitOfTheReductionUpdatesTheSamePointsInTurn) {
