@@ -70,19 +70,22 @@ struct Product {
         prod.compute_at(out, yo).vectorize(x, 8);
     }
     void expect_reference(Pipeline &p) { expect_product(p, a, b); }
+    /** prod's update in tiles of `rows` rows (GuardWithIf) by 2 vectors, inside k. */
+    void tile_update(int rows) {
+        prod.update()
+            .split(x, x, xt, 16, TailStrategy::GuardWithIf)
+            .split(xt, xc, xv, 8)
+            .split(y, y, yu, rows, TailStrategy::GuardWithIf)
+            .reorder(xv, xc, yu, k.x, y, x)
+            .vectorize(xv)
+            .unroll(xc)
+            .unroll(yu);
+    }
 };
 
 TEST(PromoteAccumulators, ARegisterTileOfAStripLivesInALocalBuffer) {
     Product m;
-    Var x = m.x, y = m.y, xt = m.xt, xc = m.xc, xv = m.xv, yu = m.yu;
-    m.prod.update()
-        .split(x, x, xt, 16, TailStrategy::GuardWithIf)
-        .split(xt, xc, xv, 8)
-        .split(y, y, yu, 4, TailStrategy::GuardWithIf)
-        .reorder(xv, xc, yu, m.k.x, y, x)
-        .vectorize(xv)
-        .unroll(xc)
-        .unroll(yu);
+    m.tile_update(4);
     Pipeline p(m.out);
     const std::string stmt = p.lowered_stmt();
     // 4 rows x 2 vectors of 8 floats.
@@ -98,15 +101,7 @@ TEST(PromoteAccumulators, ARegisterTileOfAStripLivesInALocalBuffer) {
 TEST(PromoteAccumulators, TheRowsLeftAfterTheTilesRunInSmallerTiles) {
     for (int rows : {6, 7}) {
         Product m;
-        Var x = m.x, y = m.y, xt = m.xt, xc = m.xc, xv = m.xv, yu = m.yu;
-        m.prod.update()
-            .split(x, x, xt, 16, TailStrategy::GuardWithIf)
-            .split(xt, xc, xv, 8)
-            .split(y, y, yu, rows, TailStrategy::GuardWithIf)
-            .reorder(xv, xc, yu, m.k.x, y, x)
-            .vectorize(xv)
-            .unroll(xc)
-            .unroll(yu);
+        m.tile_update(rows);
         Pipeline p(m.out);
         const std::string stmt = p.lowered_stmt();
         // Rows of 2 vectors of 8 floats: the whole tile, then blocks of 4, 2 and 1 rows.
