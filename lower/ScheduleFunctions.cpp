@@ -155,11 +155,11 @@ private:
 
 // A block of the tail of a GuardWithIf split whose inner loop is unrolled: the inner loop's
 // iterations [first, first + count), unrolled, unguarded (the guard holds for all of them: they
-// are below `remaining`). The iteration is promised at most remaining - 1 (as RemoveGuard
-// promises the split's variable): bounds inference bounds it so, as the serial tail's extent
-// bounds it; first, a quotient of `remaining`, it would take at its largest apart from
-// `remaining`, and the inputs' checks ask for points past the region. (A min instead would
-// stay in the coordinates and keep lower/PromoteAccumulators from seeing a tile's points.)
+// are below `remaining`). The iteration is also promised at most remaining - 1 (as RemoveGuard
+// promises the split's variable), so that bounds inference bounds it by the iterations left
+// as it bounds the serial tail's by its extent; specialized_tail writes `first` so that its
+// intervals stay inside them too. (A min instead of the promise would stay in the coordinates
+// and keep lower/PromoteAccumulators from seeing a tile's points.)
 class UnrollTailBlock : public IRMutator {
 public:
     UnrollTailBlock(std::string loop, Expr first, int count, Expr remaining,
