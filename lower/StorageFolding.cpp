@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
@@ -60,6 +61,9 @@ const For *loop_around_every_access(Stmt body, const std::string &name) {
             body = l->body;
         } else if (const ProducerConsumer *pc = body.as<ProducerConsumer>()) {
             body = pc->body;
+        } else if (const Realize *r = body.as<Realize>()) {
+            // Another Func stored at the same level (its realization nested in this one's).
+            body = r->body;
         } else if (const Block *b = body.as<Block>()) {
             const bool in_first = accesses(b->first, name), in_rest = accesses(b->rest, name);
             if (in_first && in_rest) return nullptr;
@@ -180,6 +184,17 @@ private:
         }
         for (size_t d = 0; d < f.args.size(); d++) {
             if (!touched[d].is_bounded()) continue;
+            // The innermost dimension folds only to one coordinate: a wider fold would wrap a
+            // vector's lanes. A column computed per iteration of its consumer's row loop is
+            // then stored as one column (fuzz seed 2026 pair 407: 16 rows of a Func at one x
+            // each, stored a row apart, 6x Halide's time). Decided first, without bounds over
+            // the loop: a row's bounds along x are large expressions (the tails of a strip's
+            // vectors), which those took minutes to reduce (camera_pipe's automatic schedule,
+            // two dozen Funcs stored per strip).
+            if (d == innermost && !deep_equal(touched[d].min, touched[d].max) &&
+                const_int_value(simplify(touched[d].max - touched[d].min)) != 0) {
+                continue;
+            }
             Monotonic lo = is_monotonic(touched[d].min, loop->name);
             Monotonic hi = is_monotonic(touched[d].max, loop->name);
             const bool forward = (lo == Monotonic::Increasing || lo == Monotonic::Constant) &&
@@ -191,11 +206,6 @@ private:
             std::optional<int64_t> k = const_int_value(extent);
             if (!k) k = const_int_value(bounds_of_expr_in_scope(extent, iterations).max);
             if (!k || *k <= 0) continue;
-            // The innermost dimension folds only to one coordinate: a wider fold would wrap a
-            // vector's lanes. A column computed per iteration of its consumer's row loop is
-            // then stored as one column (fuzz seed 2026 pair 407: 16 rows of a Func at one x
-            // each, stored a row apart, 6x Halide's time).
-            if (d == innermost && *k != 1) continue;
             const int64_t factor = next_power_of_two(*k + rows_past_a_slid_region(f, d));
             // Nothing to gain where the whole realization is no larger. (Its extent is
             // written with the region lets of its consumers as Let expressions: a block of

@@ -136,3 +136,27 @@ TEST(StorageFolding, AColumnPerIterationFoldsTheInnermostDimensionToOne) {
 }
 
 } // namespace
+
+// Two Funcs stored at root and computed per row of f: g's realization holds h's, and the row
+// loop is inside both. Each folds to its own window (before, only the innermost realization
+// was seen to have a loop around its accesses: camera_pipe's automatic schedule kept 24 Funcs
+// whole per strip of 32 rows).
+TEST(StorageFolding, FuncsStoredAtTheSameLevelEachFold) {
+    Pipe p;
+    Func h("h");
+    h(p.x, p.y) = p.g(p.x, p.y - 1) * 2 + p.g(p.x, p.y);
+    p.f(p.x, p.y) = h(p.x, p.y) - h(p.x, p.y + 1);
+    p.g.store_root().compute_at(p.f, p.y);
+    h.store_root().compute_at(p.f, p.y);
+    Pipeline pipeline(p.f);
+    Buffer<int> out(37, 29);
+    out.set_min({-3, -5});
+    pipeline.realize(out);
+    auto h_value = [](int x, int y) { return g_value(x, y - 1) * 2 + g_value(x, y); };
+    for (int y = -5; y < 24; y++)
+        for (int x = -3; x < 34; x++)
+            ASSERT_EQ(out(x, y), h_value(x, y) - h_value(x, y + 1)) << x << ", " << y;
+    const std::string stmt = pipeline.lowered_stmt();
+    EXPECT_EQ(allocation_of(stmt, "g"), "allocate g[int32 * f.extent.0 * 4]") << stmt;
+    EXPECT_EQ(allocation_of(stmt, "h"), "allocate h[int32 * f.extent.0 * 2]") << stmt;
+}
