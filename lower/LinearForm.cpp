@@ -90,6 +90,24 @@ bool constant_difference(const Expr &a, const Expr &b, int64_t *diff) {
     return true;
 }
 
+int nonnegative_difference_sign(const Expr &a, const Expr &b) {
+    if (!no_overflow_int(a.type()) || !a.type().is_scalar()) return 0;
+    Linear d;
+    d.type = a.type();
+    d.add(a, 1);
+    d.add(b, (uint64_t)-1);
+    bool all_non_negative = d.wrapped(d.constant) >= 0;
+    bool all_non_positive = d.wrapped(d.constant) <= 0;
+    for (const auto &[term, coefficient] : d.terms) {
+        const int64_t c = d.wrapped(coefficient);
+        if (c == 0) continue;
+        if (!provably_non_negative(term)) return 0;
+        all_non_negative = all_non_negative && c > 0;
+        all_non_positive = all_non_positive && c < 0;
+    }
+    return all_non_negative ? 1 : all_non_positive ? -1 : 0;
+}
+
 int quotient_difference_sign(const Expr &a, const Expr &b) {
     if (!is_linear_type(a.type())) return 0;
     Linear l;

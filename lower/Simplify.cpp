@@ -379,6 +379,13 @@ private:
         if (no_overflow_int(type) && constant_difference(a, b, &diff)) {
             return (is_min ? diff <= 0 : diff >= 0) ? a : b;
         }
+        // min(e, e + max(n, 0) * k) is e: the union of a GuardWithIf split's vectors and its
+        // tail. Left in, every Func's bounds held each consumer's twice, nested as deep as the
+        // pipeline (camera_pipe's automatic schedule: LLVM spent half its compile time
+        // expanding them in loop passes).
+        if (int sign = nonnegative_difference_sign(a, b); sign != 0) {
+            return (is_min ? sign < 0 : sign > 0) ? a : b;
+        }
         // min(e, n) where a let in scope binds n to e plus a constant: the union of a region
         // with itself, which bounds inference writes as `let n = e in min(e, n)` (an argmin
         // computed per point: its allocation's extent then folds to 1, a stack tile instead

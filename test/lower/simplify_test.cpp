@@ -390,3 +390,21 @@ TEST(Simplify, FoldsThroughSelectsOfConstants) {
 }
 
 } // namespace
+
+// The union of a GuardWithIf split's vectors and its tail, as bounds inference writes it:
+// min(e, e + max(n, 0) * 16) is e and the max is the other, whatever n; a difference whose
+// terms may be negative (n itself), or whose coefficients differ in sign, decides nothing.
+TEST(Simplify, MinAndMaxDecidedByADifferenceOfNonNegativeTerms) {
+    Expr e = i32("x_min") * 3 + i32("y"), n = i32("n");
+    Expr vectors = Max::make(n / 16, 0) * 16;
+    check(Min::make(e, e + vectors), e);
+    check(Min::make(e + vectors + 2, e), e);
+    check(Max::make(e, e + vectors), e + vectors);
+    check(Max::make(e - vectors, e), e);
+    Expr undecided[] = {Min::make(e, e + n), Min::make(e, e + vectors - Max::make(n, 0)),
+                        Max::make(e, e + vectors - 1)};
+    for (const Expr &u : undecided) {
+        Expr output = simplify(u);
+        EXPECT_TRUE(output.as<Min>() || output.as<Max>()) << u << " -> " << output;
+    }
+}

@@ -200,6 +200,51 @@ TEST(AutoSchedule, HeavyDensePointsGetWideVectors) {
     EXPECT_THAT(vectors_of(2, true), HasSubstr("out.split(x, x, xv, 8, "));
 }
 
+// An image's channels, where each channel computes something of its own (a select on the
+// channel, directly or through a Func inlined), run unrolled just outside the vector: each copy
+// keeps its channel's branch. Left a loop where the channel is only a coordinate, or where its
+// extent is an estimate rather than a bound (any count of channels may come).
+TEST(AutoSchedule, ChannelsThatSelectAreUnrolledInsideTheRows) {
+    Buffer<uint16_t> in = pattern<uint16_t>(256, 66, 3);
+    auto schedule_of = [&](bool selects, bool bounded) -> std::string {
+        Var x("x"), y("y"), c("c");
+        Func mixed("mixed"), out("out");
+        if (selects) {
+            mixed(x, y, c) = select(c == 0, in(x, y, 0) * 3 + in(x, y, 1), c == 1,
+                                    in(x, y, 1) - in(x, y, 2), in(x, y, 2) / 2);
+        } else {
+            mixed(x, y, c) = in(x, y, c) * 3 + 1;
+        }
+        out(x, y, c) = mixed(x, y, c) + mixed(x, y + 1, c) / 4;
+        if (bounded) out.bound(c, 0, 3);
+        out.set_estimates({{0, 256}, {0, 64}, {0, 3}});
+        Pipeline p(out);
+        p.auto_schedule(Target(), MachineParams(2, 32 << 20, 40));
+        Buffer<uint16_t> got = p.realize({256, 64, 3});
+        int differ = 0;
+        for (int cc = 0; cc < 3; cc++)
+            for (int yy = 0; yy < 64; yy++)
+                for (int xx = 0; xx < 256; xx++) {
+                    auto m = [&](int yr) -> uint16_t {
+                        if (!selects) return (uint16_t)(in(xx, yr, cc) * 3 + 1);
+                        if (cc == 0) return (uint16_t)(in(xx, yr, 0) * 3 + in(xx, yr, 1));
+                        if (cc == 1) return (uint16_t)(in(xx, yr, 1) - in(xx, yr, 2));
+                        return (uint16_t)(in(xx, yr, 2) / 2);
+                    };
+                    differ += got(xx, yy, cc) != (uint16_t)(m(yy) + m(yy + 1) / 4);
+                }
+        EXPECT_EQ(differ, 0) << "selects " << selects << ", bounded " << bounded;
+        return p.schedule_source();
+    };
+    const std::string unrolled = schedule_of(true, true);
+    // mixed, read at two rows, is stored per row of out's strips; its extent along c is out's
+    // bound.
+    EXPECT_THAT(unrolled, HasSubstr("mixed.reorder(xv, c, x, y);"));
+    EXPECT_THAT(unrolled, HasSubstr("mixed.unroll(c);"));
+    EXPECT_THAT(schedule_of(false, true), Not(HasSubstr(".unroll(c)")));
+    EXPECT_THAT(schedule_of(true, false), Not(HasSubstr(".unroll(c)")));
+}
+
 // Softmax over rows: a maximum and a sum along x (RDoms), exp stored for both.
 struct Softmax {
     Func mx{"mx"}, e{"e"}, sum{"sum"}, out{"out"};
