@@ -52,9 +52,10 @@ bool constant_difference(const Expr &a, const Expr &b, int64_t *diff);
 int quotient_difference_sign(const Expr &a, const Expr &b);
 
 /** Whether a >= b for every value of the variables (1), a <= b (-1), or neither is known (0),
- * where a - b is a sum of terms that are each provably_non_negative, times coefficients of one
- * sign, plus a constant of that sign: min(e, e + max(n, 0) * 16) is e (the union of a split's
- * vectors and its tail, which bounds inference writes for every GuardWithIf split). */
+ * where a - b is a constant, or a sum of terms that are each provably_non_negative, times
+ * coefficients of one sign, plus a constant of that sign (or zero): min(e, e + max(n, 0) * 16) is e
+ * (the union of a split's vectors and its tail, which bounds inference writes for every GuardWithIf
+ * split). */
 int nonnegative_difference_sign(const Expr &a, const Expr &b);
 
 /** Whether e is never negative, by its form: a non-negative constant, an input buffer's extent,

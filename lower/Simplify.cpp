@@ -375,14 +375,10 @@ private:
                                     nullptr);
             }
         }
-        int64_t diff;
-        if (no_overflow_int(type) && constant_difference(a, b, &diff)) {
-            return (is_min ? diff <= 0 : diff >= 0) ? a : b;
-        }
-        // min(e, e + max(n, 0) * k) is e: the union of a GuardWithIf split's vectors and its
-        // tail. Left in, every Func's bounds held each consumer's twice, nested as deep as the
-        // pipeline (camera_pipe's automatic schedule: LLVM spent half its compile time
-        // expanding them in loop passes).
+        // a - b a constant, or a sum of non-negative terms of one sign: min(e, e + max(n, 0) *
+        // 16) is e, the union of a GuardWithIf split's vectors and its tail. Left in, every
+        // Func's bounds held each consumer's twice, nested as deep as the pipeline (camera_pipe's
+        // automatic schedule: LLVM spent half its compile time expanding them in loop passes).
         if (int sign = nonnegative_difference_sign(a, b); sign != 0) {
             return (is_min ? sign < 0 : sign > 0) ? a : b;
         }
