@@ -574,7 +574,7 @@ private:
             // serve the whole row (an image's channels, outermost by default, would otherwise
             // each recompute them: unsharp ran 3x its hand schedule's time so). Unrolled
             // channels just outside the vector: camera_pipe's demosaic and color correction,
-            // selects on the channel, ran 9.0 -> 8.3 ms so (channels outermost: 3 branches
+            // selects on the channel, ran 9.0 -> 8.1 ms so (channels outermost: 3 branches
             // evaluated per point, 2 of them discarded).
             std::vector<VarOrRVar> order(loops.begin(), loops.end());
             for (int d : channels)
