@@ -120,7 +120,7 @@ private:
     }
 
     void stage_schedule(const StageSchedule &s) {
-        const auto &[splits, dims, prefetches] = s;
+        const auto &[splits, dims, prefetches, allow_race_conditions] = s;
         u64(splits.size());
         for (const Split &sp : splits) {
             const auto &[kind, old_var, outer, inner, factor, tail] = sp;
@@ -149,6 +149,8 @@ private:
             expr(offset);
             u64((uint64_t)strategy);
         }
+        // No effect on the code (only on which directives were accepted), keyed all the same.
+        u64(allow_race_conditions);
     }
 
     // LoopLevel keeps its fields private; these accessors read all four (kind, Func, loop,

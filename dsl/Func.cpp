@@ -4,12 +4,13 @@
 #include <set>
 
 #include "dsl/Error.h"
-#include "dsl/IROperator.h"
 #include "dsl/IRMutator.h"
+#include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Pipeline.h"
 #include "dsl/RDom.h"
+#include "dsl/Random.h"
 
 namespace loom {
 
@@ -203,7 +204,7 @@ void FuncRef::define(std::vector<Expr> values) {
     func->args = arg_names;
     func->output_types = types;
     func->init.args = args;
-    func->init.values = std::move(values);
+    func->init.values = define_random_variables(values, args, name, 0);
     weaken_self_calls(func.get(), func->init.values);
     func->init.schedule.dims = default_loops(func->init);
 }
@@ -281,7 +282,15 @@ void FuncRef::define_update(std::vector<Expr> values) {
         << ". An update may read its own Func only at its pure Vars in the same places (as "
            "Halide requires); to combine other points, read them along an RDom in that "
            "argument, or define a new Func from this one.";
-    d.values = std::move(values);
+    // Random variables take the point's coordinates: its arguments, then its RVars.
+    std::vector<Expr> coordinates = d.args;
+    if (d.rdom) {
+        for (const ReductionVariable &rv : d.rdom->domain)
+            coordinates.push_back(Variable::make(Int(32), rv.var, nullptr, d.rdom));
+    }
+    const int definition = (int)func->updates.size() + 1;
+    d.values = define_random_variables(values, coordinates, name, definition);
+    d.args = define_random_variables(d.args, coordinates, name, definition);
     weaken_self_calls(func.get(), d.args);
     weaken_self_calls(func.get(), d.values);
     if (d.predicate.defined()) {
@@ -418,6 +427,7 @@ Type Func::output_type() const {
 // Each definition's body is the macro, which clang-format can't tell from a declaration missing
 // its semicolon (it chained them into one statement).
 // clang-format off
+Func &Func::allow_race_conditions() LOOM_FORWARD_TO_STAGE(allow_race_conditions())
 Func &Func::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                   const Expr &factor, TailStrategy tail)
     LOOM_FORWARD_TO_STAGE(split(old, outer, inner, factor, tail))

@@ -102,6 +102,8 @@ public:
     Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
                const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
     Func &rename(const VarOrRVar &old, const VarOrRVar &new_name);
+    /** Stage::allow_race_conditions on the pure definition. */
+    Func &allow_race_conditions();
     Func &serial(const VarOrRVar &var);
     Func &parallel(const VarOrRVar &var);
     Func &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);

@@ -248,4 +248,48 @@ Expr count_trailing_zeros(Expr x);
 /** A hint that the condition is usually true; it evaluates to its argument. */
 Expr likely(Expr e);
 
+/** values[id]: select(id == 0, values[0], id == 1, values[1], ..., values.back()), so an id out
+ * of range gives the last value (Halide's mux). The values must share one type; a Tuple's
+ * elements are the values. */
+Expr mux(const Expr &id, const std::initializer_list<Expr> &values);
+Expr mux(const Expr &id, const std::vector<Expr> &values);
+Expr mux(const Expr &id, const Tuple &values);
+
+/** e cast to t with its value clamped to t's range first, with Halide's rules: float to a
+ * narrower float pins infinities to the largest finite value; float to an integer type at least
+ * as wide saturates both ends; otherwise e is clamped to whichever of t's limits e's type
+ * holds exactly, then cast. */
+Expr saturating_cast(Type t, Expr e);
+template <typename T> Expr saturating_cast(Expr e) {
+    return saturating_cast(type_of<T>(), std::move(e));
+}
+
+// Fast Float(32) math (dsl/FastMath.cpp): expansions into arithmetic that vectorize and give
+// the same bits on every target and schedule. Errors, measured over each function's domain by
+// test/e2e/fast_math_test.cpp against float64: fast_exp within 4 ulp (subnormal results to
+// 2 units of 2^-149 down to -103.3, 0 below; infinity above 88.7; NaN for NaN); fast_log within 3
+// ulp or 2^-22 absolutely near 1 (-inf at 0, NaN below); fast_pow(x, y) = fast_exp(y * fast_log(x))
+// for x > 0, pow's values at x = 0, NaN for x < 0; fast_sin and fast_cos within 2e-6 absolutely for
+// |x| < 1000 (Halide promises 1e-5); fast_inverse and fast_inverse_sqrt are exact, 1 / x and 1 /
+// sqrt(x) correctly rounded (a division: the same bits everywhere, where x86's rcpps and rsqrtps
+// differ between AMD and Intel).
+Expr fast_sin(const Expr &x);
+Expr fast_cos(const Expr &x);
+Expr fast_exp(const Expr &x);
+Expr fast_log(const Expr &x);
+Expr fast_pow(Expr x, Expr y);
+Expr fast_inverse(Expr x);
+Expr fast_inverse_sqrt(Expr x);
+
+/** Random variables, uniform and independent, deterministic (dsl/Random.cpp): each call is a
+ * variable of its own, whose value at a point of the Func it is defined in depends on the
+ * point's coordinates, the Func, which of its definitions it is in and the seed (an integer
+ * Expr, 0 where not given), and on nothing in the schedule. One variable used twice has one
+ * value (`Expr r = random_float(); r + r` doubles it); it is shared across a Tuple's elements.
+ * random_float lies in [0, 1) (23 random bits); random_uint covers all of UInt(32) and
+ * random_int all of Int(32). The values are Loom's own: they differ from Halide's. */
+Expr random_float(Expr seed = Expr());
+Expr random_uint(Expr seed = Expr());
+Expr random_int(Expr seed = Expr());
+
 }  // namespace loom

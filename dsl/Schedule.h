@@ -113,6 +113,10 @@ struct StageSchedule {
     std::vector<Split> splits;
     std::vector<Dim> dims;  // innermost first
     std::vector<PrefetchDirective> prefetches;
+    /** Stage::allow_race_conditions: the user vouches that the RVar loops made parallel or
+     * vectorized after it write disjoint elements, which the checks at those directives could
+     * not prove. */
+    bool allow_race_conditions = false;
 };
 
 /** fold_storage: dimension `var` of the buffer is stored modulo `extent`. */

@@ -315,6 +315,7 @@ void Stage::set_loop_type(const VarOrRVar &var, ForType t, const char *directive
 // the Func only there: the RVar (the one this loop was split from) is a bare argument on the
 // left, and every read of the Func itself is at exactly the left-hand side's coordinates.
 void Stage::check_no_race(const std::string &loop, const char *directive) const {
+    if (schedule().allow_race_conditions) return;
     std::string root = loop;
     const std::vector<Split> &splits = schedule().splits;
     for (auto it = splits.rbegin(); it != splits.rend(); ++it) {
@@ -342,7 +343,14 @@ void Stage::check_no_race(const std::string &loop, const char *directive) const 
         << ": different iterations may write or read the same element of " << func->name
         << ", so running them at once would race. Only an RVar that is a bare argument on the "
            "left, with the Func read only at the left-hand side's coordinates, may run its "
-           "iterations at once. Use rfactor, or keep this loop serial.";
+           "iterations at once. Use rfactor, or keep this loop serial (or, where you have "
+           "proven that the iterations write distinct elements, call allow_race_conditions() "
+           "on the stage before this directive).";
+}
+
+Stage &Stage::allow_race_conditions() {
+    schedule().allow_race_conditions = true;
+    return *this;
 }
 
 Stage &Stage::serial(const VarOrRVar &var) {

@@ -63,6 +63,11 @@ public:
                 const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
     Stage &rename(const VarOrRVar &old, const VarOrRVar &new_name);
 
+    /** Lets the RVar loops of this stage made parallel or vectorized after this call run
+     * their iterations at once even where Loom cannot prove that they write distinct elements
+     * (as Halide 14's: the user vouches for it; where iterations do collide, the result depends
+     * on their timing). */
+    Stage &allow_race_conditions();
     Stage &serial(const VarOrRVar &var);
     Stage &parallel(const VarOrRVar &var);
     Stage &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);

@@ -607,6 +607,62 @@ TEST(Float64, ArithmeticAndMath) {
                           floor(a), round(a), min(a, b));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Halide 14's helpers for values: mux and saturating_cast.
+
+TEST(Mux, IndexInAndOutOfRange) {
+    std::vector<int32_t> ids =
+        concat(random_values<int32_t>(N, 160, -3, 6), {INT32_MIN, INT32_MAX, 0, 1, 2, 3});
+    std::vector<int32_t> bv = full_range<int32_t>(ids.size(), 161),
+                         cv = full_range<int32_t>(ids.size(), 162);
+    EXPECT_SAME_AS_HALIDE(Inputs(ids, bv, cv), mux(a, {b, c, b + c, b * 3}), mux(a, {c}),
+                          mux(a, {b, c}), mux(a, Tuple(c, b, b - c)));
+}
+
+TEST(Mux, UnsignedIndexAndFloatValues) {
+    std::vector<uint8_t> ids = concat(random_values<uint8_t>(N, 163, 0, 5), {uint8_t(255)});
+    std::vector<float> bv = random_values<float>(ids.size(), 164, -1, 1),
+                       cv = random_values<float>(ids.size(), 165, -1, 1);
+    EXPECT_SAME_AS_HALIDE(Inputs(ids, bv, cv), mux(a, {b, c, b * c, 0.5f}));
+}
+
+/** Values of T across its range with its limits, and for floats the infinities and values far
+ * past every integer type's range. */
+template <typename T> std::vector<T> saturating_inputs(uint32_t seed) {
+    std::vector<T> spread;
+    if constexpr (is_float_v<T>) {
+        spread = random_values<T>(N, seed, T(-1e30), T(1e30));
+    } else {
+        spread = full_range<T>(N, seed);
+    }
+    std::vector<T> v =
+        concat(spread, {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max(), T(0), T(1),
+                        T(127), T(128), T(255), T(256)});
+    if constexpr (std::is_signed<T>::value) v = concat(v, {T(-1), T(-128), T(-129)});
+    if constexpr (is_float_v<T>) {
+        v = concat(v, {std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
+                       T(2147483647.0), T(2147483648.0), T(-2147483649.0), T(4294967295.0),
+                       T(4294967296.0), T(65535.5), T(-0.75), T(32767.9)});
+        v = concat(v, random_values<T>(N, seed + 1, T(-70000), T(70000)));
+    }
+    return v;
+}
+
+template <typename T> class SaturatingCastFrom : public ::testing::Test {};
+using SaturatingSources =
+    ::testing::Types<int8_t, int16_t, int32_t, uint8_t, uint16_t, uint32_t, int64_t, float, double>;
+TYPED_TEST_SUITE(SaturatingCastFrom, SaturatingSources);
+
+TYPED_TEST(SaturatingCastFrom, EveryTargetType) {
+    using T = TypeParam;
+    std::vector<T> av = saturating_inputs<T>(170);
+    EXPECT_SAME_AS_HALIDE(Inputs(av), saturating_cast<int8_t>(a), saturating_cast<uint8_t>(a),
+                          saturating_cast<int16_t>(a), saturating_cast<uint16_t>(a),
+                          saturating_cast<int32_t>(a), saturating_cast<uint32_t>(a),
+                          saturating_cast<float>(a), saturating_cast(Int(64), a),
+                          saturating_cast(UInt(64), a), saturating_cast(Float(64), a));
+}
+
 // MachineParams, the auto-schedulers' description of a machine: Halide 14's generic machine and
 // its string form, written and parsed alike.
 TEST(MachineParams, GenericAndStringFormAsHalides) {

@@ -423,6 +423,44 @@ TEST(RaceErrors, VectorizedHistogram) {
                 AllOf(HasSubstr("parallel"), HasSubstr("histogram.update(0)")));
 }
 
+TEST(RaceErrors, TheMessageNamesTheWayToVouchForTheStage) {
+    Buffer<int32_t> order(std::vector<int>{16}, "order");
+    Var x("x");
+    RDom r(0, 16, "scatter_r");
+    Func scattered("scattered");
+    scattered(x) = 0;
+    scattered(order(r)) = r;
+    std::string message = message_of<CompileError>([&] { scattered.update(0).parallel(r); });
+    EXPECT_THAT(message,
+                AllOf(HasSubstr("scattered.update(0)"), HasSubstr("allow_race_conditions")))
+        << message;
+    // Vouched for first, the directive is taken.
+    EXPECT_NO_THROW(scattered.update(0).allow_race_conditions().parallel(r));
+}
+
+// A scatter through a permutation writes each element once, which the checks cannot see:
+// allowed to race, its RVar runs in parallel and in vectors and the values equal C++'s.
+TEST(RacesAllowed, AScatterThroughAPermutationRunsInParallelAndInVectors) {
+    constexpr int n = 1000;
+    Buffer<int32_t> order(std::vector<int>{n}, "order");
+    for (int i = 0; i < n; i++)
+        order(i) = (i * 617 + 11) % n; // 617 is prime to 1000
+    for (int schedule = 0; schedule < 3; schedule++) {
+        Var x("x");
+        RDom r(0, n, "perm_r");
+        Func scattered("scattered");
+        scattered(x) = -1;
+        scattered(clamp(order(r), 0, n - 1)) = r * 3 + 1; // bounds: [0, n - 1], as Halide
+        Stage update = scattered.update(0).allow_race_conditions();
+        if (schedule == 1) update.parallel(r, 64);
+        if (schedule == 2) update.vectorize(r, 8);
+        Buffer<int32_t> out = scattered.realize({n});
+        for (int i = 0; i < n; i++) {
+            ASSERT_EQ(out(order(i)), i * 3 + 1) << "schedule " << schedule << ", r = " << i;
+        }
+    }
+}
+
 TEST(RaceErrors, ParallelRVarReadingANeighbour) {
     // The RVar is a bare argument on the left, but the right reads another element.
     Var x("x"), y("y");
