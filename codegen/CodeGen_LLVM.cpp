@@ -52,15 +52,17 @@ constexpr int kDimMinOffset = 0, kDimExtentOffset = 4, kDimStrideOffset = 8;
 // libm names of the PureExtern math calls that have no exact LLVM intrinsic.
 const std::map<std::string, std::string> &libm_names() {
     static const std::map<std::string, std::string> names = {
-        {"exp_f64", "exp"},     {"log_f32", "logf"},   {"log_f64", "log"},
-        {"pow_f32", "powf"},    {"pow_f64", "pow"},    {"sin_f32", "sinf"},
-        {"sin_f64", "sin"},     {"cos_f32", "cosf"},   {"cos_f64", "cos"},
-        {"tan_f32", "tanf"},    {"tan_f64", "tan"},    {"asin_f32", "asinf"},
-        {"asin_f64", "asin"},   {"acos_f32", "acosf"}, {"acos_f64", "acos"},
-        {"atan_f32", "atanf"},  {"atan_f64", "atan"},  {"atan2_f32", "atan2f"},
-        {"atan2_f64", "atan2"}, {"sinh_f32", "sinhf"}, {"sinh_f64", "sinh"},
-        {"cosh_f32", "coshf"},  {"cosh_f64", "cosh"},  {"tanh_f32", "tanhf"},
-        {"tanh_f64", "tanh"},
+        {"exp_f64", "exp"},      {"log_f32", "logf"},     {"log_f64", "log"},
+        {"pow_f32", "powf"},     {"pow_f64", "pow"},      {"sin_f32", "sinf"},
+        {"sin_f64", "sin"},      {"cos_f32", "cosf"},     {"cos_f64", "cos"},
+        {"tan_f32", "tanf"},     {"tan_f64", "tan"},      {"asin_f32", "asinf"},
+        {"asin_f64", "asin"},    {"acos_f32", "acosf"},   {"acos_f64", "acos"},
+        {"atan_f32", "atanf"},   {"atan_f64", "atan"},    {"atan2_f32", "atan2f"},
+        {"atan2_f64", "atan2"},  {"sinh_f32", "sinhf"},   {"sinh_f64", "sinh"},
+        {"cosh_f32", "coshf"},   {"cosh_f64", "cosh"},    {"tanh_f32", "tanhf"},
+        {"tanh_f64", "tanh"},    {"asinh_f32", "asinhf"}, {"asinh_f64", "asinh"},
+        {"acosh_f32", "acoshf"}, {"acosh_f64", "acosh"},  {"atanh_f32", "atanhf"},
+        {"atanh_f64", "atanh"},  {"erf_f32", "erff"},     {"erf_f64", "erf"},
     };
     return names;
 }

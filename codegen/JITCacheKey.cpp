@@ -29,7 +29,17 @@ public:
 
     void function(const FunctionContents *f) {
         if (!first_meeting(f)) return;
-        const auto &[name, args, output_types, init, updates, schedule] = *f;
+        // wrapped_callees only keeps Funcs alive; the wrappers are keyed whether or not the
+        // definitions were redirected to them yet.
+        const auto &[name, args, output_types, init, updates, schedule, wrappers, wraps,
+                     wrapped_callees] = *f;
+        (void)wrapped_callees;
+        str(wraps);
+        u64(wrappers.size());
+        for (const auto &[caller, wrapper] : wrappers) {
+            str(caller);
+            function(wrapper.get());
+        }
         str(name);
         strs(args);
         u64(output_types.size());

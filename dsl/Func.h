@@ -177,6 +177,22 @@ public:
     Stage specialize(const Expr &condition) { return stage().specialize(condition); }
     void specialize_fail(const std::string &message) { stage().specialize_fail(message); }
 
+    /** Wrappers (Halide 14's Func::in, dsl/Wrappers.cpp): a new Func whose pure definition is
+     * this Func's value at the same point, and which takes over this Func's calls in
+     * `consumer` (in(consumer)), in each of `consumers` (one wrapper for all), or in every
+     * other Func (in(): the global wrapper; a wrapper made for a consumer comes first there).
+     * Calling it again for the same consumers returns the same wrapper. The wrapper is
+     * scheduled like any Func: a copy of a tile's input into a local buffer, say. The calls
+     * are redirected when the pipeline is collected for compiling. */
+    Func in(const Func &consumer);
+    Func in(const std::vector<Func> &consumers);
+    Func in();
+    /** Like in(consumer), but the Func that takes over the calls is a copy of this Func (its
+     * definitions and schedule, under the name <f>_clone_in_<consumer>) instead of a read of
+     * it: the consumer gets its own computation of the values, scheduled apart (Halide 14's
+     * clone_in). */
+    Func clone_in(const Func &consumer);
+
     /** The stage of the pure definition. */
     Stage stage() const { return Stage(func, 0); }
     /** The stage of update definition i, to schedule it. */

@@ -3,6 +3,7 @@
 // FunctionContents, so a schedule set after a call was built still applies.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,15 @@ struct FunctionContents {
     Definition init;
     std::vector<Definition> updates;  // applied in order after init
     FuncSchedule schedule;
+    /** Func::in: this Func's wrappers, by the name of the Func whose calls each takes over (""
+     * for the global wrapper, which takes every other caller's). Owned here: a wrapper reads
+     * this Func through a weak reference, so there is no cycle. */
+    std::map<std::string, std::shared_ptr<FunctionContents>> wrappers;
+    /** On a wrapper: the name of the Func it wraps, whose calls in it stay as they are. */
+    std::string wraps;
+    /** The Funcs whose calls in this Func's definitions now go to their wrappers (lower/
+     * RedirectToWrappers.h): this Func keeps them alive, the wrappers reading them weakly. */
+    std::vector<std::shared_ptr<FunctionContents>> wrapped_callees;
 
     bool defined() const { return init.defined(); }
     bool has_updates() const { return !updates.empty(); }

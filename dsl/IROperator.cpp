@@ -571,11 +571,20 @@ LOOM_UNARY_MATH(atan)
 LOOM_UNARY_MATH(sinh)
 LOOM_UNARY_MATH(cosh)
 LOOM_UNARY_MATH(tanh)
+LOOM_UNARY_MATH(asinh)
+LOOM_UNARY_MATH(acosh)
+LOOM_UNARY_MATH(atanh)
 LOOM_UNARY_MATH(floor)
 LOOM_UNARY_MATH(ceil)
 LOOM_UNARY_MATH(round)
 LOOM_UNARY_MATH(trunc)
+LOOM_UNARY_MATH(erf)
 #undef LOOM_UNARY_MATH
+
+Expr hypot(const Expr &x, const Expr &y) {
+    Expr fx = float_arg(x, "hypot"), fy = float_arg(y, "hypot");
+    return sqrt(fx * fx + fy * fy);
+}
 
 namespace {
 
@@ -669,95 +678,3 @@ Expr likely(Expr e) {
 }
 
 }  // namespace loom
-
-namespace loom {
-
-Expr mux(const Expr &id, const std::initializer_list<Expr> &values) {
-    return mux(id, std::vector<Expr>(values));
-}
-
-Expr mux(const Expr &id, const Tuple &values) { return mux(id, values.as_vector()); }
-
-Expr mux(const Expr &id, const std::vector<Expr> &values) {
-    check_defined(id, "mux");
-    user_assert(!values.empty()) << "mux(" << id << ", ...) has no values to choose from: give "
-                                 << "it at least one.";
-    user_assert(id.type().is_int_or_uint() && id.type().is_scalar())
-        << "The index of mux must be an integer, but " << id << " has type " << id.type();
-    for (size_t i = 0; i < values.size(); i++) {
-        check_defined(values[i], "mux");
-        user_assert(values[i].type() == values[0].type())
-            << "mux's values must share one type: value " << i << " (" << values[i] << ") has type "
-            << values[i].type() << ", value 0 (" << values[0] << ") has type " << values[0].type()
-            << ". Cast them to one type.";
-    }
-    Expr result = values.back();
-    for (int i = (int)values.size() - 2; i >= 0; i--) {
-        result = select(id == Internal::make_const(id.type(), (int64_t)i), values[i], result);
-    }
-    return result;
-}
-
-namespace {
-
-/** limit (an integer, t's min or max) as a constant of type `holder`, where that type holds it
- * exactly; nothing otherwise. */
-std::optional<Expr> exact_limit(Type holder, Type t, bool upper) {
-    if (holder.is_float()) {
-        // long double holds every 64-bit integer exactly.
-        const long double v =
-            upper ? (t.is_uint() ? (long double)t.max_uint() : (long double)t.max_int())
-                  : (t.is_uint() ? 0.0L : (long double)t.min_int());
-        const long double held = holder.bits() == 32   ? (long double)(float)v
-                                 : holder.bits() == 64 ? (long double)(double)v
-                                                       : v + 1; // float16: not taken
-        if (held != v) return std::nullopt;
-        return Internal::make_const(holder, (double)v);
-    }
-    if (t.is_uint()) {
-        if (!upper) return Internal::make_zero(holder);
-        const uint64_t v = t.max_uint();
-        const bool fits =
-            holder.is_uint() ? holder.max_uint() >= v : (uint64_t)holder.max_int() >= v;
-        if (!fits) return std::nullopt;
-        return Internal::make_const(holder, v);
-    }
-    const int64_t v = upper ? t.max_int() : t.min_int();
-    if (!holder.can_represent(v)) return std::nullopt;
-    return Internal::make_const(holder, v);
-}
-
-} // namespace
-
-Expr saturating_cast(Type t, Expr e) {
-    check_defined(e, "saturating_cast");
-    user_assert(!t.is_handle() && !e.type().is_handle())
-        << "saturating_cast works on numbers, not on handles (" << e << ")";
-    const Type from = e.type();
-    if (t.is_float() && from.is_float()) {
-        // Infinities stay at the ends of the range, as a plain cast has them.
-        if (t.bits() < from.bits()) return cast(t, clamp(e, type_min(t), type_max(t)));
-        return clamp(cast(t, e), type_min(t), type_max(t));
-    }
-    if (from == t) return e;
-    if (from.is_float() && t.bits() >= from.bits()) {
-        // t's max is not a float of e's width: the float just above it (t.max() rounds up to
-        // it) and beyond give t's max.
-        e = max(e, Internal::make_const(from, t.is_uint() ? 0.0 : (double)t.min_int()));
-        Expr top =
-            Internal::make_const(from, t.is_uint() ? (double)t.max_uint() : (double)t.max_int());
-        Expr t_max = t.is_uint() ? Internal::make_const(t, t.max_uint())
-                                 : Internal::make_const(t, t.max_int());
-        return select(e >= top, t_max, cast(t, e));
-    }
-    std::optional<Expr> lo, hi;
-    if (t.is_int_or_uint()) {
-        if (!from.is_uint()) lo = exact_limit(from, t, false);
-        hi = exact_limit(from, t, true);
-    }
-    if (lo) e = max(e, *lo);
-    if (hi) e = min(e, *hi);
-    return cast(t, e);
-}
-
-} // namespace loom

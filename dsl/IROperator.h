@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dsl/IR.h"
@@ -70,6 +72,10 @@ Expr type_max(Type t);
 
 /** A Variable of type Int(32). */
 Expr int_var(const std::string &name);
+
+/** Halide's coercion of two operands to one type (an int constant takes the other's type, a
+ * narrower type the wider one's, an integer a float's); errors name both operands. */
+void match_types(Expr &a, Expr &b);
 
 }  // namespace Internal
 
@@ -226,6 +232,14 @@ Expr atan2(Expr y, Expr x);
 Expr sinh(Expr x);
 Expr cosh(Expr x);
 Expr tanh(Expr x);
+Expr asinh(Expr x);
+Expr acosh(Expr x);
+Expr atanh(Expr x);
+/** The C library's erf (within 1 ulp); Halide 14's is its own approximation, a few ulps off. */
+Expr erf(Expr x);
+/** sqrt(x * x + y * y), as Halide 14 computes it (not the C library's hypot, which avoids the
+ * overflow of the squares). */
+Expr hypot(const Expr &x, const Expr &y);
 Expr floor(Expr x);
 Expr ceil(Expr x);
 /** Rounds to nearest, ties to even. */
@@ -247,6 +261,49 @@ Expr count_trailing_zeros(Expr x);
 
 /** A hint that the condition is usually true; it evaluates to its argument. */
 Expr likely(Expr e);
+
+/** The least (greatest) of three or more values, folded from the right: min(a, min(b, c)). */
+template <typename A, typename B, typename C, typename... Rest,
+          typename std::enable_if_t<(std::is_convertible_v<Rest, Expr> && ...)> * = nullptr>
+Expr min(A &&a, B &&b, C &&c, Rest &&...rest) {
+    return min(std::forward<A>(a),
+               min(std::forward<B>(b), std::forward<C>(c), std::forward<Rest>(rest)...));
+}
+template <typename A, typename B, typename C, typename... Rest,
+          typename std::enable_if_t<(std::is_convertible_v<Rest, Expr> && ...)> * = nullptr>
+Expr max(A &&a, B &&b, C &&c, Rest &&...rest) {
+    return max(std::forward<A>(a),
+               max(std::forward<B>(b), std::forward<C>(c), std::forward<Rest>(rest)...));
+}
+
+/** Tuples chosen element by element (Halide's tuple_select): by one condition, or by a Tuple of
+ * conditions, one per element; the chained form picks the first whose condition holds. */
+Tuple tuple_select(const Tuple &condition, const Tuple &true_value, const Tuple &false_value);
+Tuple tuple_select(const Expr &condition, const Tuple &true_value, const Tuple &false_value);
+template <typename... Args>
+Tuple tuple_select(const Tuple &c0, const Tuple &v0, const Tuple &c1, const Tuple &v1,
+                   Args &&...args) {
+    return tuple_select(c0, v0, tuple_select(c1, v1, std::forward<Args>(args)...));
+}
+template <typename... Args>
+Tuple tuple_select(const Expr &c0, const Tuple &v0, const Expr &c1, const Tuple &v1,
+                   Args &&...args) {
+    return tuple_select(c0, v0, tuple_select(c1, v1, std::forward<Args>(args)...));
+}
+
+/** Integer division and remainder rounding toward zero (C's), where x / y and x % y round
+ * down (Halide's); operands coerced as arithmetic does. Unsigned: the same as / and %. */
+Expr div_round_to_zero(Expr x, Expr y);
+Expr mod_round_to_zero(Expr x, Expr y);
+
+/** Loom partitions the loops around every likely condition, innermost or not; this is
+ * likely(e). */
+Expr likely_if_innermost(Expr e);
+
+/** value, which the user promises lies in [min, max] (an undefined side is unbounded): bounds
+ * inference takes the promise without a check, and a broken promise reads or writes outside
+ * the buffers (Halide's unsafe_promise_clamped). */
+Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max);
 
 /** values[id]: select(id == 0, values[0], id == 1, values[1], ..., values.back()), so an id out
  * of range gives the last value (Halide's mux). The values must share one type; a Tuple's

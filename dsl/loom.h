@@ -7,6 +7,7 @@
 #include "dsl/Autotune.h"
 #include "dsl/BoundaryConditions.h"
 #include "dsl/Buffer.h"
+#include "dsl/ConciseCasts.h"
 #include "dsl/Error.h"
 #include "dsl/Expr.h"
 #include "dsl/Func.h"

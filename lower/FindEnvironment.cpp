@@ -4,6 +4,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRVisitor.h"
+#include "lower/RedirectToWrappers.h"
 
 namespace loom {
 namespace Internal {
@@ -49,6 +50,7 @@ public:
             return;
         }
         user_assert(f->defined()) << "Func " << f->name << " is used but has no definition";
+        redirect_to_wrappers(f);
         env.functions[f->name] = f;
         in_progress.insert(f->name);
         for (const FunctionPtr &callee : direct_callees(f)) {

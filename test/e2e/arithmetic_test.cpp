@@ -160,6 +160,36 @@ TEST(Division, ByConstants) {
     }
 }
 
+// div_round_to_zero and mod_round_to_zero by constants: C's / and %, in vectors (the constant
+// paths of the division) and lane by lane.
+TEST(RoundToZero, ByConstantsAsC) {
+    std::vector<int32_t> av = random_values<int32_t>(500, 31, -100000, 100000);
+    av.insert(av.end(), {-9, -8, -7, -1, 0, 1, 7, 8, 9, INT32_MIN + 1, INT32_MAX});
+    Buffer<int32_t> a = buffer_of(av, "a");
+    const int divisors[] = {7, -7, 8, -8, 3, 1};
+    for (int lanes : {1, 8}) {
+        Var x("x");
+        Func f("f");
+        std::vector<Expr> values;
+        for (int d : divisors) {
+            values.push_back(div_round_to_zero(a(x), d));
+            values.push_back(mod_round_to_zero(a(x), d));
+        }
+        f(x) = Tuple(values);
+        if (lanes > 1) f.vectorize(x, lanes, TailStrategy::GuardWithIf);
+        Realization r = f.realize({(int)av.size()});
+        for (int k = 0; k < 12; k++) {
+            const int d = divisors[k / 2];
+            Buffer<int32_t> out = r[k];
+            for (size_t i = 0; i < av.size(); i++) {
+                const int32_t want = (k % 2) ? av[i] % d : av[i] / d;
+                ASSERT_EQ(out((int)i), want)
+                    << av[i] << ((k % 2) ? " % " : " / ") << d << " in " << lanes << " lanes";
+            }
+        }
+    }
+}
+
 TEST(Division, UnsignedByZeroIsZero) {
     std::vector<uint16_t> av = {0, 1, 65535, 1000}, bv = {0, 0, 0, 7};
     Buffer<uint16_t> a = buffer_of(av, "a"), b = buffer_of(bv, "b");

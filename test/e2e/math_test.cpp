@@ -56,6 +56,19 @@ TEST(MathFloat32, Log) {
                        {1.0f, 0.5f, 1e-38f, 2.7182817f, 3.4e38f}, uniform(1e-6f, 1e6f, 3));
 }
 
+TEST(MathFloat32, HyperbolicInversesAndErf) {
+    check_unary<float>(
+        loom::asinh, [](float v) { return std::asinh(v); }, {0.0f, -0.0f, 1e-20f},
+        uniform(-1e4f, 1e4f, 11));
+    check_unary<float>(
+        loom::acosh, [](float v) { return std::acosh(v); }, {1.0f, 0.5f}, uniform(1, 1e4f, 12));
+    check_unary<float>(
+        loom::atanh, [](float v) { return std::atanh(v); }, {0.0f, 1.0f, -1.0f},
+        uniform(-1, 1, 13));
+    check_unary<float>(
+        loom::erf, [](float v) { return std::erf(v); }, {0.0f, -0.0f, 5.0f}, uniform(-4, 4, 14));
+}
+
 TEST(MathFloat32, SinCosTan) {
     std::vector<float> special = {0.0f, -0.0f, 1.0f, 3.14159265f, -1.5707964f, 1e4f};
     check_unary<float>(loom::sin, [](float v) { return std::sin(v); }, special, uniform(-10, 10, 4));

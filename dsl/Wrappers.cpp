@@ -1,0 +1,166 @@
+// Func::in and clone_in: wrappers that take over a Func's calls in chosen consumers (lower/
+// RedirectToWrappers.cpp redirects the calls as the pipeline is collected).
+#include "dsl/Error.h"
+#include "dsl/Func.h"
+#include "dsl/IRMutator.h"
+#include "dsl/Var.h"
+
+namespace loom {
+namespace {
+
+using Internal::Call;
+using Internal::FunctionContents;
+using Internal::FunctionPtr;
+
+/** The wrapper reads the wrapped Func without owning it: the wrapped Func owns its wrappers. */
+class WeakenCallsTo : public Internal::IRMutator {
+public:
+    explicit WeakenCallsTo(const FunctionContents *wrapped) : wrapped(wrapped) {}
+
+private:
+    const FunctionContents *wrapped;
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        op = e.as<Call>();
+        if (op->call_type != Call::Halide || !op->func.refers_to(wrapped)) return e;
+        return Call::make(op->type, op->name, op->args, Call::Halide, op->func.weakened(),
+                          op->value_index);
+    }
+};
+
+Func make_wrapper(const Func &wrapped, const std::string &name) {
+    user_assert(wrapped.function()->defined())
+        << "Can't wrap Func " << wrapped.name() << " with in(): it has no definition yet. "
+        << "Define it first.";
+    Func wrapper(name);
+    std::vector<Var> vars = wrapped.args();
+    std::vector<Expr> args(vars.begin(), vars.end());
+    FuncRef value = wrapped(args);
+    if (wrapped.outputs() == 1) {
+        wrapper(vars) = Expr(value);
+    } else {
+        std::vector<Expr> elements;
+        for (int i = 0; i < wrapped.outputs(); i++)
+            elements.push_back(value[i]);
+        wrapper(vars) = Tuple(elements);
+    }
+    FunctionContents &w = *wrapper.function();
+    WeakenCallsTo weaken(wrapped.function().get());
+    for (Expr &v : w.init.values)
+        v = weaken.mutate(v);
+    w.wraps = wrapped.name();
+    return wrapper;
+}
+
+} // namespace
+
+Func Func::in(const Func &consumer) {
+    user_assert(consumer.name() != name())
+        << "Func " << name() << " can't wrap its own calls (in(" << name() << ")): give in() "
+        << "a Func that calls " << name() << ".";
+    auto &wrappers = func->wrappers;
+    if (auto it = wrappers.find(consumer.name()); it != wrappers.end()) return Func(it->second);
+    Func wrapper = make_wrapper(*this, name() + "_in_" + consumer.name());
+    wrappers[consumer.name()] = wrapper.function();
+    return wrapper;
+}
+
+Func Func::in(const std::vector<Func> &consumers) {
+    user_assert(!consumers.empty()) << "Func " << name() << ".in({}) names no consumer: give it "
+                                    << "the Funcs whose calls the wrapper should take, or call "
+                                    << "in() for every caller.";
+    if (consumers.size() == 1) return in(consumers[0]);
+    auto &wrappers = func->wrappers;
+    // One wrapper for the whole list: consumers that have one already must share it.
+    FunctionPtr shared;
+    for (const Func &c : consumers) {
+        user_assert(c.name() != name()) << "Func " << name() << " can't wrap its own calls: "
+                                        << "remove " << name() << " from the list given to in().";
+        auto it = wrappers.find(c.name());
+        if (it == wrappers.end()) continue;
+        user_assert(!shared || shared == it->second)
+            << "Func " << name() << ".in({...}): the listed consumers already have different "
+            << "wrappers of " << name() << " (" << shared->name << " and " << it->second->name
+            << "). A wrapper is shared only by Funcs wrapped together.";
+        shared = it->second;
+    }
+    if (!shared)
+        shared =
+            make_wrapper(*this, name() + "_wrapper_" + Internal::unique_user_name('w')).function();
+    for (const Func &c : consumers) {
+        auto it = wrappers.find(c.name());
+        user_assert(it == wrappers.end() || it->second == shared)
+            << "Func " << c.name() << " already has its own wrapper of " << name() << " ("
+            << it->second->name << "); wrap it with that one's list.";
+        wrappers[c.name()] = shared;
+    }
+    return Func(shared);
+}
+
+Func Func::in() {
+    auto &wrappers = func->wrappers;
+    if (auto it = wrappers.find(""); it != wrappers.end()) return Func(it->second);
+    Func wrapper = make_wrapper(*this, name() + "_global_wrapper");
+    wrappers[""] = wrapper.function();
+    return wrapper;
+}
+
+namespace {
+
+/** f's definitions under a new name, reading the copy where f read itself (weakly, as a Func
+ * reads itself). */
+class RetargetSelfCalls : public Internal::IRMutator {
+public:
+    RetargetSelfCalls(const FunctionContents *original, const FunctionPtr &copy)
+        : original(original), copy(copy) {}
+
+private:
+    const FunctionContents *original;
+    const FunctionPtr &copy;
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        op = e.as<Call>();
+        if (op->call_type != Call::Halide || !op->func.refers_to(original)) return e;
+        return Call::make(op->type, copy->name, op->args, Call::Halide,
+                          Internal::FunctionRef(copy).weakened(), op->value_index);
+    }
+};
+
+void copy_definition(RetargetSelfCalls &retarget, Internal::Definition &d) {
+    for (Expr &v : d.values)
+        v = retarget.mutate(v);
+    for (Expr &a : d.args)
+        a = retarget.mutate(a);
+    if (d.predicate.defined()) d.predicate = retarget.mutate(d.predicate);
+    for (Internal::Specialization &s : d.specializations) {
+        if (!s.definition) continue;
+        s.definition = std::make_shared<Internal::Definition>(*s.definition);
+        copy_definition(retarget, *s.definition);
+    }
+}
+
+} // namespace
+
+Func Func::clone_in(const Func &consumer) {
+    user_assert(consumer.name() != name())
+        << "Func " << name() << " can't take over its own calls (clone_in(" << name() << ")): "
+        << "give clone_in a Func that calls " << name() << ".";
+    user_assert(func->defined()) << "Can't clone Func " << name() << ": it has no definition yet.";
+    auto &wrappers = func->wrappers;
+    if (auto it = wrappers.find(consumer.name()); it != wrappers.end()) return Func(it->second);
+    auto copy = std::make_shared<FunctionContents>(*func);
+    copy->name = name() + "_clone_in_" + consumer.name();
+    copy->wrappers.clear();
+    copy->wraps.clear();
+    copy->wrapped_callees.clear();
+    RetargetSelfCalls retarget(func.get(), copy);
+    copy_definition(retarget, copy->init);
+    for (Internal::Definition &d : copy->updates)
+        copy_definition(retarget, d);
+    wrappers[consumer.name()] = copy;
+    return Func(copy);
+}
+
+} // namespace loom

@@ -1,0 +1,62 @@
+#include "lower/RedirectToWrappers.h"
+
+#include <algorithm>
+
+#include "dsl/IRMutator.h"
+
+namespace loom {
+namespace Internal {
+namespace {
+
+class Redirect : public IRMutator {
+public:
+    explicit Redirect(const FunctionPtr &caller) : caller(caller) {}
+
+private:
+    const FunctionPtr &caller;
+
+    using IRMutator::visit;
+    Expr visit(const Call *op) override {
+        Expr e = IRMutator::visit(op);
+        op = e.as<Call>();
+        if (op->call_type != Call::Halide || !op->func) return e;
+        FunctionContents *callee = op->func.get();
+        if (callee == caller.get() || callee->wrappers.empty() || caller->wraps == callee->name)
+            return e;
+        auto it = callee->wrappers.find(caller->name);
+        if (it == callee->wrappers.end()) it = callee->wrappers.find("");
+        if (it == callee->wrappers.end() || it->second == caller) return e;
+        const FunctionPtr callee_alive = op->func.shared();
+        if (std::find(caller->wrapped_callees.begin(), caller->wrapped_callees.end(),
+                      callee_alive) == caller->wrapped_callees.end()) {
+            caller->wrapped_callees.push_back(callee_alive);
+        }
+        const FunctionPtr &wrapper = it->second;
+        return Call::make(op->type, wrapper->name, op->args, Call::Halide, wrapper,
+                          op->value_index);
+    }
+};
+
+void redirect(Redirect &r, Definition &d) {
+    for (Expr &v : d.values)
+        v = r.mutate(v);
+    for (Expr &a : d.args)
+        a = r.mutate(a);
+    if (d.predicate.defined()) d.predicate = r.mutate(d.predicate);
+    for (Specialization &s : d.specializations) {
+        if (s.condition.defined()) s.condition = r.mutate(s.condition);
+        if (s.definition) redirect(r, *s.definition);
+    }
+}
+
+} // namespace
+
+void redirect_to_wrappers(const FunctionPtr &caller) {
+    Redirect r(caller);
+    redirect(r, caller->init);
+    for (Definition &d : caller->updates)
+        redirect(r, d);
+}
+
+} // namespace Internal
+} // namespace loom
