@@ -220,12 +220,15 @@ private:
         // compiled code from its arguments when it runs; lowering never reads them. Estimates
         // are for auto-schedulers and change no code.
         [[maybe_unused]] const auto &[name, param_type, is_buffer, dimensions, scalar_bits,
-                                      scalar_set, bound_buffer, scalar_estimate,
-                                      buffer_estimates] = *p;
+                                      scalar_set, bound_buffer, scalar_estimate, buffer_estimates,
+                                      min_value, max_value] = *p;
         str(name);
         type(param_type);
         u64(is_buffer);
         u64((uint64_t)dimensions);
+        // The range is checked by the compiled code.
+        expr(min_value);
+        expr(max_value);
     }
 
     void buffer(const BufferContents *b) {

@@ -7,6 +7,7 @@
 #include "dsl/Error.h"
 #include "dsl/IR.h"
 #include "dsl/IROperator.h"
+#include "dsl/IRPrinter.h"
 #include "dsl/Parameter.h"
 #include "dsl/Var.h"
 
@@ -25,6 +26,15 @@ public:
     Param(const std::string &name, T value) : Param(name) { set(value); }
     Param(const char *name, T value) : Param(std::string(name)) { set(value); }
     explicit Param(T value) : Param() { set(value); }
+    /** A value and the range every run checks it against (Halide's Param(name, val, min, max)). */
+    Param(const std::string &name, T value, const Expr &min, const Expr &max) : Param(name) {
+        set_range(min, max);
+        set(value);
+    }
+    Param(T value, const Expr &min, const Expr &max) : Param() {
+        set_range(min, max);
+        set(value);
+    }
 
     const std::string &name() const { return contents->name; }
     Type type() const { return contents->type; }
@@ -32,6 +42,18 @@ public:
     T get() const { return contents->get_scalar<T>(); }
     /** The value auto-schedulers assume (Halide's Param::set_estimate); changes no code. */
     void set_estimate(T value) { contents->scalar_estimate = Internal::make_const(type(), value); }
+
+    /** The range each run checks the value against before it computes anything: a value
+     * outside it stops the run with an error naming the Param, its value and the bound. The
+     * bounds are constants or Exprs of other Params; an undefined Expr removes one. */
+    void set_range(const Expr &min, const Expr &max) {
+        set_min_value(min);
+        set_max_value(max);
+    }
+    void set_min_value(const Expr &min) { contents->min_value = bound_of(min, "minimum"); }
+    void set_max_value(const Expr &max) { contents->max_value = bound_of(max, "maximum"); }
+    Expr min_value() const { return contents->min_value; }
+    Expr max_value() const { return contents->max_value; }
 
     operator Expr() const {
         return Internal::Variable::make(contents->type, contents->name, contents);
@@ -41,6 +63,13 @@ public:
 
 private:
     std::shared_ptr<Internal::ParameterContents> contents;
+
+    Expr bound_of(const Expr &e, const char *which) const {
+        if (!e.defined()) return e;
+        user_assert(e.type().is_scalar() && !e.type().is_handle())
+            << "The " << which << " of Param " << name() << " must be a number, but it is " << e;
+        return cast(type(), e);
+    }
 };
 
 }  // namespace loom

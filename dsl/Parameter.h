@@ -32,6 +32,9 @@ struct ParameterContents {
      */
     Expr scalar_estimate;
     Region buffer_estimates;
+    /** A scalar's range (Param::set_range): each run checks the value against it first and
+     * reports a value outside it. Undefined where not given. */
+    Expr min_value, max_value;
 
     template<typename T>
     void set_scalar(T value) {

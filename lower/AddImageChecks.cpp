@@ -39,7 +39,23 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
     const std::map<std::string, Box> read = boxes_required_of(body, inputs, FixedRegionLets::Named);
     std::vector<Stmt> checks;
     for (const LoweredArgument &a : args) {
-        if (a.kind == Argument::InputScalar) continue;
+        if (a.kind == Argument::InputScalar) {
+            // A Param's range, checked before anything reads the value.
+            if (!a.param) continue;
+            const Expr value = Variable::make(a.type, a.name, a.param);
+            const Expr bounds[2] = {a.param->min_value, a.param->max_value};
+            for (int below = 1; below >= 0; below--) {
+                const Expr &bound = bounds[1 - below];
+                if (!bound.defined()) continue;
+                Expr ok = below ? value >= bound : value <= bound;
+                Expr message = Call::make(
+                    Int(32), "loom_error_param_out_of_range",
+                    {Expr(a.name), cast(Float(64), value), cast(Float(64), bound), Expr(below)},
+                    Call::Extern);
+                checks.push_back(AssertStmt::make(ok, message));
+            }
+            continue;
+        }
         std::string dense_message = (a.kind == Argument::OutputBuffer ? "Output" : "Input") +
                                     std::string(" buffer ") + a.name +
                                     " must be dense in dimension 0 (stride 1). Pass a buffer "

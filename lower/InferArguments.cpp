@@ -58,7 +58,13 @@ private:
             a.type = op->type;
         }
         a.param = op->param;
+        const bool first = !inputs.count(a.name);
         add(std::move(a), op->param.get());
+        // The Params a range is given in are inputs too: the range is checked at each run.
+        if (first && !op->param->is_buffer) {
+            if (op->param->min_value.defined()) op->param->min_value.accept(this);
+            if (op->param->max_value.defined()) op->param->max_value.accept(this);
+        }
     }
 };
 

@@ -88,6 +88,18 @@ int32_t loom_error_bound_too_small(void *user_context, const char *func_name, co
     return loom_code_out_of_bounds;
 }
 
+int32_t loom_error_param_out_of_range(void *user_context, const char *param_name, double value,
+                                      double bound, int32_t below_minimum) {
+    char message[384];
+    snprintf(message, sizeof message,
+             "Param %s is %.17g, %s its %s %.17g (set with set_range, set_min_value or "
+             "set_max_value). Give it a value in its range, or widen the range.",
+             param_name, value, below_minimum ? "below" : "above",
+             below_minimum ? "minimum" : "maximum", bound);
+    current_handler(user_context, message);
+    return loom_code_out_of_bounds;
+}
+
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes) {
     char message[256];
     snprintf(message, sizeof message,

@@ -97,6 +97,10 @@ int32_t loom_buffer_bounds_query(void *user_context, loom_buffer_t *buffer, int3
 int32_t loom_error_bound_too_small(void *user_context, const char *func_name, const char *var_name,
                                    int32_t bound_min, int32_t bound_max, int32_t required_min,
                                    int32_t required_max);
+/* A scalar Param's value outside the range set with set_range (below its minimum when
+ * below_minimum, else above its maximum). */
+int32_t loom_error_param_out_of_range(void *user_context, const char *param_name, double value,
+                                      double bound, int32_t below_minimum);
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes);
 int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
                                   int32_t fold, int32_t window);

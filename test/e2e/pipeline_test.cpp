@@ -421,3 +421,58 @@ TEST(PerfMap, ListsEveryCompiledFunctionWhenAsked) {
 }
 
 } // namespace
+
+namespace {
+
+/** The message of the RuntimeError f.realize({8}) throws, or "" where it runs. */
+std::string run_error(loom::Func &f) {
+    try {
+        f.realize({8});
+    } catch (const loom::RuntimeError &e) {
+        return e.what();
+    }
+    return "";
+}
+
+// Halide 14's Param ranges: every run checks the value first, with the Param, its value and
+// the bound in the message; the same compiled code runs again once the value is back in range.
+TEST(ParamRange, EachRunChecksTheValue) {
+    loom::Param<int32_t> offset("offset", 3, 0, 10);
+    loom::Var x("x");
+    loom::Func f("shifted_by_offset");
+    f(x) = x + offset;
+    loom::Buffer<int32_t> b = f.realize({8});
+    EXPECT_EQ(b(5), 8);
+    offset.set(-1);
+    EXPECT_NE(run_error(f).find("Param offset is -1, below its minimum 0"), std::string::npos)
+        << run_error(f);
+    offset.set(11);
+    EXPECT_NE(run_error(f).find("Param offset is 11, above its maximum 10"), std::string::npos)
+        << run_error(f);
+    offset.set(10);
+    EXPECT_EQ(run_error(f), "");
+    EXPECT_TRUE(loom::Internal::is_const(offset.min_value(), 0));
+    EXPECT_TRUE(loom::Internal::is_const(offset.max_value(), 10));
+}
+
+TEST(ParamRange, OneSidedAndFromAnotherParam) {
+    loom::Param<float> gain("gain", 0.5f);
+    loom::Param<float> ceiling("ceiling", 2.0f);
+    gain.set_min_value(0.25f);
+    gain.set_max_value(ceiling);
+    loom::Var x("x");
+    loom::Func f("gained");
+    f(x) = loom::cast<float>(x) * gain;
+    EXPECT_EQ(run_error(f), "");
+    gain.set(0.125f);
+    EXPECT_NE(run_error(f).find("Param gain is 0.125, below its minimum 0.25"), std::string::npos)
+        << run_error(f);
+    gain.set(1.5f);
+    ceiling.set(1.0f);
+    EXPECT_NE(run_error(f).find("Param gain is 1.5, above its maximum 1"), std::string::npos)
+        << run_error(f);
+    gain.set_max_value(loom::Expr()); // no maximum any more
+    EXPECT_EQ(run_error(f), "");
+}
+
+} // namespace
