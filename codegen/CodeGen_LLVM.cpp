@@ -37,6 +37,7 @@
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/Random.h"
 #include "lower/InjectDeviceCopies.h"
 
 namespace loom {
@@ -522,6 +523,11 @@ void CodeGen::visit(const Call *op) {
         return;
     }
     if (op->call_type == Call::Extern) {
+        user_assert(op->name != random_variable_call_name)
+            << "A random variable (random_float, random_int or random_uint) is used outside the "
+               "values and arguments of a Func's definition (in an RDom's where() condition, a "
+               "specialization's condition or a bound, say): it takes its value from the point "
+               "of a definition. Define a Func with the random value and read that instead.";
         internal_assert(!is_nvptx) << "Runtime call " << op->name << " inside a GPU kernel";
         // Runtime error reporters: (user_context, args...) -> error code.
         std::vector<llvm::Value *> args{user_context};

@@ -9,11 +9,13 @@
 
 namespace loom {
 namespace Internal {
+
+// Args {kind, identity, seed}. The definition that holds the call replaces it; codegen
+// refuses one that escaped into an RDom's where() or a specialization's condition.
+const char *const random_variable_call_name = "loom.random_variable";
+
 namespace {
 
-/** The name of a random variable's placeholder call: args {kind, identity, seed}. It never
- * reaches lowering: the definition that holds it replaces it. */
-const char *const kRandomVariable = "loom.random_variable";
 enum class RandomKind { Float, UInt, Int };
 
 Expr random_variable(RandomKind kind, Expr seed) {
@@ -29,8 +31,8 @@ Expr random_variable(RandomKind kind, Expr seed) {
     const Type t = kind == RandomKind::Float  ? Float(32)
                    : kind == RandomKind::UInt ? UInt(32)
                                               : Int(32);
-    return Call::make(t, kRandomVariable, {Expr((int32_t)kind), Expr(next_identity++), seed},
-                      Call::Extern);
+    return Call::make(t, random_variable_call_name,
+                      {Expr((int32_t)kind), Expr(next_identity++), seed}, Call::Extern);
 }
 
 /** A bijection of 32-bit integers whose every output bit depends on every input bit (two
@@ -74,7 +76,7 @@ private:
 
     using IRMutator::visit;
     Expr visit(const Call *op) override {
-        if (op->call_type != Call::Extern || op->name != kRandomVariable)
+        if (op->call_type != Call::Extern || op->name != random_variable_call_name)
             return IRMutator::visit(op);
         const auto kind = (RandomKind)*as_const_int(op->args[0]);
         const auto identity = (int32_t)*as_const_int(op->args[1]);

@@ -10,6 +10,9 @@
 namespace loom {
 namespace Internal {
 
+/** The name of a random variable's placeholder call, before a definition gives it a value. */
+extern const char *const random_variable_call_name;
+
 /** `exprs` with each random variable replaced by a hash of `coordinates` (a definition's
  * point: its left-hand side's arguments, then its RVars), of the Func's name and definition
  * index, of the variable's identity and of its seed. The hash is a bijective 32-bit mixer

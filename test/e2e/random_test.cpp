@@ -149,6 +149,22 @@ TEST(Random, UpdatesDrawAtTheirRVarsPoints) {
     EXPECT_GT(differ, 60);
 }
 
+TEST(Random, OutsideADefinitionItIsRefusedByName) {
+    Var x("x");
+    RDom r(0, 8, "sampled");
+    r.where(random_float() < 0.5f);
+    Func f("sampled_sum");
+    f(x) = 0;
+    f(x) += r;
+    try {
+        f.realize({4});
+        FAIL() << "a random variable in where() was compiled";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("random variable"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("where()"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Random, ASeedMustBeAnInteger) { EXPECT_THROW(random_float(Expr(1.5f)), std::exception); }
 
 } // namespace
