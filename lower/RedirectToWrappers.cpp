@@ -37,14 +37,22 @@ private:
     }
 };
 
+/** e redirected, written back only where a call changed: a definition without calls to
+ * redirect is only read, however often the environment is collected. */
+void redirect(Redirect &r, Expr &e) {
+    if (!e.defined()) return;
+    Expr redirected = r.mutate(e);
+    if (!redirected.same_as(e)) e = redirected;
+}
+
 void redirect(Redirect &r, Definition &d) {
     for (Expr &v : d.values)
-        v = r.mutate(v);
+        redirect(r, v);
     for (Expr &a : d.args)
-        a = r.mutate(a);
-    if (d.predicate.defined()) d.predicate = r.mutate(d.predicate);
+        redirect(r, a);
+    redirect(r, d.predicate);
     for (Specialization &s : d.specializations) {
-        if (s.condition.defined()) s.condition = r.mutate(s.condition);
+        redirect(r, s.condition);
         if (s.definition) redirect(r, *s.definition);
     }
 }
