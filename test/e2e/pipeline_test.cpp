@@ -476,3 +476,29 @@ TEST(ParamRange, OneSidedAndFromAnotherParam) {
 }
 
 } // namespace
+
+namespace {
+
+// unsafe_promise_clamped: the user's promise bounds a read at data-dependent coordinates that
+// bounds inference could not bound by itself (refused without it).
+TEST(Promises, UnsafePromiseClampedBoundsADataDependentRead) {
+    loom::Buffer<int32_t> table(std::vector<int>{10}, "table");
+    loom::Buffer<int32_t> index(std::vector<int>{32}, "index");
+    for (int i = 0; i < 10; i++)
+        table(i) = 100 + i * i;
+    for (int i = 0; i < 32; i++)
+        index(i) = (i * 7) % 10;
+    loom::Var x("x");
+    loom::Func unbounded("looked_up_unbounded"), promised("looked_up");
+    unbounded(x) = table(index(x));
+    EXPECT_THROW(unbounded.realize({32}), std::exception);
+    promised(x) =
+        table(loom::unsafe_promise_clamped(index(x), 0, 9)) + loom::likely_if_innermost(x);
+    loom::Buffer<int32_t> out = promised.realize({32});
+    for (int i = 0; i < 32; i++) {
+        const int k = (i * 7) % 10;
+        EXPECT_EQ(out(i), 100 + k * k + i) << i;
+    }
+}
+
+} // namespace
