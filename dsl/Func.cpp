@@ -622,6 +622,38 @@ Stage Func::update(int i) const {
 
 int Func::num_update_definitions() const { return (int)func->updates.size(); }
 
+namespace {
+
+const Definition &update_of(const FunctionContents &f, int idx) {
+    user_assert(idx >= 0 && idx < (int)f.updates.size())
+        << "Func " << f.name << " has " << f.updates.size() << " update definitions; update " << idx
+        << " does not exist (they count from 0).";
+    return f.updates[idx];
+}
+
+} // namespace
+
+const std::vector<Expr> &Func::update_args(int idx) const { return update_of(*func, idx).args; }
+
+Expr Func::update_value(int idx) const {
+    const Definition &d = update_of(*func, idx);
+    user_assert(d.values.size() == 1)
+        << "Func " << name() << " returns a Tuple; use update_values(" << idx << ")";
+    return d.values[0];
+}
+
+Tuple Func::update_values(int idx) const { return Tuple(update_of(*func, idx).values); }
+
+std::vector<RVar> Func::rvars(int idx) const {
+    const Definition &d = update_of(*func, idx);
+    std::vector<RVar> out;
+    if (d.rdom) {
+        for (int i = 0; i < (int)d.rdom->domain.size(); i++)
+            out.emplace_back(d.rdom, i);
+    }
+    return out;
+}
+
 Pipeline Func::pipeline() {
     if (!cached_pipeline) cached_pipeline = std::make_shared<Pipeline>(*this);
     return *cached_pipeline;

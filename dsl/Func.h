@@ -84,6 +84,13 @@ public:
     /** The right-hand side of the pure definition (single-valued Funcs). */
     Expr value() const;
     Tuple values() const;
+    /** Update definition idx's left-hand side, value(s) and the RVars it iterates, as Halide's
+     * (errors name the Func and its count of updates). */
+    bool has_update_definition() const { return num_update_definitions() > 0; }
+    const std::vector<Expr> &update_args(int idx = 0) const;
+    Expr update_value(int idx = 0) const;
+    Tuple update_values(int idx = 0) const;
+    std::vector<RVar> rvars(int idx = 0) const;
     const std::vector<Type> &output_types() const;
     Type output_type() const;
 

@@ -479,6 +479,32 @@ TEST(ParamRange, OneSidedAndFromAnotherParam) {
 
 namespace {
 
+TEST(Introspection, UpdateDefinitionsArgsValuesAndRVars) {
+    loom::Var x("x");
+    loom::RDom r(0, 4, 1, 3, "box");
+    loom::Func f("introspected");
+    f(x) = x;
+    EXPECT_FALSE(f.has_update_definition());
+    f(x) += r.x * r.y;
+    f(r.x) = f(r.x) * 2;
+    EXPECT_TRUE(f.has_update_definition());
+    ASSERT_EQ(f.num_update_definitions(), 2);
+    EXPECT_EQ(f.rvars(0).size(), 2u);
+    EXPECT_EQ(f.rvars(0)[1].name(), r.y.name());
+    ASSERT_EQ(f.update_args(1).size(), 1u);
+    EXPECT_EQ(loom::Internal::to_string(f.update_args(1)[0]), r.x.name());
+    EXPECT_EQ(f.update_values(0).size(), 1u);
+    EXPECT_NE(loom::Internal::to_string(f.update_value(1)).find("* 2"), std::string::npos);
+    try {
+        f.update_value(2);
+        FAIL() << "update 2 of a Func with 2 updates was found";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("introspected has 2 update definitions"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 // unsafe_promise_clamped: the user's promise bounds a read at data-dependent coordinates that
 // bounds inference could not bound by itself (refused without it).
 TEST(Promises, UnsafePromiseClampedBoundsADataDependentRead) {
