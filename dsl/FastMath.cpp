@@ -30,12 +30,21 @@ Expr horner(const Expr &t, std::initializer_list<float> coefficients) {
     return p;
 }
 
-/** x - k * pi to about 2^-40 of pi for |k| below 2^15 (pi in two parts, each product exact in
- * a fused multiply-add). */
-Expr reduce_by_pi(const Expr &x, const Expr &k) {
+// ln 2 in two parts: ln2_hi has 16 significant bits, so n * ln2_hi is exact for the n of an
+// exponent; ln2_lo is the rest.
+constexpr float ln2_hi = 0.693145752f;
+constexpr float ln2_lo = 1.42860677e-06f;
+
+/** x = k * pi + r with k = round(x / pi), r within pi / 2, to about 2^-40 of pi for |k| below
+ * 2^15 (pi in two parts, each product exact in a fused multiply-add). */
+struct HalfTurns {
+    Expr k, r;
+};
+HalfTurns reduce_by_pi(const Expr &x) {
     constexpr float pi_hi = 3.14159274101257324f;      // float(pi)
     constexpr float pi_lo = -8.74227765734758577e-08f; // pi - pi_hi
-    return fma(-k, Expr(pi_lo), fma(-k, Expr(pi_hi), x));
+    Expr k = round(x * Expr(0.318309886f));
+    return {k, fma(-k, Expr(pi_lo), fma(-k, Expr(pi_hi), x))};
 }
 
 /** -v where k, a whole float, is odd: sin and cos of x + k * pi. */
@@ -48,8 +57,7 @@ Expr negate_where_odd(const Expr &v, const Expr &k) {
 
 Expr fast_sin(const Expr &x_full) {
     check_float32(x_full, "fast_sin", "sin");
-    Expr k = round(x_full * Expr(0.318309886f));
-    Expr r = reduce_by_pi(x_full, k);
+    const auto [k, r] = reduce_by_pi(x_full);
     // sin(r) = r * S(r^2) on |r| <= pi / 2: at most 1.2e-6 from sin(r).
     Expr s = r * horner(r * r, {0.999999237f, -0.166656765f, 0.00831319141f, -0.000185225393f});
     return negate_where_odd(s, k);
@@ -57,8 +65,7 @@ Expr fast_sin(const Expr &x_full) {
 
 Expr fast_cos(const Expr &x_full) {
     check_float32(x_full, "fast_cos", "cos");
-    Expr k = round(x_full * Expr(0.318309886f));
-    Expr r = reduce_by_pi(x_full, k);
+    const auto [k, r] = reduce_by_pi(x_full);
     // cos(r) = C(r^2) on |r| <= pi / 2: at most 4.7e-8 from cos(r).
     Expr c = horner(r * r,
                     {0.999999953f, -0.499999048f, 0.0416635732f, -0.00138536295f, 2.31524167e-05f});
@@ -72,8 +79,6 @@ Expr fast_exp(const Expr &x_full) {
     // finite and those below 2^-126 fall gradually to subnormals and 0.
     Expr x = clamp(x_full, Expr(-104.0f), Expr(89.5f));
     Expr n = round(x * Expr(1.44269502f));
-    constexpr float ln2_hi = 0.693145752f; // ln 2 to 16 bits: n * ln2_hi is exact
-    constexpr float ln2_lo = 1.42860677e-06f;
     Expr r = fma(-n, Expr(ln2_lo), fma(-n, Expr(ln2_hi), x));
     // e^r on |r| <= ln 2 / 2: within 1.1e-7 of it, relatively.
     Expr p = horner(
@@ -100,7 +105,6 @@ Expr fast_log(const Expr &x_full) {
     // log(1 + f) = f * P(f) on [sqrt(1/2) - 1, sqrt(2) - 1]: within 6.7e-8 of it.
     Expr log_m = f * horner(f, {0.999999968f, -0.500003751f, 0.33334606f, -0.24968907f,
                                 0.199133479f, -0.172782061f, 0.161262479f, -0.0989535074f});
-    constexpr float ln2_hi = 0.693145752f, ln2_lo = 1.42860677e-06f;
     Expr result = fma(ef, Expr(ln2_hi), fma(ef, Expr(ln2_lo), log_m));
     // log(0) = -inf, log(inf) = inf; a negative x or NaN gives NaN.
     const Expr inf = Expr(INFINITY), not_a_number = Expr(NAN);

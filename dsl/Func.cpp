@@ -46,29 +46,23 @@ private:
     }
 };
 
-// Rewrites the calls to `self` inside self's own definition to weak references (FunctionRef):
-// owning, the Func would keep itself alive through its definition and never be freed.
-class WeakenSelfCalls : public IRMutator {
+// Rewrites the calls to `target` to weak references (FunctionRef): a Func's calls to itself in
+// its own definition, or a wrapper's to the Func that owns it (see weaken_calls_to).
+class WeakenCallsTo : public IRMutator {
 public:
-    explicit WeakenSelfCalls(const FunctionContents *self) : self(self) {}
+    explicit WeakenCallsTo(const FunctionContents *target) : target(target) {}
 
 private:
-    const FunctionContents *self;
+    const FunctionContents *target;
     Expr visit(const Call *op) override {
         Expr e = IRMutator::visit(op);
         const Call *c = e.as<Call>();
-        if (c->call_type != Call::Halide || !c->func.refers_to(self) || c->func.is_weak()) return e;
+        if (c->call_type != Call::Halide || !c->func.refers_to(target) || c->func.is_weak())
+            return e;
         return Call::make(c->type, c->name, c->args, c->call_type, c->func.weakened(),
                           c->value_index, c->buffer, c->param);
     }
 };
-
-void weaken_self_calls(const FunctionContents *self, std::vector<Expr> &exprs) {
-    WeakenSelfCalls weaken(self);
-    for (Expr &e : exprs) {
-        if (e.defined()) e = weaken.mutate(e);
-    }
-}
 
 // The first call to `self` in a definition of self that reads it, at an argument where the
 // update's left-hand side has a pure Var, at anything but that Var. `lhs_vars[i]` is the pure
@@ -104,6 +98,13 @@ FunctionPtr new_function(const std::string &name) {
 }
 
 }  // namespace
+
+void Internal::weaken_calls_to(const FunctionContents *target, std::vector<Expr> &exprs) {
+    WeakenCallsTo weaken(target);
+    for (Expr &e : exprs) {
+        if (e.defined()) e = weaken.mutate(e);
+    }
+}
 
 std::vector<Dim> Internal::default_loops(const Definition &d) {
     std::vector<Dim> dims;
@@ -205,7 +206,7 @@ void FuncRef::define(std::vector<Expr> values) {
     func->output_types = types;
     func->init.args = args;
     func->init.values = define_random_variables(values, args, name, 0);
-    weaken_self_calls(func.get(), func->init.values);
+    weaken_calls_to(func.get(), func->init.values);
     func->init.schedule.dims = default_loops(func->init);
 }
 
@@ -291,11 +292,11 @@ void FuncRef::define_update(std::vector<Expr> values) {
     const int definition = (int)func->updates.size() + 1;
     d.values = define_random_variables(values, coordinates, name, definition);
     d.args = define_random_variables(d.args, coordinates, name, definition);
-    weaken_self_calls(func.get(), d.args);
-    weaken_self_calls(func.get(), d.values);
+    weaken_calls_to(func.get(), d.args);
+    weaken_calls_to(func.get(), d.values);
     if (d.predicate.defined()) {
         std::vector<Expr> predicate{d.predicate};
-        weaken_self_calls(func.get(), predicate);
+        weaken_calls_to(func.get(), predicate);
         d.predicate = predicate[0];
     }
     d.schedule.dims = default_loops(d);

@@ -43,6 +43,14 @@ struct Definition {
  * them, for a pure definition). */
 std::vector<Dim> default_loops(const Definition &d);
 
+class IRMutator;
+
+/** Every Expr of d through m: its values, arguments and where() condition, and its
+ * specializations' conditions and definitions (those shared with another Function are changed
+ * there too: copy them first to change a copy). Each is written back only where m changed it,
+ * so that a definition m leaves alone is only read. */
+void mutate_definition(IRMutator &m, Definition &d);
+
 struct FunctionContents {
     std::string name;
     std::vector<std::string> args;  // names of the pure Vars, in order
@@ -82,6 +90,10 @@ struct FunctionContents {
 };
 
 using FunctionPtr = std::shared_ptr<FunctionContents>;
+
+/** The calls to `target` in `exprs` as weak references (FunctionRef): a Func reading itself,
+ * or a wrapper reading the Func that owns it, would otherwise keep itself alive. */
+void weaken_calls_to(const FunctionContents *target, std::vector<Expr> &exprs);
 
 }  // namespace Internal
 }  // namespace loom

@@ -312,10 +312,11 @@ Expr mux(const Expr &id, const std::initializer_list<Expr> &values);
 Expr mux(const Expr &id, const std::vector<Expr> &values);
 Expr mux(const Expr &id, const Tuple &values);
 
-/** e cast to t with its value clamped to t's range first, with Halide's rules: float to a
- * narrower float pins infinities to the largest finite value; float to an integer type at least
- * as wide saturates both ends; otherwise e is clamped to whichever of t's limits e's type
- * holds exactly, then cast. */
+/** e cast to t with its value clamped to t's range first, with Halide 14's rules: float to
+ * float clamps to t's range, whose ends are the infinities (a value past the largest finite one
+ * of a narrower float becomes infinite, as a plain cast has it); float to an integer type at
+ * least as wide saturates both ends; otherwise e is clamped to whichever of t's limits e's
+ * type holds exactly, then cast. */
 Expr saturating_cast(Type t, Expr e);
 template <typename T> Expr saturating_cast(Expr e) {
     return saturating_cast(type_of<T>(), std::move(e));

@@ -12,23 +12,6 @@ using Internal::Call;
 using Internal::FunctionContents;
 using Internal::FunctionPtr;
 
-/** The wrapper reads the wrapped Func without owning it: the wrapped Func owns its wrappers. */
-class WeakenCallsTo : public Internal::IRMutator {
-public:
-    explicit WeakenCallsTo(const FunctionContents *wrapped) : wrapped(wrapped) {}
-
-private:
-    const FunctionContents *wrapped;
-    using IRMutator::visit;
-    Expr visit(const Call *op) override {
-        Expr e = IRMutator::visit(op);
-        op = e.as<Call>();
-        if (op->call_type != Call::Halide || !op->func.refers_to(wrapped)) return e;
-        return Call::make(op->type, op->name, op->args, Call::Halide, op->func.weakened(),
-                          op->value_index);
-    }
-};
-
 Func make_wrapper(const Func &wrapped, const std::string &name) {
     user_assert(wrapped.function()->defined())
         << "Can't wrap Func " << wrapped.name() << " with in(): it has no definition yet. "
@@ -46,9 +29,8 @@ Func make_wrapper(const Func &wrapped, const std::string &name) {
         wrapper(vars) = Tuple(elements);
     }
     FunctionContents &w = *wrapper.function();
-    WeakenCallsTo weaken(wrapped.function().get());
-    for (Expr &v : w.init.values)
-        v = weaken.mutate(v);
+    // The wrapped Func owns the wrapper: the wrapper reads it weakly.
+    Internal::weaken_calls_to(wrapped.function().get(), w.init.values);
     w.wraps = wrapped.name();
     return wrapper;
 }
@@ -88,13 +70,9 @@ Func Func::in(const std::vector<Func> &consumers) {
     if (!shared)
         shared =
             make_wrapper(*this, name() + "_wrapper_" + Internal::unique_user_name('w')).function();
-    for (const Func &c : consumers) {
-        auto it = wrappers.find(c.name());
-        user_assert(it == wrappers.end() || it->second == shared)
-            << "Func " << c.name() << " already has its own wrapper of " << name() << " ("
-            << it->second->name << "); wrap it with that one's list.";
+    // Every listed consumer that had a wrapper has `shared` (checked above).
+    for (const Func &c : consumers)
         wrappers[c.name()] = shared;
-    }
     return Func(shared);
 }
 
@@ -128,16 +106,12 @@ private:
     }
 };
 
-void copy_definition(RetargetSelfCalls &retarget, Internal::Definition &d) {
-    for (Expr &v : d.values)
-        v = retarget.mutate(v);
-    for (Expr &a : d.args)
-        a = retarget.mutate(a);
-    if (d.predicate.defined()) d.predicate = retarget.mutate(d.predicate);
+/** d's specializations as copies of their own (the original's are shared pointers). */
+void copy_specializations(Internal::Definition &d) {
     for (Internal::Specialization &s : d.specializations) {
         if (!s.definition) continue;
         s.definition = std::make_shared<Internal::Definition>(*s.definition);
-        copy_definition(retarget, *s.definition);
+        copy_specializations(*s.definition);
     }
 }
 
@@ -156,9 +130,12 @@ Func Func::clone_in(const Func &consumer) {
     copy->wraps.clear();
     copy->wrapped_callees.clear();
     RetargetSelfCalls retarget(func.get(), copy);
-    copy_definition(retarget, copy->init);
-    for (Internal::Definition &d : copy->updates)
-        copy_definition(retarget, d);
+    copy_specializations(copy->init);
+    Internal::mutate_definition(retarget, copy->init);
+    for (Internal::Definition &d : copy->updates) {
+        copy_specializations(d);
+        Internal::mutate_definition(retarget, d);
+    }
     wrappers[consumer.name()] = copy;
     return Func(copy);
 }

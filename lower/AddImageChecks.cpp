@@ -43,17 +43,17 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             // A Param's range, checked before anything reads the value.
             if (!a.param) continue;
             const Expr value = Variable::make(a.type, a.name, a.param);
-            const Expr bounds[2] = {a.param->min_value, a.param->max_value};
-            for (int below = 1; below >= 0; below--) {
-                const Expr &bound = bounds[1 - below];
-                if (!bound.defined()) continue;
-                Expr ok = below ? value >= bound : value <= bound;
-                Expr message = Call::make(
-                    Int(32), "loom_error_param_out_of_range",
-                    {Expr(a.name), cast(Float(64), value), cast(Float(64), bound), Expr(below)},
-                    Call::Extern);
+            auto check_range = [&](const Expr &bound, bool minimum) {
+                if (!bound.defined()) return;
+                Expr ok = minimum ? value >= bound : value <= bound;
+                Expr message = Call::make(Int(32), "loom_error_param_out_of_range",
+                                          {Expr(a.name), cast(Float(64), value),
+                                           cast(Float(64), bound), Expr((int32_t)minimum)},
+                                          Call::Extern);
                 checks.push_back(AssertStmt::make(ok, message));
-            }
+            };
+            check_range(a.param->min_value, true);
+            check_range(a.param->max_value, false);
             continue;
         }
         std::string dense_message = (a.kind == Argument::OutputBuffer ? "Output" : "Input") +

@@ -37,33 +37,13 @@ private:
     }
 };
 
-/** e redirected, written back only where a call changed: a definition without calls to
- * redirect is only read, however often the environment is collected. */
-void redirect(Redirect &r, Expr &e) {
-    if (!e.defined()) return;
-    Expr redirected = r.mutate(e);
-    if (!redirected.same_as(e)) e = redirected;
-}
-
-void redirect(Redirect &r, Definition &d) {
-    for (Expr &v : d.values)
-        redirect(r, v);
-    for (Expr &a : d.args)
-        redirect(r, a);
-    redirect(r, d.predicate);
-    for (Specialization &s : d.specializations) {
-        redirect(r, s.condition);
-        if (s.definition) redirect(r, *s.definition);
-    }
-}
-
 } // namespace
 
 void redirect_to_wrappers(const FunctionPtr &caller) {
     Redirect r(caller);
-    redirect(r, caller->init);
+    mutate_definition(r, caller->init);
     for (Definition &d : caller->updates)
-        redirect(r, d);
+        mutate_definition(r, d);
 }
 
 } // namespace Internal
