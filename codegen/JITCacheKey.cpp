@@ -130,7 +130,7 @@ private:
     }
 
     void stage_schedule(const StageSchedule &s) {
-        const auto &[splits, dims, prefetches, allow_race_conditions] = s;
+        const auto &[splits, dims, prefetches, allow_race_conditions, fuse_level] = s;
         u64(splits.size());
         for (const Split &sp : splits) {
             const auto &[kind, old_var, outer, inner, factor, tail] = sp;
@@ -161,6 +161,12 @@ private:
         }
         // No effect on the code (only on which directives were accepted), keyed all the same.
         u64(allow_race_conditions);
+        loop_level(fuse_level.level);
+        u64(fuse_level.align.size());
+        for (const auto &[var, strategy] : fuse_level.align) {
+            str(var);
+            u64((uint64_t)strategy);
+        }
     }
 
     // LoopLevel keeps its fields private; these accessors read all four (kind, Func, loop,

@@ -429,6 +429,16 @@ Type Func::output_type() const {
 // its semicolon (it chained them into one statement).
 // clang-format off
 Func &Func::allow_race_conditions() LOOM_FORWARD_TO_STAGE(allow_race_conditions())
+Func &Func::compute_with(const Stage &s, const VarOrRVar &var,
+                         const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align)
+    LOOM_FORWARD_TO_STAGE(compute_with(s, var, align))
+Func &Func::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align)
+    LOOM_FORWARD_TO_STAGE(compute_with(s, var, align))
+Func &Func::compute_with(const LoopLevel &level,
+                         const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align)
+    LOOM_FORWARD_TO_STAGE(compute_with(level, align))
+Func &Func::compute_with(const LoopLevel &level, LoopAlignStrategy align)
+    LOOM_FORWARD_TO_STAGE(compute_with(level, align))
 Func &Func::split(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,
                   const Expr &factor, TailStrategy tail)
     LOOM_FORWARD_TO_STAGE(split(old, outer, inner, factor, tail))
@@ -613,6 +623,8 @@ Func &Func::compute_inline() {
     func->schedule.store_level = LoopLevel::inlined();
     return *this;
 }
+
+Func::operator Stage() const { return Stage(func, 0); }
 
 Stage Func::update(int i) const {
     user_assert(i >= 0 && i < (int)func->updates.size())

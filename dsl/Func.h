@@ -155,6 +155,16 @@ public:
     /** Computes the region needed by one iteration of loop `var` of `consumer`, inside it. */
     Func &compute_at(const Func &consumer, const VarOrRVar &var);
     Func &compute_at(const LoopLevel &level);
+    /** Stage::compute_with on the pure definition: horizontal fusion with another stage. */
+    Func &compute_with(const Stage &s, const VarOrRVar &var,
+                       const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
+    Func &compute_with(const Stage &s, const VarOrRVar &var,
+                       LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    Func &compute_with(const LoopLevel &level,
+                       const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
+    Func &compute_with(const LoopLevel &level, LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    /** The pure definition as a Stage (as Halide's Func converts). */
+    operator Stage() const;
     /** Places the storage at a loop level (outside or at the compute level). */
     Func &store_at(const Func &consumer, const VarOrRVar &var);
     Func &store_at(const LoopLevel &level);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dsl/IR.h"
@@ -58,7 +59,23 @@ private:
     int stage = -1;
 };
 
+/** How compute_with lines up a stage's loop with its parent's where their bounds differ
+ * (Halide 14's names): shift the stage's iterations so that its first (AlignStart) or last
+ * (AlignEnd) one meets the parent's, or leave the loop variables equal (NoAlign). Auto is
+ * NoAlign, as in Halide 14. */
+enum class LoopAlignStrategy { AlignStart, AlignEnd, NoAlign, Auto };
+
 namespace Internal {
+
+/** compute_with: this stage shares its loops from `level` (a loop of the parent stage) outward
+ * with the parent, and runs after the parent's body in the innermost shared loop. `align`
+ * names, by the user's loop names, how each shared loop lines up. An inlined level: none. */
+struct FuseLevel {
+    LoopLevel level = LoopLevel::inlined();
+    std::vector<std::pair<std::string, LoopAlignStrategy>> align;
+    /** The strategy of the shared loops `align` does not name. */
+    LoopAlignStrategy default_align = LoopAlignStrategy::Auto;
+};
 
 /** One loop-splitting step of a stage: split old_var into outer * factor + inner, fuse two
  * vars into one, or rename one. */
@@ -117,6 +134,7 @@ struct StageSchedule {
      * vectorized after it write disjoint elements, which the checks at those directives could
      * not prove. */
     bool allow_race_conditions = false;
+    FuseLevel fuse_level;
 };
 
 /** fold_storage: dimension `var` of the buffer is stored modulo `extent`. */

@@ -526,6 +526,11 @@ Stage Stage::specialize(const Expr &condition) {
     user_assert(uses.found.empty())
         << "The condition of specialize() of " << stage_name() << " uses " << uses.found
         << "; it may use only Params and the shapes of inputs, which are fixed for a whole run.";
+    user_assert(schedule().fuse_level.level.is_inlined())
+        << "specialize() of " << stage_name() << ", which is computed with "
+        << schedule().fuse_level.level.to_string()
+        << ": a stage computed with another must not be specialized (Halide 14's rule). "
+           "Specialize the stage it is computed with instead.";
     Definition &d = definition();
     for (const Specialization &s : d.specializations) {
         user_assert(!s.failure) << "specialize() of " << stage_name()
@@ -551,6 +556,52 @@ void Stage::specialize_fail(const std::string &message) {
     s.failure = true;
     s.failure_message = message;
     d.specializations.push_back(s);
+}
+
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var,
+                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    return set_fuse_level(s.at(var), align, LoopAlignStrategy::Auto);
+}
+
+Stage &Stage::compute_with(const Stage &s, const VarOrRVar &var, LoopAlignStrategy align) {
+    return set_fuse_level(s.at(var), {}, align);
+}
+
+Stage &Stage::compute_with(const LoopLevel &level,
+                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align) {
+    return set_fuse_level(level, align, LoopAlignStrategy::Auto);
+}
+
+Stage &Stage::compute_with(const LoopLevel &level, LoopAlignStrategy align) {
+    return set_fuse_level(level, {}, align);
+}
+
+Stage &Stage::set_fuse_level(const LoopLevel &level,
+                             const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align,
+                             LoopAlignStrategy default_align) {
+    user_assert(!level.is_root() && !level.is_inlined())
+        << "compute_with of " << stage_name() << " at " << level.to_string()
+        << ": name a loop of the stage to compute it with (g.compute_with(f, y), or "
+           "compute_with(f.at(y))), not root or inline.";
+    user_assert(level.func() != func->name)
+        << "compute_with of " << stage_name() << " names a loop of " << func->name
+        << " itself; the stages of one Func already run one after another. Compute it with a "
+           "stage of another Func.";
+    user_assert(!specialized)
+        << "compute_with of a specialization of " << stage_name()
+        << ": a stage computed with another must not be specialized. Call compute_with on the "
+           "stage itself, and specialize the stage it is computed with instead.";
+    user_assert(definition().specializations.empty())
+        << "compute_with of " << stage_name()
+        << ", which has specializations: a stage computed with another must not be "
+           "specialized (Halide 14's rule). Specialize the stage it is computed with instead.";
+    FuseLevel &fuse = schedule().fuse_level;
+    fuse.level = level;
+    fuse.align.clear();
+    for (const auto &[var, strategy] : align)
+        fuse.align.push_back({var.name(), strategy});
+    fuse.default_align = default_align;
+    return *this;
 }
 
 LoopLevel Stage::at(const VarOrRVar &var) const {

@@ -123,6 +123,20 @@ public:
     Func rfactor(const std::vector<std::pair<RVar, Var>> &preserved);
     Func rfactor(const RVar &r, const Var &v);
 
+    /** Horizontal fusion (Halide 14's compute_with): this stage shares the loops of stage `s`
+     * from loop `var` outward and runs after s's body inside the innermost shared loop, so
+     * that both read their common inputs in one pass. The shared loops cover the union of both
+     * stages' bounds; each stage runs only at its own points. The two stages must be computed
+     * at the same level, neither may read the other, and this stage must not be specialized.
+     * `align` lines up each shared loop (by the user's loop names; the others NoAlign). */
+    Stage &compute_with(const Stage &s, const VarOrRVar &var,
+                        const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
+    Stage &compute_with(const Stage &s, const VarOrRVar &var,
+                        LoopAlignStrategy align = LoopAlignStrategy::Auto);
+    Stage &compute_with(const LoopLevel &level,
+                        const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align);
+    Stage &compute_with(const LoopLevel &level, LoopAlignStrategy align = LoopAlignStrategy::Auto);
+
     /** The loop level at loop `var` of this stage, for compute_at / store_at. */
     LoopLevel at(const VarOrRVar &var) const;
     const std::string &name() const { return func->name; }
@@ -141,6 +155,9 @@ private:
     void set_gpu_loop_type(const std::vector<VarOrRVar> &vars, Internal::ForType t,
                            DeviceAPI device_api, const char *directive);
     std::string stage_name() const;
+    Stage &set_fuse_level(const LoopLevel &level,
+                          const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align,
+                          LoopAlignStrategy default_align);
     void check_no_race(const std::string &loop, const char *directive) const;
     /** Checks and records p (its image or func set) with the other arguments of prefetch. */
     Stage &add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at, const VarOrRVar &from,

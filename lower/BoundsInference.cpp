@@ -264,22 +264,11 @@ private:
         return s;
     }
 
-    // The production of a Func sits in a Block beside its consumption, at its compute level.
-    // Its loop bounds are what the consumption reads there: one iteration of the loop it is
-    // computed at, however far outside that its storage is.
-    Stmt visit(const Block *op) override {
-        Stmt first = mutate(op->first), rest = mutate(op->rest);
-        const ProducerConsumer *produce = first.as<ProducerConsumer>();
-        const ProducerConsumer *consume = rest.as<ProducerConsumer>();
-        if (!produce || !consume || !produce->is_producer || consume->is_producer ||
-            produce->name != consume->name || !env.functions.count(produce->name)) {
-            return Block::make(first, rest);
-        }
-        const FunctionPtr &f = env.functions.at(produce->name);
-        // The consumers' regions at this level go first, and this Func's is written in their
-        // names.
-        std::vector<std::pair<std::string, Expr>> lets; // outermost first
-        rest = lift_region_lets(rest, lets);
+    // The region lets of f, computed at this level: what `rest` reads of it (and what its
+    // updates read of it, for the pure stage), after `lets`; checks of its bound()s to `checks`.
+    void add_region_lets(const FunctionPtr &f, const Stmt &rest,
+                         std::vector<std::pair<std::string, Expr>> &lets,
+                         std::vector<Stmt> &checks) {
         Box consumed = box_required(round_up_splits ? needed_points_only(rest) : rest, f->name,
                                     FixedRegionLets::NamedWhenLarge);
         check_bounded(consumed, f->name, "its consumers read");
@@ -289,7 +278,6 @@ private:
             consumed = Box(dims, Interval(make_zero(Int(32)), make_const(Int(32), -1)));
         }
         // bound(): the region is what the user gave, and consumers must read within it.
-        std::vector<Stmt> checks;
         for (const Bound &b : f->schedule.bounds) {
             for (int d = 0; d < dims; d++) {
                 if (f->args[d] != b.var) continue;
@@ -327,6 +315,34 @@ private:
             lets.push_back({p + ".min", pure[d].min});
             lets.push_back({p + ".max", pure[d].max});
         }
+    }
+
+    // The production of a Func sits in a Block beside its consumption, at its compute level.
+    // Its loop bounds are what the consumption reads there: one iteration of the loop it is
+    // computed at, however far outside that its storage is.
+    Stmt visit(const Block *op) override {
+        Stmt first = mutate(op->first), rest = mutate(op->rest);
+        const ProducerConsumer *produce = first.as<ProducerConsumer>();
+        const ProducerConsumer *consume = rest.as<ProducerConsumer>();
+        if (!produce || !consume || !produce->is_producer || consume->is_producer ||
+            produce->name != consume->name || !env.functions.count(produce->name)) {
+            return Block::make(first, rest);
+        }
+        const FunctionPtr &f = env.functions.at(produce->name);
+        // The consumers' regions at this level go first, and this Func's is written in their
+        // names.
+        std::vector<std::pair<std::string, Expr>> lets; // outermost first
+        rest = lift_region_lets(rest, lets);
+        std::vector<Stmt> checks;
+        // The production of a compute_with group holds the stages of its other Funcs too.
+        std::vector<FunctionPtr> produced{f};
+        auto members = env.fused_members.find(f->name);
+        if (members != env.fused_members.end()) {
+            for (const std::string &m : members->second)
+                produced.push_back(env.functions.at(m));
+        }
+        for (const FunctionPtr &g : produced)
+            add_region_lets(g, rest, lets, checks);
         for (const auto &l : lets)
             region_lets.insert(l.first);
         // With its region known, the production's empty tails go, before the boxes of the
@@ -335,8 +351,10 @@ private:
         // consumers' regions, which both ends of this one name, stay names and cancel.
         std::map<std::string, Expr> known = constant_lets;
         for (const auto &l : lets) {
-            if (l.first.compare(0, f->name.size() + 2, f->name + ".s") == 0)
-                known[l.first] = l.second;
+            for (const FunctionPtr &g : produced) {
+                if (l.first.compare(0, g->name.size() + 2, g->name + ".s") == 0)
+                    known[l.first] = l.second;
+            }
         }
         checks.push_back(Block::make(prune_empty_loops(first, known), rest));
         return wrap_lets(Block::make(checks), lets);

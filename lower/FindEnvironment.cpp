@@ -21,6 +21,8 @@ private:
     }
 };
 
+}  // namespace
+
 std::vector<FunctionPtr> direct_callees(const FunctionPtr &f) {
     FindCalls finder;
     for (int k = 0; k < f->stages(); k++) {
@@ -35,6 +37,8 @@ std::vector<FunctionPtr> direct_callees(const FunctionPtr &f) {
     }
     return others;
 }
+
+namespace {
 
 class Collector {
 public:

@@ -81,13 +81,14 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     lowerings++;
     LoweringLogger logger(options, log);
     Environment env = find_environment(outputs);
+    const std::vector<FusedGroup> groups = find_fused_groups(env, outputs);
     LoweredPipeline result;
     result.name = name;
     result.args = infer_arguments(outputs, env, requested_args);
     result.streaming_min_bytes = options.streaming_min_bytes;
 
     Stmt s;
-    s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env); });
+    s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env, groups); });
     // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
     s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs, env); });
     // After bounds inference, whose boxes it reads; before sliding window, so that each

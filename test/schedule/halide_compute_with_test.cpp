@@ -1,0 +1,362 @@
+// compute_with (horizontal fusion) against Halide 14: stages that share loops give the bytes
+// Halide gives for the same algorithm and schedule, the lowered loop nest shows one loop where
+// there were two, and each misuse is refused with a message naming both stages.
+
+#include <functional>
+
+#include "CompileErrorOf.h"
+#include "HalideScheduleDiff.h"
+#include "StmtText.h"
+
+namespace {
+
+// Two consumers of one producer, both read by an output: the horizontal fusion of the fusion
+// literature (the producer read once for both).
+#define TWO_CONSUMERS                                                                              \
+    Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({108, 80}, 3, 0, 255, {-8, -8}, "in");     \
+    Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");                                    \
+    Func p("p"), a("a"), b("b"), out("out");                                                       \
+    p(x, y) = cast<int32_t>(in(x, y)) * 3 - in(x + 1, y);                                          \
+    a(x, y) = p(x - 1, y) + p(x, y + 1) * 2;                                                       \
+    b(x, y) = p(x + 1, y) * 5 - p(x, y - 1);
+#define TWO_CONSUMERS_ALGORITHM                                                                    \
+    TWO_CONSUMERS out(x, y) = a(x, y) * 7 + b(x, y + 1) - a(x + 2, y);
+
+TEST(ComputeWith, TwoRootConsumersShareTheirRows) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root();
+                      b.compute_root(); b.compute_with(a, y); return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, SplitLoopsSharedAtTheOuterBlock) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root();
+                      b.compute_root(); a.split(x, xo, xi, 8); b.split(x, xo, xi, 8);
+                      b.compute_with(a, xo); return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, SharedRowsInsideTheConsumersTiles) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM out.tile(x, y, xo, yo, xi, yi, 16, 8);
+                      a.compute_at(out, xo); b.compute_at(out, xo); a.vectorize(x, 4);
+                      b.vectorize(x, 4); b.compute_with(a, y); p.compute_at(out, xo);
+                      return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, ProducerComputedInTheSharedLoop) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM a.compute_root(); b.compute_root();
+                      b.compute_with(a, y); p.compute_at(a, y); return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, ParallelSharedLoop) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root().parallel(y);
+                      b.compute_root().parallel(y); b.compute_with(a, y); return out;),
+        kOddRegions);
+}
+
+#define TWO_CONSUMERS_WITH_UPDATES                                                                 \
+    TWO_CONSUMERS RDom r(0, 3);                                                                    \
+    a(x, y) += p(x + r, y) * (r + 1);                                                              \
+    b(x, y) = b(x, y) * 3 - p(x, y + 1);                                                           \
+    out(x, y) = a(x, y) * 7 + b(x, y + 1) - a(x + 2, y);                                           \
+    p.compute_root();                                                                              \
+    a.compute_root();                                                                              \
+    b.compute_root();                                                                              \
+    b.compute_with(a, y);
+
+TEST(ComputeWith, PureStagesSharedUpdatesApart) {
+    expect_same_output<int32_t>(SAME_PIPELINE(TWO_CONSUMERS_WITH_UPDATES return out;),
+                                kOddRegions);
+}
+
+TEST(ComputeWith, UpdatesSharedToo) {
+    // Halide 14 runs the shared loop of the two updates over a.update(0)'s rows only, so that
+    // b.update(0) skips the row b has past a's (17 of 153 points differ from Halide's own
+    // result without this compute_with). A schedule never changes the values: the reference is
+    // Halide without it.
+    expect_same_output<int32_t>(
+        [&]() {
+            using namespace Halide;
+            TWO_CONSUMERS_WITH_UPDATES
+            return out;
+        },
+        [&]() {
+            using namespace loom;
+            TWO_CONSUMERS_WITH_UPDATES
+            b.update(0).compute_with(a.update(0), y);
+            return out;
+        },
+        kOddRegions);
+}
+
+TEST(ComputeWith, AlignStartAndEnd) {
+    // b is read over more rows than a: the shared loop covers both, each stage its own rows.
+    for (loom::LoopAlignStrategy strategy :
+         {loom::LoopAlignStrategy::AlignStart, loom::LoopAlignStrategy::AlignEnd,
+          loom::LoopAlignStrategy::NoAlign}) {
+        SCOPED_TRACE((int)strategy);
+        expect_same_output<int32_t>(
+            [&]() {
+                using namespace Halide;
+                TWO_CONSUMERS
+                out(x, y) = a(x, y) + b(x, y + 4) - b(x - 3, y - 2);
+                p.compute_root(); a.compute_root(); b.compute_root();
+                b.compute_with(a, y, (Halide::LoopAlignStrategy)(int)strategy);
+                return out;
+            },
+            [&]() {
+                using namespace loom;
+                TWO_CONSUMERS
+                out(x, y) = a(x, y) + b(x, y + 4) - b(x - 3, y - 2);
+                p.compute_root(); a.compute_root(); b.compute_root();
+                b.compute_with(a, y, strategy);
+                return out;
+            },
+            kOddRegions);
+    }
+}
+
+TEST(ComputeWith, ChainOfThreeStages) {
+    // c with b, b with a: one loop over the union of the three.
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS Func c("c"); c(x, y) = p(x, y) - p(x + 2, y - 1);
+                      out(x, y) = a(x, y) + b(x, y + 3) * c(x - 1, y - 2);
+                      p.compute_root(); a.compute_root(); b.compute_root(); c.compute_root();
+                      b.compute_with(a, y); c.compute_with(b, y); return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, TwoStagesWithOneParentAtDifferentLoops) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS Func c("c"); c(x, y) = p(x, y) - p(x + 2, y - 1);
+                      out(x, y) = a(x, y) + b(x, y + 3) * c(x - 1, y - 2);
+                      p.compute_root(); a.compute_root(); b.compute_root(); c.compute_root();
+                      b.compute_with(a, x); c.compute_with(a, y); return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, ParentSpecialized) {
+    // Each version of the parent's stage holds the child in its shared loop.
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root();
+                      b.compute_root(); a.specialize(in.width() > 100).parallel(y);
+                      b.compute_with(a, y); return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, GuardWithIfTailOnTheSharedLoop) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root();
+                      b.compute_root(); a.split(y, yo, yi, 4, TailStrategy::GuardWithIf);
+                      b.split(y, yo, yi, 4, TailStrategy::GuardWithIf); b.compute_with(a, yo);
+                      return out;),
+        kOddRegions);
+}
+
+TEST(ComputeWith, SharedLoopsOfReductions) {
+    // Two histograms over the same RDom share its loops.
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(
+            Buffer<uint8_t> in = random_buffer<Buffer<uint8_t>>({40, 30}, 5, 0, 255, {0, 0}, "in");
+            Var x("x"); Func h("h"), g("g"), out("out"); RDom r(0, 40, 0, 30);
+            h(x) = 0; h(cast<int>(in(r.x, r.y)) / 16) += 1; g(x) = 0;
+            g(cast<int>(in(r.x, r.y)) % 16) += 2; out(x) = h(x) * 100 + g(x);
+            h.compute_root(); g.compute_root(); g.compute_with(h, x);
+            g.update(0).compute_with(h.update(0), r.y); return out;),
+        {{{16}, {0}}, {{9}, {3}}});
+}
+
+TEST(ComputeWith, AtTheOutermostLevel) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root();
+                      b.compute_root(); b.compute_with(a, Var::outermost()); return out;),
+        kOddRegions);
+}
+
+// Pipeline({f, g}) realized into buffers of different sizes in both languages (Halide 14's
+// documentation of compute_with: g half the size of f, fused at y).
+TEST(ComputeWith, TwoOutputsOfDifferentSizes) {
+    auto pipeline = [](auto in, auto f, auto g, auto x, auto y) {
+        f(x, y) = in(x, y) * 3 + in(x + 1, y);
+        g(x, y) = in(2 * x, (y + 2) / 2) - in(x, y);
+    };
+    Halide::Buffer<int> hin = random_buffer<Halide::Buffer<int>>({80, 60}, 8, -99, 99);
+    loom::Buffer<int> lin = random_buffer<loom::Buffer<int>>({80, 60}, 8, -99, 99);
+    for (bool align_end : {false, true}) {
+        Halide::Func hf("f"), hg("g");
+        Halide::Var hx("x"), hy("y");
+        pipeline(hin, hf, hg, hx, hy);
+        loom::Func lf("f"), lg("g");
+        loom::Var lx("x"), ly("y");
+        pipeline(lin, lf, lg, lx, ly);
+        hg.compute_with(hf, hy, align_end ? Halide::LoopAlignStrategy::AlignEnd
+                                          : Halide::LoopAlignStrategy::Auto);
+        lg.compute_with(lf, ly, align_end ? loom::LoopAlignStrategy::AlignEnd
+                                          : loom::LoopAlignStrategy::Auto);
+        Halide::Buffer<int> hfo(40, 30), hgo(20, 15);
+        loom::Buffer<int> lfo(40, 30), lgo(20, 15);
+        Halide::Pipeline({hf, hg}).realize({hfo, hgo}, halide_target());
+        loom::Pipeline({lf, lg}).realize({lfo, lgo});
+        for (int y = 0; y < 30; y++)
+            for (int x = 0; x < 40; x++)
+                ASSERT_EQ(lfo(x, y), hfo(x, y)) << x << ", " << y;
+        for (int y = 0; y < 15; y++)
+            for (int x = 0; x < 20; x++)
+                ASSERT_EQ(lgo(x, y), hgo(x, y)) << x << ", " << y;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lowered loop nest.
+
+TEST(ComputeWith, LoweredNestHasOneSharedLoop) {
+    using namespace loom;
+    TWO_CONSUMERS_ALGORITHM
+    p.compute_root();
+    a.compute_root();
+    b.compute_root();
+    auto loops_of = [&](const std::string &stmt, const std::string &what) {
+        return loom_test::loops_around(stmt, what);
+    };
+    const std::string apart = Pipeline(out).lowered_stmt();
+    EXPECT_NE(loops_of(apart, "b[")[0], loops_of(apart, "a[")[0]) << apart;
+    b.compute_with(a, y);
+    const std::string fused = Pipeline(out).lowered_stmt();
+    // Inside the shared rows (the steady state, where both run), one a.s0.y loop holds both
+    // stages' x loops.
+    bool found = false;
+    for (const std::string &loop_around_b : loops_of(fused, "b[")) {
+        found = found || loop_around_b == "a.s0.y";
+    }
+    EXPECT_TRUE(found) << fused;
+    EXPECT_EQ(fused.find("for (b.s0.y"), std::string::npos) << fused;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Misuses, each refused with a message that names both stages and what to change.
+
+std::string compute_with_error(const std::function<void(loom::Func &, loom::Func &, loom::Var &,
+                                                        loom::Var &, loom::Func &)> &schedule) {
+    using namespace loom;
+    Buffer<int> in(20, 20);
+    Var x("x"), y("y");
+    Func a("a"), b("b"), out("out");
+    a(x, y) = in(x, y) + 1;
+    b(x, y) = in(x, y) * 2;
+    out(x, y) = a(x, y) + b(x, y);
+    schedule(a, b, x, y, out);
+    return loom_test::compile_error_of([&] { out.realize({8, 8}); });
+}
+
+TEST(ComputeWithErrors, EachMisuseNamesBothStages) {
+    using loom::Func;
+    using loom::Var;
+    struct Case {
+        const char *what;
+        std::function<void(Func &, Func &, Var &, Var &, Func &)> schedule;
+        std::vector<std::string> message;
+    };
+    const std::vector<Case> cases = {
+        {"inlined",
+         [](Func &a, Func &b, Var &, Var &y, Func &) { b.compute_root().compute_with(a, y); },
+         {"compute_with of b with a", "a is inlined", "same level"}},
+        {"different levels",
+         [](Func &a, Func &b, Var &, Var &y, Func &out) {
+             a.compute_root();
+             b.compute_at(out, y).compute_with(a, y);
+         },
+         {"b is computed at out.y", "a at root", "same compute_root() or compute_at"}},
+        {"loop missing",
+         [](Func &a, Func &b, Var &, Var &y, Func &) {
+             a.compute_root();
+             b.compute_root().split(y, Var("yo"), Var("yi"), 2).compute_with(a, y);
+         },
+         {"compute_with of b at a's loop y", "y is not a loop of b", "y.yo"}},
+        {"different loop types",
+         [](Func &a, Func &b, Var &, Var &y, Func &) {
+             a.compute_root().parallel(y);
+             b.compute_root().compute_with(a, y);
+         },
+         {"shared loop y is parallel in a but serial in b", "same loop type"}},
+        {"different orders",
+         [](Func &a, Func &b, Var &x, Var &y, Func &) {
+             a.compute_root();
+             b.compute_root().reorder(y, x).compute_with(a, y);
+         },
+         {"as many in each", "a has y, x", "b has x, y"}},
+        {"vectorized",
+         [](Func &a, Func &b, Var &x, Var &, Func &) {
+             a.compute_root().vectorize(x);
+             b.compute_root().vectorize(x).compute_with(a, x);
+         },
+         {"shared loop x is vectorized", "compute_with at an outer loop"}},
+        {"align a loop not shared",
+         [](Func &a, Func &b, Var &x, Var &y, Func &) {
+             a.compute_root();
+             b.compute_root().compute_with(a, y, {{x, loom::LoopAlignStrategy::AlignStart}});
+         },
+         {"alignment names loop x", "not one of the loops the stages share (y)"}},
+        {"dependency",
+         [](Func &a, Func &, Var &, Var &y, Func &out) {
+             a.compute_root();
+             out.compute_with(a, y);
+         },
+         {"is an output of the pipeline and a is not"}},
+    };
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.what);
+        const std::string message = compute_with_error(c.schedule);
+        for (const std::string &part : c.message)
+            EXPECT_NE(message.find(part), std::string::npos) << message;
+    }
+}
+
+TEST(ComputeWithErrors, StagesThatReadEachOther) {
+    using namespace loom;
+    Buffer<int> in(20, 20);
+    Var x("x"), y("y");
+    Func a("a"), b("b"), c("c"), out("out");
+    a(x, y) = in(x, y) + 1;
+    c(x, y) = a(x, y) * 2;
+    b(x, y) = c(x, y) - 1;
+    out(x, y) = a(x, y) + b(x, y);
+    a.compute_root();
+    b.compute_root().compute_with(a, y);
+    const std::string message = loom_test::compile_error_of([&] { out.realize({8, 8}); });
+    EXPECT_NE(message.find("b reads a (directly or through other Funcs)"), std::string::npos)
+        << message;
+}
+
+TEST(ComputeWithErrors, AtTheDirective) {
+    using namespace loom;
+    Var x("x"), y("y");
+    Func a("a"), b("b");
+    a(x, y) = x + y;
+    b(x, y) = x - y;
+    auto thrown = [](auto f) {
+        try {
+            f();
+        } catch (const std::exception &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(thrown([&] { b.compute_with(LoopLevel::root()); }).find("not root or inline"),
+              std::string::npos);
+    EXPECT_NE(thrown([&] { b.compute_with(b, y); }).find("names a loop of b itself"),
+              std::string::npos);
+    b.specialize(Param<bool>() == true);
+    EXPECT_NE(thrown([&] { b.compute_with(a, y); }).find("must not be specialized"),
+              std::string::npos);
+    a.compute_with(b, y);
+    EXPECT_NE(thrown([&] { a.specialize(Param<bool>() == true); }).find("must not be specialized"),
+              std::string::npos);
+}
+
+}  // namespace
