@@ -37,6 +37,10 @@ struct RealizationArg {
     std::vector<Buffer<>> buffers;
     template<typename T>
     RealizationArg(const Buffer<T> &b) : buffers{Buffer<>(b)} {}
+    /** realize({f_out, g_out}) into the buffers of a Pipeline's outputs, as Halide's. */
+    template<typename T, typename U, typename... Rest>
+    RealizationArg(const Buffer<T> &a, const Buffer<U> &b, const Rest &...rest)
+        : buffers{Buffer<>(a), Buffer<>(b), Buffer<>(rest)...} {}
     RealizationArg(const Realization &r) : buffers(r.as_vector()) {}
     RealizationArg(std::vector<Buffer<>> bs) : buffers(std::move(bs)) {}
 };

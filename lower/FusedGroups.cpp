@@ -51,6 +51,10 @@ bool is_output(const std::string &name, const std::vector<FunctionPtr> &outputs)
     return false;
 }
 
+std::string loop_kind(ForType t) {
+    return t == ForType::Serial ? "serial" : for_type_name(t);
+}
+
 // How many loops, outermost first, the child stage shares with its parent, checked against
 // every version of the parent stage (each specialization has loops of its own).
 int check_shared_loops(const StageRef &child, const Definition &child_def, const StageRef &parent,
@@ -87,15 +91,18 @@ int check_shared_loops(const StageRef &child, const Definition &child_def, const
                 << " in " << stage_name(parent) << version << " but " << b.var << " in "
                 << stage_name(child) << ". The shared loops must have the same names; rename or "
                 << "reorder them.";
-            user_assert(a.for_type == b.for_type && a.device_api == b.device_api)
-                << what << ": shared loop " << a.var << " is " << for_type_name(a.for_type)
-                << " in " << stage_name(parent) << version << " but " << for_type_name(b.for_type)
-                << " in " << stage_name(child)
+            // (A specialization of the parent may run the shared loops its own way: the child's
+            // are lets of whichever version runs.)
+            user_assert(!version.empty() ||
+                        (a.for_type == b.for_type && a.device_api == b.device_api))
+                << what << ": shared loop " << a.var << " is " << loop_kind(a.for_type) << " in "
+                << stage_name(parent) << " but " << loop_kind(b.for_type) << " in "
+                << stage_name(child)
                 << ". Shared loops run once for both stages: give them the same loop type.";
             user_assert(a.is_rvar == b.is_rvar)
                 << what << ": shared loop " << a.var << " is a reduction loop in one stage and a "
                 << "pure loop in the other. Share only loops of the same kind.";
-            user_assert(a.for_type != ForType::Vectorized)
+            user_assert(a.for_type != ForType::Vectorized && b.for_type != ForType::Vectorized)
                 << what << ": shared loop " << a.var
                 << " is vectorized. Share the loops outside the vectorized one (compute_with at "
                    "an outer loop), and vectorize each stage's own inner loop.";

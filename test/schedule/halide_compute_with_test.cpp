@@ -143,11 +143,14 @@ TEST(ComputeWith, TwoStagesWithOneParentAtDifferentLoops) {
 
 TEST(ComputeWith, ParentSpecialized) {
     // Each version of the parent's stage holds the child in its shared loop.
-    expect_same_output<int32_t>(
-        SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root();
-                      b.compute_root(); a.specialize(in.width() > 100).parallel(y);
-                      b.compute_with(a, y); return out;),
-        kOddRegions);
+    for (int value : {3, 1}) {
+        SCOPED_TRACE(value);
+        expect_same_output<int32_t>(
+            SAME_PIPELINE(TWO_CONSUMERS_ALGORITHM Param<int> k("k"); k.set(value);
+                          p.compute_root(); a.compute_root(); b.compute_root();
+                          a.specialize(k > 2).parallel(y); b.compute_with(a, y); return out;),
+            kOddRegions);
+    }
 }
 
 TEST(ComputeWith, GuardWithIfTailOnTheSharedLoop) {
@@ -224,14 +227,19 @@ TEST(ComputeWith, LoweredNestHasOneSharedLoop) {
     auto loops_of = [&](const std::string &stmt, const std::string &what) {
         return loom_test::loops_around(stmt, what);
     };
+    // The stores of a and b (not their allocations).
+    const std::string store_a = "a[((a.s0.x", store_b = "b[((b.s0.x";
     const std::string apart = Pipeline(out).lowered_stmt();
-    EXPECT_NE(loops_of(apart, "b[")[0], loops_of(apart, "a[")[0]) << apart;
+    ASSERT_FALSE(loops_of(apart, store_a).empty()) << apart;
+    ASSERT_FALSE(loops_of(apart, store_b).empty()) << apart;
+    EXPECT_EQ(loops_of(apart, store_a)[0], "a.s0.y") << apart;
+    EXPECT_EQ(loops_of(apart, store_b)[0], "b.s0.y") << apart;
     b.compute_with(a, y);
     const std::string fused = Pipeline(out).lowered_stmt();
     // Inside the shared rows (the steady state, where both run), one a.s0.y loop holds both
     // stages' x loops.
     bool found = false;
-    for (const std::string &loop_around_b : loops_of(fused, "b[")) {
+    for (const std::string &loop_around_b : loops_of(fused, store_b)) {
         found = found || loop_around_b == "a.s0.y";
     }
     EXPECT_TRUE(found) << fused;
@@ -330,6 +338,29 @@ TEST(ComputeWithErrors, StagesThatReadEachOther) {
     b.compute_root().compute_with(a, y);
     const std::string message = loom_test::compile_error_of([&] { out.realize({8, 8}); });
     EXPECT_NE(message.find("b reads a (directly or through other Funcs)"), std::string::npos)
+        << message;
+}
+
+TEST(ComputeWithErrors, CrossingStageOrders) {
+    // a's pure stage runs after b's update, and a's update before b's pure stage: no order runs
+    // each Func's stages in turn.
+    using namespace loom;
+    Buffer<int> in(20, 20);
+    Var x("x"), y("y");
+    Func a("a"), b("b"), out("out");
+    a(x, y) = in(x, y) + 1;
+    a(x, y) += 2;
+    b(x, y) = in(x, y) * 2;
+    b(x, y) += 3;
+    out(x, y) = a(x, y) + b(x, y);
+    a.compute_root();
+    b.compute_root();
+    a.compute_with(b.update(0), y);
+    a.update(0).compute_with(b, y);
+    const std::string message = loom_test::compile_error_of([&] { out.realize({8, 8}); });
+    EXPECT_NE(message.find("a is computed with b.update(0), and the later a.update(0) with the "
+                           "earlier b"),
+              std::string::npos)
         << message;
 }
 
