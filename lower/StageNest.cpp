@@ -307,13 +307,23 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def,
     std::vector<Expr> specialized; // the conditions of the tails specialized_tail made
     const int shared = fusion ? fusion->shared_loops() : 0;
     const int from_parent = fusion ? (int)fusion->from_parent.size() : 0;
+    // The guards to the stage's own points go just inside the shared loops, except where a GPU
+    // loop of the stage's own is inside them: nothing may come between a kernel's block and
+    // thread loops, so there they go inside all the loops.
+    bool guards_innermost = false;
+    for (size_t i = 0; i + shared < sched.dims.size(); i++) {
+        const ForType t = sched.dims[i].for_type;
+        guards_innermost = guards_innermost || t == ForType::GPUBlock || t == ForType::GPUThread;
+    }
+    if (shared > 0 && guards_innermost) body = guarded_by_own_bounds(body, prefix, sched.dims, shared);
     int position = (int)sched.dims.size(); // of the loop below, outermost first
     for (const Dim &d : sched.dims) {
         position--;
         std::string name = prefix + d.var;
         Expr mn = var(d.var + ".loop_min"), extent = var(d.var + ".loop_extent");
         if (fusion) {
-            if (position == shared - 1) body = guarded_by_own_bounds(body, prefix, sched.dims, shared);
+            if (position == shared - 1 && !guards_innermost)
+                body = guarded_by_own_bounds(body, prefix, sched.dims, shared);
             body = with_children(body, *fusion, position + 1);
         }
         body = with_prefetch_placeholders(f, k, sched, d, inliner, body);

@@ -254,6 +254,36 @@ TEST(GPUErrors, HostDeviceAPIIsNotAGPU) {
     EXPECT_NE(m.find("DeviceAPI::Host"), std::string::npos) << m;
 }
 
+// Two Funcs of one input, on the GPU, sharing their block loops (compute_with at bx): one
+// kernel whose blocks run both Funcs' thread loops; a and b are the caller's to schedule.
+struct TwoOfOneInput {
+    ImageParam in{Float(32), 2, "in"};
+    Func a{"a"}, b{"b"}, out{"out"};
+    Var x{"x"}, y{"y"}, bx{"bx"}, by{"by"}, tx{"tx"}, ty{"ty"};
+    TwoOfOneInput() {
+        a(x, y) = in(x, y) * 2.0f + in(x + 1, y);
+        b(x, y) = in(x, y + 1) - in(x, y) * 0.5f;
+        out(x, y) = a(x, y) * b(x, y);
+        a.compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+        b.compute_root().gpu_tile(x, y, bx, by, tx, ty, 16, 8);
+    }
+    static float reference(const Buffer<float> &in, int x, int y) {
+        return (in(x, y) * 2.0f + in(x + 1, y)) * (in(x, y + 1) - in(x, y) * 0.5f);
+    }
+};
+
+TEST(GPULowering, ComputeWithSharesTheBlocksOfOneKernel) {
+    for (const char *level : {"bx", "tx"}) {
+        SCOPED_TRACE(level);
+        TwoOfOneInput p;
+        p.b.compute_with(p.a, Var(level));
+        std::string ir = Pipeline(p.out).llvm_ir(cuda_target());
+        EXPECT_NE(ir.find(".entry loom_kernel_0_a"), std::string::npos) << ir.substr(0, 4000);
+        // b has no kernel of its own.
+        EXPECT_EQ(ir.find(".entry loom_kernel_1"), std::string::npos) << ir.substr(0, 4000);
+    }
+}
+
 // ---- on the GPU -----------------------------------------------------------------------------
 
 TEST(GPURun, PointwiseFloatWithTail) {
@@ -432,6 +462,24 @@ TEST(GPURun, KernelsLaunchedFromParallelCPULoops) {
     for (int cc = 0; cc < 8; cc++)
         for (int yy = 0; yy < 50; yy++)
             for (int xx = 0; xx < 100; xx++) ASSERT_EQ(out(xx, yy, cc), xx * 3 + yy * 5 + cc * 1000);
+}
+
+TEST(GPURun, ComputeWithGivesTheCPUsValues) {
+    REQUIRE_CUDA();
+    const int w = 203, h = 77;
+    Buffer<float> input = pattern_2d<float>(w + 1, h + 1, 4);
+    for (const char *level : {"bx", "tx"}) {
+        TwoOfOneInput p;
+        p.b.compute_with(p.a, Var(level));
+        p.in.set(input);
+        Buffer<float> out = p.out.realize({w, h}, cuda_target());
+        for (int yy = 0; yy < h; yy++) {
+            for (int xx = 0; xx < w; xx++) {
+                ASSERT_EQ(out(xx, yy), TwoOfOneInput::reference(input, xx, yy))
+                    << level << " at " << xx << ", " << yy;
+            }
+        }
+    }
 }
 
 TEST(GPURun, SpecializedScheduleOnTheGPUAndTheCPU) {
