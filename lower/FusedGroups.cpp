@@ -261,12 +261,14 @@ std::vector<FusedGroup> find_fused_groups(Environment &env, const std::vector<Fu
             shared[me] = check_shared_loops(me, def, parent, p->stage(parent.second));
             const LoopLevel mine = effective_compute_level(f, outputs),
                             theirs = effective_compute_level(p, outputs);
-            user_assert(!(mine.is_inlined() && !f->has_updates()) &&
-                        !(theirs.is_inlined() && !p->has_updates()))
+            // (A Func with updates and no compute level is computed at its use by default,
+            // which need not be the other's.)
+            user_assert(!mine.is_inlined() && !theirs.is_inlined())
                 << "compute_with of " << stage_name(me) << " with " << stage_name(parent) << ": "
                 << (mine.is_inlined() ? name : parent.first)
-                << " is inlined, so it has no loops to share. Compute both at the same level "
-                   "(compute_root(), or compute_at the same loop).";
+                << " is inlined (it has no compute_root or compute_at), so it has no loops of "
+                   "its own to share. Compute both at the same level (compute_root(), or "
+                   "compute_at the same loop).";
             user_assert(mine == theirs)
                 << "compute_with of " << stage_name(me) << " with " << stage_name(parent)
                 << ": " << name << " is computed at " << mine.to_string() << " but "

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "dsl/Error.h"
@@ -45,9 +46,9 @@ public:
      * group, its other Funcs). An undefined `produce`: f's storage only, its production being
      * its group's. */
     InjectRealization(const FunctionPtr &f, Stmt produce, LoopLevel compute, LoopLevel store,
-                      std::vector<std::string> read_names)
+                      std::vector<std::string> read_names, const Environment &env)
         : f(f), produce(std::move(produce)), compute(std::move(compute)), store(std::move(store)),
-          read_names(std::move(read_names)) {
+          read_names(std::move(read_names)), env(env) {
         found_compute = !this->produce.defined();
     }
     using IRMutator::mutate;
@@ -75,6 +76,16 @@ private:
     Stmt produce;
     LoopLevel compute, store;
     std::vector<std::string> read_names;
+    const Environment &env;
+
+    // Whether the production `production` computes Func `func`: its own, or, for the first
+    // Func of a compute_with group, the group's.
+    bool holds(const std::string &production, const std::string &func) const {
+        if (production == func) return true;
+        auto it = env.fused_members.find(production);
+        return it != env.fused_members.end() &&
+               std::find(it->second.begin(), it->second.end(), func) != it->second.end();
+    }
 
     bool reads(const Stmt &s) const {
         for (const std::string &n : read_names) {
@@ -130,8 +141,8 @@ private:
         Stmt body = mutate(op->body);
         if (op->is_producer) {
             bool is_compute =
-                compute.var() == Var::outermost().name() && compute.func() == op->name;
-            bool is_store = store.var() == Var::outermost().name() && store.func() == op->name;
+                compute.var() == Var::outermost().name() && holds(op->name, compute.func());
+            bool is_store = store.var() == Var::outermost().name() && holds(op->name, store.func());
             body = wrap(body, is_compute, is_store);
         }
         if (body.same_as(op->body)) return op;
@@ -192,10 +203,29 @@ private:
         return body;
     }
 
+    // A stage's loop it shares with the stage it is computed with (compute_with) is a let of
+    // that stage's loop: a Func computed at it is computed there, per iteration of the shared
+    // loop, beside the stage's own body.
+    // (Not a let inside a loop of its name: a split whose outer loop keeps the old name
+    // recovers the old variable in a let of that name, inside that loop.)
+    Stmt visit(const LetStmt *op) override {
+        const bool shadows_loop = enclosing_loops.count(op->name) > 0;
+        bool is_store = !store.is_root() && !shadows_loop && op->name == level_loop(store);
+        bool is_compute = !compute.is_root() && !shadows_loop && op->name == level_loop(compute);
+        if (!is_store && !is_compute) return IRMutator::visit(op);
+        Stmt body = wrap(mutate(op->body), is_compute, is_store);
+        return LetStmt::make(op->name, op->value, body);
+    }
+
+    std::multiset<std::string> enclosing_loops;
+
     Stmt visit(const For *op) override {
         bool is_store = !store.is_root() && op->name == level_loop(store);
         bool is_compute = !compute.is_root() && op->name == level_loop(compute);
-        Stmt body = wrap(mutate(op->body), is_compute, is_store);
+        auto inside = enclosing_loops.insert(op->name);
+        Stmt body = mutate(op->body);
+        enclosing_loops.erase(inside);
+        body = wrap(body, is_compute, is_store);
         if (body.same_as(op->body)) return op;
         return For::make(op->name, op->min, op->extent, op->for_type, op->device_api, body);
     }
@@ -300,7 +330,7 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             // none of a group is inlined: lower/FusedGroups.)
             compute = store = innermost_use(f, s);
         }
-        InjectRealization inject(f, production(f), compute, store, names);
+        InjectRealization inject(f, production(f), compute, store, names, env);
         s = inject.inject_root(s);
         user_assert(inject.found_compute)
             << "Func " << f->name << " is computed at " << compute.to_string()
@@ -319,7 +349,7 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
                     ? compute
                     : resolve_level(member->schedule.store_level, member, env, stage_reads,
                                     "store_at", s);
-            InjectRealization storage(member, Stmt(), compute, member_store, names);
+            InjectRealization storage(member, Stmt(), compute, member_store, names, env);
             s = storage.inject_root(s);
             StorageEnclosesProduction encloses(member->name, f->name);
             s.accept(&encloses);

@@ -152,18 +152,19 @@ struct Directive {
     enum Kind {
         Split, Fuse, Reorder, Tile, TileInPlace, Rename,
         Vectorize, VectorizeBy, Unroll, UnrollBy, Parallel, ParallelBy,
-        ComputeRoot, ComputeInline, ComputeAt, StoreRoot, StoreAt, ReorderStorage
+        ComputeRoot, ComputeInline, ComputeAt, StoreRoot, StoreAt, ReorderStorage, ComputeWith
     } kind;
     int ent = 0;
     int stage = 0;                   // loop directives: 0 pure, k > 0 update k - 1
     std::vector<std::string> names;  // loops (old, outer, inner / fused / the listed ones)
     int factor = 0, factor2 = 0;
     Tail tail = Tail::Auto;
-    // ComputeAt / StoreAt: a loop of a stage of another entity; "__outermost" for
+    // ComputeAt / StoreAt / ComputeWith: a loop of a stage of another entity; "__outermost" for
     // Var::outermost().
     int at_ent = 0, at_stage = 0;
     std::string at_loop;
     std::vector<int> storage_order;  // ReorderStorage: pure Var indices, innermost first
+    int align = 3;                   // ComputeWith: LoopAlignStrategy (AlignStart .. Auto)
 };
 
 struct Schedule {

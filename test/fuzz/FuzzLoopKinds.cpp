@@ -49,6 +49,7 @@ LoopKinds loop_kinds(const PipelineDesc &p, const Schedule &s) {
         std::vector<bool> flags(d.names.size(), false);
         bool at = false;
         const bool loop_directive = d.kind != Directive::ComputeAt && d.kind != Directive::StoreAt &&
+                                    d.kind != Directive::ComputeWith &&
                                     d.kind != Directive::ComputeRoot &&
                                     d.kind != Directive::ComputeInline &&
                                     d.kind != Directive::StoreRoot &&
@@ -71,7 +72,8 @@ LoopKinds loop_kinds(const PipelineDesc &p, const Schedule &s) {
             case Directive::Rename: mark(1, is(0)); break;
             default: break;
             }
-        } else if (d.kind == Directive::ComputeAt || d.kind == Directive::StoreAt) {
+        } else if (d.kind == Directive::ComputeAt || d.kind == Directive::StoreAt ||
+                   d.kind == Directive::ComputeWith) {
             at = rvars.of(d.at_ent, d.at_stage).count(d.at_loop) > 0;
         }
         kinds.names.push_back(flags);

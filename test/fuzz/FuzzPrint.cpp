@@ -197,6 +197,12 @@ std::string directive_text(const PipelineDesc &p, const Directive &d, const std:
     case Directive::ComputeAt: return f + ".compute_at(" + level_ref(p, d, at_rvar) + ");";
     case Directive::StoreRoot: return f + ".store_root();";
     case Directive::StoreAt: return f + ".store_at(" + level_ref(p, d, at_rvar) + ");";
+    case Directive::ComputeWith: {
+        const char *align[] = {"AlignStart", "AlignEnd", "NoAlign", "Auto"};
+        return st + ".compute_with(" + stage_ref(p, d.at_ent, d.at_stage) + ", " +
+               loop_ref(p, d.at_ent, d.at_loop, at_rvar) + ", LoopAlignStrategy::" +
+               align[d.align] + ");";
+    }
     case Directive::ReorderStorage: {
         std::vector<std::string> v;
         for (int i : d.storage_order) {

@@ -50,6 +50,7 @@ public:
             if (p.inputs[i].bc != Boundary::None) order.push_back(nf + (int)i);
         }
         for (int e : order) decide(e);
+        share_loops();
         return s;
     }
 
@@ -60,6 +61,83 @@ private:
     const std::set<std::string> &avoid;
     Schedule s;
     std::vector<EntM> ents;
+
+    // ---- compute_with.
+
+    // Whether entity `from` reads `to`, directly or through others.
+    bool reads(int from, int to) const {
+        std::vector<int> pending{from};
+        std::set<int> seen;
+        while (!pending.empty()) {
+            const int e = pending.back();
+            pending.pop_back();
+            for (const std::vector<int> &stage_refs : ents[e].refs) {
+                for (int c : stage_refs) {
+                    if (c == to) return true;
+                    if (seen.insert(c).second) pending.push_back(c);
+                }
+            }
+        }
+        return false;
+    }
+
+    static bool same_place(const Chain &a, const Chain &b) {
+        if (a.size() != b.size()) return false;
+        for (size_t i = 0; i < a.size(); i++) {
+            if (!a[i].same(b[i])) return false;
+        }
+        return true;
+    }
+
+    // How many outer loops of the pure stages of a and b have the same names and kinds (none
+    // vectorized or unrolled): the loops compute_with may share.
+    int matching_outer_loops(int a, int b) const {
+        const std::vector<LoopM> &la = ents[a].stages[0].loops, &lb = ents[b].stages[0].loops;
+        int k = 0;
+        while (k < (int)la.size() && k < (int)lb.size()) {
+            const LoopM &x = la[la.size() - 1 - k], &y = lb[lb.size() - 1 - k];
+            if (x.name != y.name || x.type != y.type || x.rvar || y.rvar ||
+                x.type == LT::Vectorized || x.type == LT::Unrolled)
+                break;
+            k++;
+        }
+        return k;
+    }
+
+    // Last, once every stage's loops are final: a Func computed where another is (both at the
+    // root, or at one loop), neither reading the other, shares some of that one's outer loops
+    // of the same names and kinds (compute_with, in pairs).
+    void share_loops() {
+        if (baseline || avoid.count("compute-with")) return;
+        const int nf = (int)p.funcs.size();
+        auto eligible = [&](int e) {
+            return ents[e].real && ents[e].state == EntM::Computed && !ents[e].default_placed;
+        };
+        std::vector<bool> paired(nf, false);
+        for (int a = 0; a < nf; a++) {
+            if (paired[a] || !eligible(a) || !r.chance(35)) continue;
+            std::vector<int> partners;
+            for (int b = 0; b < nf; b++) {
+                if (b != a && !paired[b] && eligible(b) && ents[a].output == ents[b].output &&
+                    same_place(ents[a].place, ents[b].place) && !reads(a, b) && !reads(b, a))
+                    partners.push_back(b);
+            }
+            if (partners.empty()) continue;
+            const int b = r.pick(partners);
+            const int shared = r.uni(0, matching_outer_loops(a, b));
+            Directive d;
+            d.kind = Directive::ComputeWith;
+            d.ent = a;
+            d.at_ent = b;
+            const std::vector<LoopM> &lb = ents[b].stages[0].loops;
+            d.at_loop = shared == 0 ? "__outermost" : lb[lb.size() - shared].name;
+            d.align = r.uni(0, 3);
+            s.directives.push_back(d);
+            s.notes.push_back(ents[a].name + " shares " + std::to_string(shared) + " loops with " +
+                              ents[b].name);
+            paired[a] = paired[b] = true;
+        }
+    }
 
     // ---- The entities and what they read.
 

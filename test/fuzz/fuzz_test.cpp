@@ -138,6 +138,7 @@ struct Outcome {
     int pairs = 0;
     int failures = 0;
     int pipelines = 0;
+    int sharing_loops = 0; // pairs whose schedule has a compute_with
 };
 
 std::string header(uint32_t seed, int k, int j, const std::string &what) {
@@ -286,6 +287,12 @@ Outcome run_fuzz(const Options &o) {
                 what = std::string("the scheduled pipeline threw: ") + e.what();
             }
             out.pairs++;
+            for (const Directive &d : sched.directives) {
+                if (d.kind == Directive::ComputeWith) {
+                    out.sharing_loops++;
+                    break;
+                }
+            }
             if (o.print && what.empty()) std::cout << reproducer(p, base, sched, header(o.seed, k, j, "Printed on request.")) << "\n";
             if (!what.empty()) {
                 report_failure(out, o.seed, k, j, what,
@@ -311,7 +318,8 @@ TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
     Outcome out = run_fuzz(o);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "seed " << o.seed << ": ran " << out.pairs << " pairs (" << out.pipelines << " pipelines) in "
-              << s << " s: " << (out.pairs - out.failures) << " clean, " << out.failures << " failed\n";
+              << s << " s: " << (out.pairs - out.failures) << " clean, " << out.failures << " failed; "
+              << out.sharing_loops << " schedules with compute_with\n";
     if (out.failures == 0) std::cout << "ran " << out.pairs << " pairs clean\n";
     EXPECT_EQ(out.failures, 0) << "see the reproducers above";
 }
