@@ -682,6 +682,8 @@ void Func::realize(RealizationArg outputs, const Target &target) {
 
 void Func::compile_jit(const Target &target) { pipeline().compile_jit(target); }
 
+void Func::print_loop_nest() { pipeline().print_loop_nest(); }
+
 void Func::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
                                    StmtOutputFormat, const Target &target) {
     pipeline().compile_to_lowered_stmt(filename, args, target);

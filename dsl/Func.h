@@ -227,6 +227,8 @@ public:
     void compile_jit(const Target &target = Target());
 
     /** Writes the lowered loop nest, the LLVM IR, or the assembly to a file. */
+    /** Pipeline(*this).print_loop_nest(): the loop nest the schedules make, as Halide prints it. */
+    void print_loop_nest();
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
                                  StmtOutputFormat format = StmtOutputFormat::Text,
                                  const Target &target = Target());

@@ -15,6 +15,7 @@
 #include "dsl/ScheduleSource.h"
 #include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
+#include "lower/PrintLoopNest.h"
 #include "runtime/loom_runtime.h"
 
 namespace loom {
@@ -365,6 +366,11 @@ Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) 
 std::string Pipeline::lowered_stmt(const Target &target) {
     return to_string(lower_pipeline(*contents, target).body);
 }
+
+// (To standard error, where Halide 14 writes it.)
+void Pipeline::print_loop_nest() { std::cerr << loop_nest(); }
+
+std::string Pipeline::loop_nest() { return Internal::print_loop_nest(contents->outputs); }
 
 std::string Pipeline::llvm_ir(const Target &target) {
     return compile_to_llvm_ir(lower_pipeline(*contents, target), target,

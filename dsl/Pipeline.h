@@ -77,6 +77,11 @@ public:
 
     /** The lowered loop nest, as text. */
     std::string lowered_stmt(const Target &target = Target());
+    /** Prints (to standard error, as Halide 14 does) the loop nest the schedules make: each Func's
+     * production, its loops by kind and name, its storage where outside its computation. */
+    void print_loop_nest();
+    /** What print_loop_nest prints. */
+    std::string loop_nest();
     /** The optimized LLVM IR of the compiled pipeline. */
     std::string llvm_ir(const Target &target = Target());
     /** The machine code of the compiled pipeline, as assembly text. */

@@ -46,6 +46,16 @@ const char *prefetch_strategy_name(PrefetchBoundStrategy s) {
     return "PrefetchBoundStrategy::GuardWithIf";
 }
 
+const char *align_name(LoopAlignStrategy a) {
+    switch (a) {
+    case LoopAlignStrategy::AlignStart: return "LoopAlignStrategy::AlignStart";
+    case LoopAlignStrategy::AlignEnd: return "LoopAlignStrategy::AlignEnd";
+    case LoopAlignStrategy::NoAlign: return "LoopAlignStrategy::NoAlign";
+    case LoopAlignStrategy::Auto: return "LoopAlignStrategy::Auto";
+    }
+    return "LoopAlignStrategy::Auto";
+}
+
 std::string level_to_cpp(const LoopLevel &l, const SourceStyle &style) {
     if (l.is_root()) return "LoopLevel::root()";
     if (l.is_inlined()) return "LoopLevel::inlined()";
@@ -75,6 +85,8 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
             break;
         }
     }
+    // Before the directives whose race checks it turns off.
+    if (d.schedule.allow_race_conditions) out << stage << ".allow_race_conditions();\n";
     std::vector<Dim> unchanged = default_loops(d);
     const bool reordered = !d.schedule.splits.empty() ||
                            unchanged.size() != d.schedule.dims.size() ||
@@ -98,6 +110,21 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
         out << stage << ".prefetch(" << prefetched_name(p) << ", " << short_name(p.at) << ", "
             << short_name(p.from) << ", " << p.offset << ", " << prefetch_strategy_name(p.strategy)
             << ");\n";
+    }
+    const FuseLevel &fuse = d.schedule.fuse_level;
+    if (!fuse.level.is_inlined()) {
+        out << stage << ".compute_with(" << level_to_cpp(fuse.level, style);
+        if (!fuse.align.empty()) {
+            out << ", {";
+            for (size_t i = 0; i < fuse.align.size(); i++) {
+                out << (i ? ", " : "") << "{" << short_name(fuse.align[i].first) << ", "
+                    << align_name(fuse.align[i].second) << "}";
+            }
+            out << "}";
+        } else if (fuse.default_align != LoopAlignStrategy::Auto) {
+            out << ", " << align_name(fuse.default_align);
+        }
+        out << ");\n";
     }
     for (const Specialization &s : d.specializations) {
         if (s.failure) {

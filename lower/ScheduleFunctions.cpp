@@ -65,7 +65,7 @@ public:
             body = mutate(body);
         }
         if (store.is_root()) {
-            body = realize(body);
+            body = stored_from_first_use(body);
             found_store = true;
         }
         return body;
@@ -100,6 +100,43 @@ private:
         return false;
     }
 
+    /** s with f's storage at root around the first statement of s's top-level sequence that
+     * computes or reads f and the rest after it, as Halide 14 places it: the storage lives from
+     * its first use to the end. */
+    Stmt stored_from_first_use(const Stmt &s) {
+        if (const Block *b = s.as<Block>(); b && !mentions_f(b->first)) {
+            return Block::make(b->first, stored_from_first_use(b->rest));
+        } else if (const ProducerConsumer *pc = s.as<ProducerConsumer>();
+                   pc && !pc->is_producer) {
+            return ProducerConsumer::make(pc->name, false, stored_from_first_use(pc->body));
+        } else if (const Realize *r = s.as<Realize>()) {
+            return Realize::make(r->name, r->types, r->bounds, stored_from_first_use(r->body));
+        }
+        return realize(s);
+    }
+
+    // Whether s computes or reads f.
+    bool mentions_f(const Stmt &s) const {
+        class Mentions : public IRVisitor {
+        public:
+            explicit Mentions(const std::string &name) : name(name) {}
+            bool found = false;
+
+        private:
+            const std::string &name;
+            void visit(const Provide *op) override {
+                found = found || op->name == name;
+                IRVisitor::visit(op);
+            }
+            void visit(const Call *op) override {
+                found = found || (op->call_type == Call::Halide && op->name == name);
+                IRVisitor::visit(op);
+            }
+        } mentions(f->name);
+        s.accept(&mentions);
+        return mentions.found;
+    }
+
     /** s with f's production at root, just before the first statement of s's top-level sequence
      * that reads f: after the productions that come before it, which may include outputs (or
      * Funcs computed from outputs) that f reads. */
@@ -113,10 +150,10 @@ private:
             // The consumer side of a Func computed at root before this one: its production,
             // the sibling before it, does not read f.
             return ProducerConsumer::make(pc->name, false, before_first_use(pc->body));
-        } else if (const Realize *r = s.as<Realize>()) {
-            // The storage of a Func stored at root, around everything placed so far.
-            return Realize::make(r->name, r->types, r->bounds, before_first_use(r->body));
         }
+        // (A Realize here is the storage of a Func stored at root from its first use on
+        // (stored_from_first_use), which f, computed before its consumers, does not touch: f's
+        // production goes outside it, as Halide 14 places it.)
         return Block::make(ProducerConsumer::make(f->name, true, produce),
                            ProducerConsumer::make(f->name, false, s));
     }

@@ -2,7 +2,12 @@
 // Halide gives for the same algorithm and schedule, the lowered loop nest shows one loop where
 // there were two, and each misuse is refused with a message naming both stages.
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iostream>
 
 #include "CompileErrorOf.h"
 #include "HalideScheduleDiff.h"
@@ -388,6 +393,86 @@ TEST(ComputeWithErrors, AtTheDirective) {
     a.compute_with(b, y);
     EXPECT_NE(thrown([&] { a.specialize(Param<bool>() == true); }).find("must not be specialized"),
               std::string::npos);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// print_loop_nest, line for line against Halide 14's, for schedules whose loops all have names
+// the user gave (Halide names the loops its directives make from a process-wide counter).
+
+namespace {
+
+std::string halide_loop_nest(Halide::Func f) {
+    // Halide 14 writes it with its debug(0) stream, to the process's standard error: capture
+    // file descriptor 2.
+    std::fflush(stderr);
+    char path[] = "/tmp/loom_loop_nest_XXXXXX";
+    const int file = mkstemp(path);
+    const int saved = dup(2);
+    dup2(file, 2);
+    f.print_loop_nest();
+    std::cerr.flush();
+    std::fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    close(file);
+    std::remove(path);
+    return text;
+}
+
+#define LOOP_NEST_CASE(...)                                                                        \
+    {                                                                                              \
+        Halide::Func hf = [&]() {                                                                  \
+            using namespace Halide;                                                                \
+            __VA_ARGS__                                                                            \
+        }();                                                                                       \
+        loom::Func lf = [&]() {                                                                    \
+            using namespace loom;                                                                  \
+            __VA_ARGS__                                                                            \
+        }();                                                                                       \
+        EXPECT_EQ(loom::Pipeline(lf).loop_nest(), halide_loop_nest(hf));                          \
+    }
+
+TEST(PrintLoopNest, SameLinesAsHalide) {
+    LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM return out;)
+    LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_at(out, y);
+                   b.compute_at(out, y).store_root(); return out;)
+    LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM out.tile(x, y, xo, yo, xi, yi, 16, 8).parallel(yo);
+                   a.compute_at(out, xo).unroll(y); p.compute_root().split(x, xo, xi, 16);
+                   return out;)
+    LOOP_NEST_CASE(TWO_CONSUMERS RDom r(0, 3, "r"); out(x, y) = a(x, y) + b(x, y);
+                   out(x, y) += p(x + r, y); out.update(0).unroll(r); a.compute_root();
+                   return out;)
+}
+
+}  // namespace
+
+namespace {
+
+TEST(ComputeWith, ScheduleSourceRecreatesIt) {
+    using namespace loom;
+    TWO_CONSUMERS_ALGORITHM
+    p.compute_root();
+    a.compute_root();
+    b.compute_root();
+    b.compute_with(a, y, LoopAlignStrategy::AlignEnd);
+    const std::string source = Pipeline(out).schedule_source();
+    EXPECT_NE(source.find("b.compute_with(a.at(y), LoopAlignStrategy::AlignEnd);"),
+              std::string::npos)
+        << source;
+    Func c("c");
+    c(x, y) = x * y;
+    c.compute_root();
+    Func both("both");
+    both(x, y) = b(x, y) + c(x, y);
+    c.compute_with(b, x, {{x, LoopAlignStrategy::AlignStart}});
+    const std::string listed = Pipeline(both).schedule_source();
+    EXPECT_NE(listed.find("c.compute_with(b.at(x), {{x, LoopAlignStrategy::AlignStart}});"),
+              std::string::npos)
+        << listed;
 }
 
 }  // namespace
