@@ -346,6 +346,37 @@ TEST(ComputeWithErrors, StagesThatReadEachOther) {
         << message;
 }
 
+TEST(ComputeWithErrors, ParentNotInThePipelineAndStorageInside) {
+    using namespace loom;
+    Buffer<int> in(20, 20);
+    Var x("x"), y("y");
+    {
+        Func a("a"), b("b"), unused("unused");
+        a(x, y) = in(x, y) + 1;
+        unused(x, y) = in(x, y) * 2;
+        b(x, y) = a(x, y) * 3;
+        unused.compute_root();
+        a.compute_root().compute_with(unused, y);
+        const std::string message = loom_test::compile_error_of([&] { b.realize({8, 8}); });
+        EXPECT_NE(message.find("unused is not a Func this pipeline computes"), std::string::npos)
+            << message;
+    }
+    {
+        // b is computed with a in out's rows but stored inside them, at its own loop.
+        Func a("a"), b("b"), out("out");
+        a(x, y) = in(x, y) + 1;
+        b(x, y) = in(x, y) * 2;
+        out(x, y) = a(x, y) + b(x, y);
+        a.compute_at(out, y);
+        b.compute_at(out, y).store_at(out, x).compute_with(a, y);
+        const std::string message = loom_test::compile_error_of([&] { out.realize({8, 8}); });
+        EXPECT_NE(message.find("Func b is stored at out.x, which is not around its "
+                               "computation: it is computed with a at out.y"),
+                  std::string::npos)
+            << message;
+    }
+}
+
 TEST(ComputeWithErrors, CrossingStageOrders) {
     // a's pure stage runs after b's update, and a's update before b's pure stage: no order runs
     // each Func's stages in turn.
