@@ -47,18 +47,6 @@ private:
         return kept;
     }
 
-    static const char *kind(ForType t) {
-        switch (t) {
-        case ForType::Serial: return "for";
-        case ForType::Parallel: return "parallel";
-        case ForType::Vectorized: return "vectorized";
-        case ForType::Unrolled: return "unrolled";
-        case ForType::GPUBlock: return "gpu_block";
-        case ForType::GPUThread: return "gpu_thread";
-        }
-        return "for";
-    }
-
     static const char *device(DeviceAPI api) {
         switch (api) {
         case DeviceAPI::Host: return "";
@@ -83,7 +71,7 @@ private:
     }
 
     void visit(const For *op) override {
-        out << pad() << kind(op->for_type) << " " << loop_name(op->name);
+        out << pad() << for_type_name(op->for_type) << " " << loop_name(op->name);
         const Expr mn = constant_of(op->min), extent = constant_of(op->extent);
         if (is_const(mn) && is_const(extent)) {
             out << " in [" << mn << ", " << simplify(mn + extent - 1) << "]";
