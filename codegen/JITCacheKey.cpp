@@ -191,7 +191,8 @@ private:
     void func_schedule(const FuncSchedule &s) {
         // Estimates change no code; they are written all the same, as hints an
         // auto-scheduler may one day turn into code before lowering.
-        const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds] = s;
+        const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds,
+                     alignments, storage_alignments] = s;
         loop_level(compute_level);
         loop_level(store_level);
         bounds(bound_list);
@@ -202,6 +203,19 @@ private:
             const auto &[var, extent] = fold;
             str(var);
             expr(extent);
+        }
+        u64(alignments.size());
+        for (const BoundAlignment &a : alignments) {
+            const auto &[var, modulus, remainder] = a;
+            str(var);
+            expr(modulus);
+            expr(remainder);
+        }
+        u64(storage_alignments.size());
+        for (const StorageAlignment &a : storage_alignments) {
+            const auto &[var, alignment] = a;
+            str(var);
+            expr(alignment);
         }
     }
 

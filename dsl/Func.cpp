@@ -540,6 +540,52 @@ Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
 
 namespace {
 
+// The checks of an alignment directive's arguments: var a pure Var of f, the values integers
+// (the modulus a positive constant where it is one).
+void check_alignment(const Func &f, const Internal::FunctionPtr &func, const Var &var,
+                     const char *directive, const std::vector<Expr> &values) {
+    user_assert(f.defined()) << "Func " << f.name() << " must be defined before " << directive
+                             << "()";
+    bool found = false;
+    for (const std::string &a : func->args)
+        found |= a == var.name();
+    user_assert(found) << "Can't " << directive << " " << var.name() << " of Func " << f.name()
+                       << ": it is not one of its pure Vars";
+    for (const Expr &v : values) {
+        user_assert(v.defined() && v.type().is_int_or_uint() && v.type().is_scalar())
+            << directive << "() of Func " << f.name() << " needs integer arguments, not " << v;
+    }
+    if (const int64_t *m = Internal::as_const_int(values[0])) {
+        user_assert(*m > 0) << directive << "() of Func " << f.name() << " in " << var.name()
+                            << " needs a positive alignment, not " << *m;
+    }
+}
+
+} // namespace
+
+Func &Func::align_bounds(const Var &var, Expr modulus, Expr remainder) {
+    check_alignment(*this, func, var, "align_bounds", {modulus, remainder});
+    modulus = cast(Int(32), modulus);
+    // Reduced to [0, modulus), as Halide 14 reduces it.
+    remainder = cast(Int(32), remainder) % modulus;
+    func->schedule.alignments.push_back({var.name(), modulus, remainder});
+    return *this;
+}
+
+Func &Func::align_extent(const Var &var, Expr modulus) {
+    check_alignment(*this, func, var, "align_extent", {modulus});
+    func->schedule.alignments.push_back({var.name(), cast(Int(32), modulus), Expr()});
+    return *this;
+}
+
+Func &Func::align_storage(const Var &var, const Expr &alignment) {
+    check_alignment(*this, func, var, "align_storage", {alignment});
+    func->schedule.storage_alignments.push_back({var.name(), cast(Int(32), alignment)});
+    return *this;
+}
+
+namespace {
+
 void check_pure_var(const FunctionPtr &f, const Var &var, const char *directive) {
     user_assert(f->defined()) << "Func " << f->name << " must be defined before " << directive << "()";
     bool found = false;
@@ -552,7 +598,7 @@ void check_pure_var(const FunctionPtr &f, const Var &var, const char *directive)
                        << " is not one of its pure Vars (" << listed << ")";
 }
 
-}  // namespace
+} // namespace
 
 Func &Func::set_estimate(const Var &var, const Expr &min, const Expr &extent) {
     check_pure_var(func, var, "set_estimate");

@@ -172,6 +172,16 @@ public:
     /** Computes the Func over exactly [min, min + extent) in var, and checks at run time that
      * its consumers read nothing outside. */
     Func &bound(const Var &var, const Expr &min, const Expr &extent);
+    /** Widens the region computed in var so that its min is `remainder` modulo `modulus` and
+     * its extent a multiple of `modulus` (Halide 14's align_bounds): it always covers what the
+     * consumers need, so nothing is checked. */
+    Func &align_bounds(const Var &var, Expr modulus, Expr remainder = 0);
+    /** Widens the region computed in var so that its extent is a multiple of `modulus`, its
+     * min left where it is. */
+    Func &align_extent(const Var &var, Expr modulus);
+    /** Pads the storage of dimension var to a multiple of `alignment` elements, so that the
+     * strides of the dimensions stored outside it are multiples of it. */
+    Func &align_storage(const Var &var, const Expr &alignment);
     /** The region the Func is expected to cover, for auto-schedulers; changes no code. */
     Func &set_estimate(const Var &var, const Expr &min, const Expr &extent);
     Func &estimate(const Var &var, const Expr &min, const Expr &extent) {

@@ -137,6 +137,21 @@ struct StageSchedule {
     FuseLevel fuse_level;
 };
 
+/** align_bounds / align_extent: the region computed in `var` is widened so that its extent is
+ * a multiple of `modulus` and, for align_bounds, its min is `remainder` modulo `modulus`
+ * (`remainder` undefined: the min is left where it is). */
+struct BoundAlignment {
+    std::string var;
+    Expr modulus, remainder;
+};
+
+/** align_storage: the storage of dimension `var` is padded to a multiple of `alignment`
+ * elements, so that the strides of the dimensions outside it are multiples of it. */
+struct StorageAlignment {
+    std::string var;
+    Expr alignment;
+};
+
 /** fold_storage: dimension `var` of the buffer is stored modulo `extent`. */
 struct StorageFold {
     std::string var;
@@ -153,6 +168,8 @@ struct FuncSchedule {
     /** The pure Vars in storage order, innermost (stride 1) first; empty means args order. */
     std::vector<std::string> storage_order;
     std::vector<StorageFold> folds;
+    std::vector<BoundAlignment> alignments;
+    std::vector<StorageAlignment> storage_alignments;
 };
 
 }  // namespace Internal

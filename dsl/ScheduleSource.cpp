@@ -196,6 +196,16 @@ std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style) {
         out << ");\n";
     }
     for (const StorageFold &fold : s.folds) out << name << ".fold_storage(" << fold.var << ", " << fold.extent << ");\n";
+    for (const BoundAlignment &a : s.alignments) {
+        if (a.remainder.defined()) {
+            out << name << ".align_bounds(" << a.var << ", " << a.modulus << ", " << a.remainder
+                << ");\n";
+        } else {
+            out << name << ".align_extent(" << a.var << ", " << a.modulus << ");\n";
+        }
+    }
+    for (const StorageAlignment &a : s.storage_alignments)
+        out << name << ".align_storage(" << a.var << ", " << a.alignment << ");\n";
     for (int k = 0; k < f->stages(); k++) {
         std::string stage = k == 0 ? name : name + ".update(" + std::to_string(k - 1) + ")";
         stage_to_cpp(out, stage, f->stage(k), style);

@@ -145,6 +145,25 @@ bool any_round_up_split(const Environment &env) {
     return false;
 }
 
+// r, the region of f in pure dimension d, widened as f's align_bounds / align_extent ask (as
+// Halide 14 widens it: the min down to the remainder, the end up to a multiple of the modulus
+// past it).
+Interval aligned(const FunctionPtr &f, int d, Interval r) {
+    for (const BoundAlignment &a : f->schedule.alignments) {
+        if (a.var != f->args[d]) continue;
+        if (a.remainder.defined()) {
+            Expr mn = ((r.min - a.remainder) / a.modulus) * a.modulus + a.remainder;
+            Expr end =
+                ((r.max + 1 - a.remainder + a.modulus - 1) / a.modulus) * a.modulus + a.remainder;
+            r = Interval(simplify(mn), simplify(end - 1));
+        } else {
+            Expr extent = ((r.max - r.min + a.modulus) / a.modulus) * a.modulus;
+            r = Interval(r.min, simplify(r.min + extent - 1));
+        }
+    }
+    return r;
+}
+
 void check_bounded(const Box &box, const std::string &func, const char *what) {
     for (size_t d = 0; d < box.size(); d++) {
         user_assert(box[d].is_bounded())
@@ -306,14 +325,16 @@ private:
             std::vector<std::pair<std::string, int>> vars = stage_pure_vars(f, k);
             for (auto v = vars.rbegin(); v != vars.rend(); ++v) {
                 std::string p = stage_var(f, k, v->first);
-                lets.push_back({p + ".min", consumed[v->second].min});
-                lets.push_back({p + ".max", consumed[v->second].max});
+                const Interval r = aligned(f, v->second, consumed[v->second]);
+                lets.push_back({p + ".min", r.min});
+                lets.push_back({p + ".max", r.max});
             }
         }
         for (int d = 0; d < dims; d++) {
             std::string p = stage_var(f, 0, f->args[d]);
-            lets.push_back({p + ".min", pure[d].min});
-            lets.push_back({p + ".max", pure[d].max});
+            const Interval r = aligned(f, d, pure[d]);
+            lets.push_back({p + ".min", r.min});
+            lets.push_back({p + ".max", r.max});
         }
     }
 
@@ -500,8 +521,11 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
                         extent = b.extent;
                     }
                 }
-                result = LetStmt::make(p + ".max", mn + extent - 1, result);
-                result = LetStmt::make(p + ".min", mn, result);
+                // An output's alignment widens it past its buffer, which the checks above then
+                // refuse unless the buffer covers it.
+                const Interval r = aligned(f, v.second, Interval(mn, mn + extent - 1));
+                result = LetStmt::make(p + ".max", r.max, result);
+                result = LetStmt::make(p + ".min", r.min, result);
             }
         }
     }

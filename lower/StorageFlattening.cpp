@@ -137,8 +137,14 @@ private:
             }
             for (int d = (int)bounds.size() - 1; d >= 0; d--) {
                 std::string ds = std::to_string(d);
-                body = LetStmt::make(buffer + ".extent." + ds, constant_extent_if_known(bounds[d].extent),
-                                     body);
+                // align_storage pads the dimension, and so the strides outside it.
+                Expr extent = bounds[d].extent;
+                for (const StorageAlignment &a : f->schedule.storage_alignments) {
+                    if (a.var == f->args[d])
+                        extent = simplify(((extent + a.alignment - 1) / a.alignment) * a.alignment);
+                }
+                body =
+                    LetStmt::make(buffer + ".extent." + ds, constant_extent_if_known(extent), body);
                 body = LetStmt::make(buffer + ".min." + ds, bounds[d].min, body);
             }
         }
