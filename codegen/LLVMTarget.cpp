@@ -1,9 +1,13 @@
 #include "codegen/LLVMTarget.h"
 
+#include <cmath>
+
 #include <mutex>
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
@@ -215,6 +219,7 @@ constexpr const char *kLoomFunctionPipeline = "function("
                                               "loop(loop-idiom,loop-deletion),"
                                               "loop-mssa(licm<allowspeculation>),"
                                               "instsimplify,"
+                                              "loom-bool-to-float-selects,"
                                               "loop-vectorize,"
                                               "loom-scalar-slp,"
                                               "instcombine<max-iterations=1;no-verify-fixpoint>,"
@@ -233,6 +238,37 @@ struct ScalarFunctionSLP : llvm::PassInfoMixin<ScalarFunctionSLP> {
         return slp.run(f, am);
     }
     llvm::SLPVectorizerPass slp;
+};
+
+// LLVM 19's SLP vectorizer narrows `uitofp (sext i1 %c to i8)` to `uitofp i1 %c` (1.0 where
+// 255.0 is meant: its minimum-bit-width analysis drops the sign extension). Schedule-invariance
+// fuzz seed 778 pipeline 192: an argmin's index, -1, cast to uint8 and then to float, gave 1
+// in the lanes of a loop SLP vectorized. Before the vectorizers run, each conversion to float
+// of a sign-extended bool becomes the select it computes (true: -1 read as the integer type,
+// signed or unsigned), which they vectorize correctly and instcombine leaves alone.
+struct BoolToFloatSelects : llvm::PassInfoMixin<BoolToFloatSelects> {
+    llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &) {
+        bool changed = false;
+        for (llvm::BasicBlock &block : f) {
+            for (auto it = block.begin(); it != block.end();) {
+                llvm::Instruction &i = *it++;
+                const bool is_unsigned = llvm::isa<llvm::UIToFPInst>(i);
+                if (!is_unsigned && !llvm::isa<llvm::SIToFPInst>(i)) continue;
+                auto *extended = llvm::dyn_cast<llvm::SExtInst>(i.getOperand(0));
+                if (!extended || !extended->getSrcTy()->isIntOrIntVectorTy(1)) continue;
+                const unsigned bits = extended->getDestTy()->getScalarSizeInBits();
+                const double all_ones = is_unsigned ? std::ldexp(1.0, (int)bits) - 1.0 : -1.0;
+                llvm::IRBuilder<> builder(&i);
+                llvm::Value *select = builder.CreateSelect(
+                    extended->getOperand(0), llvm::ConstantFP::get(i.getType(), all_ones),
+                    llvm::ConstantFP::get(i.getType(), 0.0));
+                i.replaceAllUsesWith(select);
+                i.eraseFromParent();
+                changed = true;
+            }
+        }
+        return changed ? llvm::PreservedAnalyses::none() : llvm::PreservedAnalyses::all();
+    }
 };
 
 } // namespace
@@ -297,6 +333,12 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm) {
                                           llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
         if (name != "loom-scalar-slp") return false;
         fpm.addPass(ScalarFunctionSLP());
+        return true;
+    });
+    pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::FunctionPassManager &fpm,
+                                          llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (name != "loom-bool-to-float-selects") return false;
+        fpm.addPass(BoolToFloatSelects());
         return true;
     });
     pb.registerPipelineParsingCallback([](llvm::StringRef name, llvm::LoopPassManager &lpm,

@@ -540,3 +540,42 @@ TEST(Shifts, NegativeSignedAmountReversesTheDirection) {
 }
 
 }  // namespace
+
+namespace {
+
+// The index of an argmin over two rows, -1 or 0, cast to uint8 (255 or 0) and then to float, in
+// a loop LLVM's SLP vectorizer packs: LLVM 19 narrows `uitofp (sext i1 to i8)` to
+// `uitofp i1` there (1.0 for 255.0) unless Loom's pipeline rewrites it first
+// (codegen/LLVMTarget.cpp, BoolToFloatSelects). Schedule-invariance fuzz seed 778 pipeline 192.
+TEST(BoolToFloat, SignExtendedBoolConvertedInVectorizedCode) {
+    using namespace loom;
+    Buffer<uint8_t> in(3, 20);
+    in.set_min({-1, 0});
+    for (int y = 0; y < 20; y++)
+        for (int x = -1; x < 2; x++)
+            in(x, y) = uint8_t((x * 37 + y * 11) % 7);
+    Var x("x"), y("y");
+    Func edge = BoundaryConditions::repeat_edge(in);
+    RDom r(-1, 2, "r");
+    Func index("index"), out("out");
+    index(x, y) = cast<float>(cast<uint8_t>(argmin(edge(x, y + r))[0]));
+    out(x, y) = cast<float>(y) + index(x, x - 1);
+    index.compute_root().parallel(x, 4, TailStrategy::ShiftInwards);
+    Buffer<float> result(30, 4);
+    result.set_min({0, -1});
+    out.realize(result);
+    auto at = [&](int xx, int yy) {
+        return in(std::min(std::max(xx, -1), 1), std::min(std::max(yy, 0), 19));
+    };
+    for (int yy = -1; yy < 3; yy++) {
+        for (int xx = 0; xx < 30; xx++) {
+            // argmin keeps the first minimum; its index is -1 or 0, as uint8 255 or 0.
+            const int row = xx - 1;
+            const int first = at(xx, row - 1), second = at(xx, row);
+            const float expected = (float)yy + (second < first ? 0.0f : 255.0f);
+            ASSERT_EQ(result(xx, yy), expected) << xx << ", " << yy;
+        }
+    }
+}
+
+} // namespace
