@@ -1,5 +1,6 @@
 #include "lower/BoundsInference.h"
 
+#include <algorithm>
 #include <set>
 
 #include "dsl/Error.h"
@@ -188,8 +189,8 @@ constexpr size_t kMaxSubstitutedExtentNodes = 2000;
 
 class BoundsInference : public IRMutator {
 public:
-    explicit BoundsInference(const Environment &env)
-        : env(env), round_up_splits(any_round_up_split(env)) {}
+    BoundsInference(const Environment &env, const std::vector<FunctionPtr> &outputs)
+        : env(env), outputs(outputs), round_up_splits(any_round_up_split(env)) {}
     using IRMutator::mutate;
 
     // The names of the region lets made so far.
@@ -229,6 +230,7 @@ public:
 
 private:
     const Environment &env;
+    const std::vector<FunctionPtr> &outputs;
     const bool round_up_splits; // see any_round_up_split
 
     // The enclosing lets whose values are constants (the loop lets of splits by a constant:
@@ -362,8 +364,11 @@ private:
             for (const std::string &m : members->second)
                 produced.push_back(env.functions.at(m));
         }
-        for (const FunctionPtr &g : produced)
-            add_region_lets(g, rest, lets, checks);
+        // (An output's region is its buffer: bounds_inference below.)
+        for (const FunctionPtr &g : produced) {
+            if (std::find(outputs.begin(), outputs.end(), g) == outputs.end())
+                add_region_lets(g, rest, lets, checks);
+        }
         for (const auto &l : lets)
             region_lets.insert(l.first);
         // With its region known, the production's empty tails go, before the boxes of the
@@ -440,7 +445,7 @@ private:
 
 Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
                       const Environment &env) {
-    BoundsInference inference(env);
+    BoundsInference inference(env, outputs);
     // The regions of the Funcs computed at the root, which the checks below may name.
     std::vector<std::pair<std::string, Expr>> root_lets;
     Stmt result = inference.lift_region_lets(inference.mutate(s), root_lets);

@@ -44,13 +44,6 @@ LoopLevel effective_compute_level(const FunctionPtr &f, const std::vector<Functi
     return f->schedule.compute_level;
 }
 
-bool is_output(const std::string &name, const std::vector<FunctionPtr> &outputs) {
-    for (const FunctionPtr &o : outputs) {
-        if (o->name == name) return true;
-    }
-    return false;
-}
-
 std::string loop_kind(ForType t) {
     return t == ForType::Serial ? "serial" : for_type_name(t);
 }
@@ -270,17 +263,11 @@ std::vector<FusedGroup> find_fused_groups(Environment &env, const std::vector<Fu
                    "its own to share. Compute both at the same level (compute_root(), or "
                    "compute_at the same loop).";
             user_assert(mine == theirs)
-                << "compute_with of " << stage_name(me) << " with " << stage_name(parent)
-                << ": " << name << " is computed at " << mine.to_string() << " but "
-                << parent.first << " at " << theirs.to_string()
+                << "compute_with of " << stage_name(me) << " with " << stage_name(parent) << ": "
+                << name << " is computed at " << mine.to_string() << " but " << parent.first
+                << " at " << theirs.to_string()
                 << ". Stages that share loops are computed at the same level: give both the same "
                    "compute_root() or compute_at.";
-            user_assert(is_output(name, outputs) == is_output(parent.first, outputs))
-                << "compute_with of " << stage_name(me) << " with " << stage_name(parent) << ": "
-                << (is_output(name, outputs) ? name : parent.first) << " is an output of the "
-                << "pipeline and " << (is_output(name, outputs) ? parent.first : name)
-                << " is not. Make both outputs (Pipeline({...})), or compute the Func that is not "
-                   "an output with another that is not.";
             links[name].insert(parent.first);
             links[parent.first].insert(name);
         }

@@ -315,15 +315,46 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
         return g && g->funcs[0] != name;
     };
 
+    auto holds_output = [&](const FusedGroup *g) {
+        for (const std::string &n : g->funcs) {
+            if (is_output(env.functions.at(n), outputs)) return true;
+        }
+        return false;
+    };
+
     // The outputs in dependency order (env.order lists producers first): an output may read
-    // another. (A group holding an output holds only outputs: lower/FusedGroups.)
-    std::vector<Stmt> produce_outputs;
+    // another. A compute_with group holding an output (all its Funcs computed at the root) is
+    // produced at once, where its first Func in env.order is; where it also holds Funcs that
+    // are not outputs, the statements after it are its consumption, from which bounds
+    // inference gives those their regions.
+    std::vector<Stmt> productions;
+    std::vector<std::string> consumed_after; // per production: the group it consumes, or ""
+    std::set<const FusedGroup *> produced;
     for (const std::string &name : env.order) {
-        const FunctionPtr &out = env.functions.at(name);
-        if (!is_output(out, outputs) || in_group_not_first(name)) continue;
-        produce_outputs.push_back(ProducerConsumer::make(out->name, true, production(out)));
+        const FunctionPtr &f = env.functions.at(name);
+        const FusedGroup *g = group_of(name, groups);
+        if (g && holds_output(g)) {
+            if (!produced.insert(g).second) continue;
+            bool all_outputs = true;
+            for (const std::string &n : g->funcs)
+                all_outputs = all_outputs && is_output(env.functions.at(n), outputs);
+            productions.push_back(
+                ProducerConsumer::make(g->funcs[0], true, build_group_produce(*g, env, inliner)));
+            consumed_after.push_back(all_outputs ? "" : g->funcs[0]);
+        } else if (is_output(f, outputs)) {
+            productions.push_back(ProducerConsumer::make(name, true, build_produce(f, inliner)));
+            consumed_after.push_back("");
+        }
     }
-    Stmt s = Block::make(produce_outputs);
+    Stmt s;
+    for (size_t i = productions.size(); i-- > 0;) {
+        Stmt rest = s;
+        if (!consumed_after[i].empty()) {
+            rest = ProducerConsumer::make(consumed_after[i], false,
+                                          rest.defined() ? rest : make_no_op());
+        }
+        s = rest.defined() ? Block::make(productions[i], rest) : productions[i];
+    }
 
     // Consumers come after producers in env.order, so walking it backwards injects every
     // consumer's loops before the producers that may be computed inside them. A group's Funcs
@@ -331,8 +362,17 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
     // of the others there too.
     for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
         const FunctionPtr &f = env.functions.at(*it);
-        if (is_output(f, outputs) || in_group_not_first(f->name)) continue;
         const FusedGroup *group = group_of(f->name, groups);
+        if (group && holds_output(group)) {
+            // Produced with the outputs: a Func of it that is not an output needs storage, at
+            // the root, from the group's production on.
+            if (is_output(f, outputs)) continue;
+            InjectRealization storage(f, Stmt(), LoopLevel::root(), LoopLevel::root(), group->funcs,
+                                      env);
+            s = storage.inject_root(s);
+            continue;
+        }
+        if (is_output(f, outputs) || in_group_not_first(f->name)) continue;
         const std::vector<std::string> names =
             group ? group->funcs : std::vector<std::string>{f->name};
         // A Func nothing reads once the others are inlined (say, a Tuple element never used)

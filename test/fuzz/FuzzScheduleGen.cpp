@@ -118,7 +118,8 @@ private:
             if (paired[a] || !eligible(a) || !r.chance(35)) continue;
             std::vector<int> partners;
             for (int b = 0; b < nf; b++) {
-                if (b != a && !paired[b] && eligible(b) && ents[a].output == ents[b].output &&
+                // (An output is computed at the root: a Func computed there may share its loops.)
+                if (b != a && !paired[b] && eligible(b) &&
                     same_place(ents[a].place, ents[b].place) && !reads(a, b) && !reads(b, a))
                     partners.push_back(b);
             }
