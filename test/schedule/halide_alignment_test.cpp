@@ -2,6 +2,7 @@
 // alignment, the widened region where it can be seen (an output's buffer must cover it, in both
 // systems), and the padded storage in Loom's lowered statement.
 
+#include "CompileErrorOf.h"
 #include "HalideScheduleDiff.h"
 
 namespace {
@@ -137,14 +138,7 @@ TEST(Alignment, MisusesAreRefusedByName) {
     Func f("f");
     Var x("x"), y("y");
     f(x) = x;
-    auto thrown = [](auto call) {
-        try {
-            call();
-        } catch (const std::exception &e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    auto thrown = [](auto call) { return loom_test::error_of(call); };
     EXPECT_NE(thrown([&] { f.align_bounds(y, 4); }).find("y of Func f: it is not one of its pure"),
               std::string::npos);
     EXPECT_NE(thrown([&] { f.align_storage(x, 0); }).find("needs a positive alignment"),

@@ -187,6 +187,14 @@ TEST(ComputeWith, AtTheOutermostLevel) {
         kOddRegions);
 }
 
+// The elements of a Loom and a Halide buffer of the same w x h region, one by one.
+void expect_same_elements(const loom::Buffer<int> &l, const Halide::Buffer<int> &h, int w,
+                          int rows) {
+    for (int y = 0; y < rows; y++)
+        for (int x = 0; x < w; x++)
+            ASSERT_EQ(l(x, y), h(x, y)) << x << ", " << y;
+}
+
 // Pipeline({f, g}) realized into buffers of different sizes in both languages (Halide 14's
 // documentation of compute_with: g half the size of f, fused at y).
 TEST(ComputeWith, TwoOutputsOfDifferentSizes) {
@@ -211,12 +219,8 @@ TEST(ComputeWith, TwoOutputsOfDifferentSizes) {
         loom::Buffer<int> lfo(40, 30), lgo(20, 15);
         Halide::Pipeline({hf, hg}).realize({hfo, hgo}, halide_target());
         loom::Pipeline({lf, lg}).realize({lfo, lgo});
-        for (int y = 0; y < 30; y++)
-            for (int x = 0; x < 40; x++)
-                ASSERT_EQ(lfo(x, y), hfo(x, y)) << x << ", " << y;
-        for (int y = 0; y < 15; y++)
-            for (int x = 0; x < 20; x++)
-                ASSERT_EQ(lgo(x, y), hgo(x, y)) << x << ", " << y;
+        expect_same_elements(lfo, hfo, 40, 30);
+        expect_same_elements(lgo, hgo, 20, 15);
     }
 }
 
@@ -250,12 +254,8 @@ TEST(ComputeWith, AnOutputWithAFuncThatIsNotOne) {
         loom::Buffer<int> lfo(40, 30), lho(33, 20);
         Halide::Pipeline({hf, hh}).realize({hfo, hho}, halide_target());
         loom::Pipeline({lf, lh}).realize({lfo, lho});
-        for (int y = 0; y < 30; y++)
-            for (int x = 0; x < 40; x++)
-                ASSERT_EQ(lfo(x, y), hfo(x, y)) << x << ", " << y;
-        for (int y = 0; y < 20; y++)
-            for (int x = 0; x < 33; x++)
-                ASSERT_EQ(lho(x, y), hho(x, y)) << x << ", " << y;
+        expect_same_elements(lfo, hfo, 40, 30);
+        expect_same_elements(lho, hho, 33, 20);
     }
 }
 
@@ -445,14 +445,7 @@ TEST(ComputeWithErrors, AtTheDirective) {
     Func a("a"), b("b");
     a(x, y) = x + y;
     b(x, y) = x - y;
-    auto thrown = [](auto f) {
-        try {
-            f();
-        } catch (const std::exception &e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    auto thrown = [](auto f) { return loom_test::error_of(f); };
     EXPECT_NE(thrown([&] { b.compute_with(LoopLevel::root()); }).find("not root or inline"),
               std::string::npos);
     EXPECT_NE(thrown([&] { b.compute_with(b, y); }).find("names a loop of b itself"),
