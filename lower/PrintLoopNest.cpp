@@ -1,6 +1,7 @@
 #include "lower/PrintLoopNest.h"
 
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "dsl/IROperator.h"
@@ -20,11 +21,14 @@ namespace {
 
 class PrintLoops : public IRVisitor {
 public:
-    PrintLoops(std::ostream &out, const Environment &env) : out(out), env(env) {}
+    /** `shared`: the loops compute_with shares (their parents' loops). */
+    PrintLoops(std::ostream &out, const Environment &env, std::set<std::string> shared)
+        : out(out), env(env), shared(std::move(shared)) {}
 
 private:
     std::ostream &out;
     const Environment &env;
+    const std::set<std::string> shared;
     int indent = 0;
     std::map<std::string, Expr> constants; // lets of constant value around the loop printed
 
@@ -71,7 +75,15 @@ private:
     }
 
     void visit(const For *op) override {
-        out << pad() << for_type_name(op->for_type) << " " << loop_name(op->name);
+        std::string name = loop_name(op->name);
+        if (shared.count(op->name)) {
+            // Halide names a shared loop "fused." before its last component ("x.fused.xo").
+            const size_t dot = name.rfind('.');
+            name = dot == std::string::npos
+                       ? "fused." + name
+                       : name.substr(0, dot + 1) + "fused." + name.substr(dot + 1);
+        }
+        out << pad() << for_type_name(op->for_type) << " " << name;
         const Expr mn = constant_of(op->min), extent = constant_of(op->extent);
         if (is_const(mn) && is_const(extent)) {
             out << " in [" << mn << ", " << simplify(mn + extent - 1) << "]";
@@ -93,9 +105,19 @@ private:
         }
     }
 
+    // A compute_with group's production holds its other Funcs' too: each is named, nested, as
+    // Halide 14 nests them (the others in reverse order).
     void visit(const ProducerConsumer *op) override {
-        out << pad() << (op->is_producer ? "produce " : "consume ") << op->name << ":\n";
-        nested(op->body);
+        std::vector<std::string> names{op->name};
+        auto members = env.fused_members.find(op->name);
+        if (members != env.fused_members.end())
+            names.insert(names.end(), members->second.rbegin(), members->second.rend());
+        for (const std::string &n : names) {
+            out << pad() << (op->is_producer ? "produce " : "consume ") << n << ":\n";
+            indent += 2;
+        }
+        op->body.accept(this);
+        indent -= 2 * (int)names.size();
     }
 
     void visit(const Provide *op) override { out << pad() << op->name << "(...) = ...\n"; }
@@ -131,8 +153,28 @@ std::string print_loop_nest(const std::vector<FunctionPtr> &outputs) {
     s = storage_folding(s, env);
     s = sliding_window(s, env);
     s = simplify(s);
+    // The loops compute_with shares: a parent stage's outer loops, as many as its children
+    // share.
+    std::set<std::string> shared;
+    for (const FusedGroup &g : groups) {
+        for (const auto &[child, count] : g.shared_loops) {
+            const StageRef parent = fuse_parent(env.functions.at(child.first)->stage(child.second));
+            const FunctionPtr &f = env.functions.at(parent.first);
+            auto add = [&](const Definition &d) {
+                const std::vector<Dim> &dims = d.schedule.dims;
+                for (int p = 0; p < count && p < (int)dims.size(); p++) {
+                    shared.insert(parent.first + ".s" + std::to_string(parent.second) + "." +
+                                  dims[dims.size() - 1 - p].var);
+                }
+            };
+            add(f->stage(parent.second));
+            for (const Specialization &spec : f->stage(parent.second).specializations) {
+                if (spec.definition) add(*spec.definition);
+            }
+        }
+    }
     std::ostringstream text;
-    PrintLoops printer(text, env);
+    PrintLoops printer(text, env, std::move(shared));
     s.accept(&printer);
     return text.str();
 }

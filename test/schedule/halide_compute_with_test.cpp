@@ -508,6 +508,10 @@ TEST(PrintLoopNest, SameLinesAsHalide) {
     LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM out.tile(x, y, xo, yo, xi, yi, 16, 8).parallel(yo);
                    a.compute_at(out, xo).unroll(y); p.compute_root().split(x, xo, xi, 16);
                    return out;)
+    LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root(); b.compute_root();
+                   b.compute_with(a, y); return out;)
+    LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM p.compute_root(); a.compute_root().split(x, xo, xi, 8);
+                   b.compute_root().split(x, xo, xi, 8); b.compute_with(a, xo); return out;)
     LOOP_NEST_CASE(TWO_CONSUMERS RDom r(0, 3, "r"); out(x, y) = a(x, y) + b(x, y);
                    out(x, y) += p(x + r, y); out.update(0).unroll(r); a.compute_root();
                    return out;)
