@@ -126,6 +126,9 @@ const std::string &prefetched_name(const PrefetchDirective &p);
  * ("x.xo.xi"), so "xi" matches "x.xi". */
 bool loop_name_matches(const std::string &loop, const std::string &name);
 
+/** A stage's loops as errors list them, outermost first: "y, x.xo, x.xi" ("(none)"). */
+std::string loops_outermost_first(const std::vector<Dim> &dims);
+
 struct StageSchedule {
     std::vector<Split> splits;
     std::vector<Dim> dims;  // innermost first

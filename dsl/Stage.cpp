@@ -44,6 +44,13 @@ bool loop_name_matches(const std::string &loop, const std::string &name) {
            loop[loop.size() - name.size() - 1] == '.';
 }
 
+std::string loops_outermost_first(const std::vector<Dim> &dims) {
+    std::string s;
+    for (auto d = dims.rbegin(); d != dims.rend(); ++d)
+        s += (s.empty() ? "" : ", ") + d->var;
+    return s.empty() ? "(none)" : s;
+}
+
 } // namespace Internal
 
 // A loop name the user gives a new loop must not name a loop the stage already has (other than
@@ -74,10 +81,9 @@ size_t Stage::find_dim(const std::string &var, const char *directive) const {
         }
     }
     if (found != dims.size()) return found;
-    std::string legal;
-    for (auto it = dims.rbegin(); it != dims.rend(); ++it) legal += (legal.empty() ? "" : ", ") + it->var;
     user_error << "In " << directive << " of " << stage_name() << ": " << var
-               << " is not a loop of this stage. Its loops, outermost first, are: " << legal << ".";
+               << " is not a loop of this stage. Its loops, outermost first, are: "
+               << loops_outermost_first(dims) << ".";
     return 0;
 }
 

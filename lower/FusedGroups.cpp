@@ -11,6 +11,11 @@
 namespace loom {
 namespace Internal {
 
+std::string stage_loop_name(const StageRef &s, const Definition &def, int position) {
+    const std::vector<Dim> &dims = def.schedule.dims;
+    return s.first + ".s" + std::to_string(s.second) + "." + dims[dims.size() - 1 - position].var;
+}
+
 StageRef fuse_parent(const Definition &def) {
     const LoopLevel &level = def.schedule.fuse_level.level;
     if (level.is_inlined() || level.is_root()) return {"", -1};
@@ -21,13 +26,6 @@ namespace {
 
 std::string stage_name(const StageRef &s) {
     return s.second == 0 ? s.first : s.first + ".update(" + std::to_string(s.second - 1) + ")";
-}
-
-std::string loops_outermost_first(const std::vector<Dim> &dims) {
-    std::string s;
-    for (auto d = dims.rbegin(); d != dims.rend(); ++d)
-        s += (s.empty() ? "" : ", ") + d->var;
-    return s.empty() ? "(none)" : s;
 }
 
 // The last component of a loop's name: the name the user gave it ("x.xo" -> "xo").

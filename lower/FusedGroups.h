@@ -32,6 +32,10 @@ struct FusedGroup {
     std::map<StageRef, int> shared_loops;
 };
 
+/** The variable of stage s's loop at `position`, outermost first, in version `def` of the
+ * stage: "f.s0.y". */
+std::string stage_loop_name(const StageRef &s, const Definition &def, int position);
+
 /** The stage a stage's compute_with names (stage -1 of a Func means its pure definition), or
  * {"", -1} where it has none. */
 StageRef fuse_parent(const Definition &def);

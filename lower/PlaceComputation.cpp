@@ -167,9 +167,7 @@ LoopLevel resolve_level(const LoopLevel &level, const FunctionPtr &of, const Env
                                      << g->name << " has no stage " << stage;
     if (level.var() == Var::outermost().name()) return LoopLevel(g->name, level.var(), stage);
     const std::vector<Dim> &dims = g->stage(stage).schedule.dims;
-    std::string found, loops;
-    for (auto d = dims.rbegin(); d != dims.rend(); ++d)
-        loops += (loops.empty() ? "" : ", ") + d->var;
+    std::string found;
     for (const Dim &d : dims) {
         if (loop_name_matches(d.var, level.var())) {
             user_assert(found.empty()) << "In " << directive << " of Func " << of->name << ": "
@@ -180,7 +178,8 @@ LoopLevel resolve_level(const LoopLevel &level, const FunctionPtr &of, const Env
     }
     user_assert(!found.empty()) << "In " << directive << " of Func " << of->name << ": "
                                 << level.var() << " is not a loop of " << g->name
-                                << ". Its loops, outermost first, are: " << loops
+                                << ". Its loops, outermost first, are: "
+                                << loops_outermost_first(dims)
                                 << ". Legal locations are: " << legal_levels(of, nest) << ".";
     return LoopLevel(g->name, found, stage);
 }

@@ -161,11 +161,8 @@ std::string print_loop_nest(const std::vector<FunctionPtr> &outputs) {
             const StageRef parent = fuse_parent(env.functions.at(child.first)->stage(child.second));
             const FunctionPtr &f = env.functions.at(parent.first);
             auto add = [&](const Definition &d) {
-                const std::vector<Dim> &dims = d.schedule.dims;
-                for (int p = 0; p < count && p < (int)dims.size(); p++) {
-                    shared.insert(parent.first + ".s" + std::to_string(parent.second) + "." +
-                                  dims[dims.size() - 1 - p].var);
-                }
+                for (int p = 0; p < count; p++)
+                    shared.insert(stage_loop_name(parent, d, p));
             };
             add(f->stage(parent.second));
             for (const Specialization &spec : f->stage(parent.second).specializations) {

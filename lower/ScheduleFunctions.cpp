@@ -338,11 +338,11 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             bool all_outputs = true;
             for (const std::string &n : g->funcs)
                 all_outputs = all_outputs && is_output(env.functions.at(n), outputs);
-            productions.push_back(
-                ProducerConsumer::make(g->funcs[0], true, build_group_produce(*g, env, inliner)));
+            const FunctionPtr &first = env.functions.at(g->funcs[0]);
+            productions.push_back(ProducerConsumer::make(first->name, true, production(first)));
             consumed_after.push_back(all_outputs ? "" : g->funcs[0]);
         } else if (is_output(f, outputs)) {
-            productions.push_back(ProducerConsumer::make(name, true, build_produce(f, inliner)));
+            productions.push_back(ProducerConsumer::make(name, true, production(f)));
             consumed_after.push_back("");
         }
     }

@@ -166,9 +166,8 @@ struct StageFusion {
 Stmt guarded_by_own_bounds(Stmt body, const std::string &prefix, const std::vector<Dim> &dims,
                            int shared) {
     for (int position = shared; position-- > 0;) {
-        Expr v = int_var(prefix + dims[dims.size() - 1 - position].var);
-        Expr mn = int_var(prefix + dims[dims.size() - 1 - position].var + ".loop_min");
-        Expr mx = int_var(prefix + dims[dims.size() - 1 - position].var + ".loop_max");
+        const std::string loop = prefix + dims[dims.size() - 1 - position].var;
+        Expr v = int_var(loop), mn = int_var(loop + ".loop_min"), mx = int_var(loop + ".loop_max");
         // One if each, the upper bound inside, so that loop partitioning can drop each where it
         // always holds.
         body = IfThenElse::make(likely(v >= mn), IfThenElse::make(likely(v <= mx), body));
@@ -468,12 +467,6 @@ Stmt build_stage(const FunctionPtr &f, int k, InlineCalls &inliner,
     return result;
 }
 
-// The variable of a stage's loop at `position` (outermost first).
-std::string loop_name(const StageRef &s, const Definition &def, int position) {
-    const std::vector<Dim> &dims = def.schedule.dims;
-    return s.first + ".s" + std::to_string(s.second) + "." + dims[dims.size() - 1 - position].var;
-}
-
 // How far the child's loop at `position` is from its parent's: child = parent + shift. Its
 // first (AlignStart) or last (AlignEnd) iteration meets the parent's; otherwise they are equal.
 Expr alignment_shift(const StageRef &child, const Definition &child_def, const StageRef &parent,
@@ -485,8 +478,8 @@ Expr alignment_shift(const StageRef &child, const Definition &child_def, const S
     for (const auto &[name, s] : fuse.align) {
         if (loop_name_matches(var, name)) strategy = s;
     }
-    const std::string c = loop_name(child, child_def, position),
-                      p = loop_name(parent, parent_def, position);
+    const std::string c = stage_loop_name(child, child_def, position),
+                      p = stage_loop_name(parent, parent_def, position);
     switch (strategy) {
     case LoopAlignStrategy::AlignStart:
         return int_var(c + ".loop_min") - int_var(p + ".loop_min");
@@ -515,7 +508,7 @@ struct GroupNest {
     // The values the loop at `position` of stage s (version `def`) and of the stages computed
     // with it take, in s's coordinates.
     Interval fused_range(const StageRef &s, const Definition &def, int position) const {
-        const std::string v = loop_name(s, def, position);
+        const std::string v = stage_loop_name(s, def, position);
         Interval r(int_var(v + ".loop_min"), int_var(v + ".loop_max"));
         for (const StageRef &c : children(s)) {
             if (group.shared_loops.at(c) <= position) continue;
@@ -539,7 +532,7 @@ struct GroupNest {
             const int depth = group.shared_loops.at(c);
             std::vector<Expr> values;
             for (int p = 0; p < depth; p++)
-                values.push_back(int_var(loop_name(s, def, p)) + alignment_shift(c, cd, s, def, p));
+                values.push_back(int_var(stage_loop_name(s, def, p)) + alignment_shift(c, cd, s, def, p));
             fusion.children.push_back({depth, build(c, cd, {}, std::move(values), lets)});
         }
         fusion.union_bounds.resize(fusion.shared_loops());
