@@ -647,6 +647,15 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::rounded_up:
         value = codegen(op->args[0]);
         return;
+    case Call::trace:
+        trace(op);
+        return;
+    case Call::print:
+        print(op);
+        return;
+    case Call::stringify:
+        stringify(op);
+        return;
     case Call::buffer_host:
     case Call::NotIntrinsic:
         break;

@@ -276,6 +276,11 @@ private:
     llvm::Value *call_per_lane(llvm::FunctionCallee fn, Type t, std::vector<llvm::Value *> args);
     void visit(const Call *op) override;
     void intrinsic(const Call *op);
+    // ---- CodeGen_Trace.cpp: trace events, print, strings ----
+    llvm::Value *string_of(const std::vector<Expr> &pieces, int lane);
+    void stringify(const Call *op);
+    void print(const Call *op);
+    void trace(const Call *op);
     void visit(const LetStmt *op) override;
     void visit(const AssertStmt *op) override;
     void visit(const ProducerConsumer *op) override;

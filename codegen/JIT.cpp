@@ -91,6 +91,12 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_cuda_mark_host_dirty", &loom_cuda_mark_host_dirty);
     add("loom_cuda_device_free", &loom_cuda_device_free);
     add("loom_cuda_launch", &loom_cuda_launch);
+    add("loom_trace", &loom_trace);
+    add("loom_print", &loom_print);
+    add("loom_append_string", &loom_append_string);
+    add("loom_append_int64", &loom_append_int64);
+    add("loom_append_uint64", &loom_append_uint64);
+    add("loom_append_double", &loom_append_double);
     // llvm.fma on a CPU without FMA instructions (Loom's exp uses it): given here so that a
     // statically linked binary, whose libm symbols the process search may not see, runs it.
     add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));

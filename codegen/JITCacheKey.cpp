@@ -32,8 +32,12 @@ public:
         // wrapped_callees only keeps Funcs alive; the wrappers are keyed whether or not the
         // definitions were redirected to them yet.
         const auto &[name, args, output_types, init, updates, schedule, wrappers, wraps,
-                     wrapped_callees] = *f;
+                     wrapped_callees, trace] = *f;
         (void)wrapped_callees;
+        const auto &[trace_loads, trace_stores, trace_realizations, trace_tags] = trace;
+        u64((uint64_t)trace_loads | (uint64_t)trace_stores << 1 |
+            (uint64_t)trace_realizations << 2);
+        strs(trace_tags);
         str(wraps);
         u64(wrappers.size());
         for (const auto &[caller, wrapper] : wrappers) {
@@ -130,7 +134,9 @@ private:
     }
 
     void stage_schedule(const StageSchedule &s) {
-        const auto &[splits, dims, prefetches, allow_race_conditions, fuse_level] = s;
+        // touched only decides a warning.
+        [[maybe_unused]] const auto &[splits, dims, prefetches, allow_race_conditions, fuse_level,
+                                      touched] = s;
         u64(splits.size());
         for (const Split &sp : splits) {
             const auto &[kind, old_var, outer, inner, factor, tail] = sp;
@@ -241,11 +247,19 @@ private:
         // are for auto-schedulers and change no code.
         [[maybe_unused]] const auto &[name, param_type, is_buffer, dimensions, scalar_bits,
                                       scalar_set, bound_buffer, scalar_estimate, buffer_estimates,
-                                      min_value, max_value] = *p;
+                                      min_value, max_value, wrappers] = *p;
         str(name);
         type(param_type);
         u64(is_buffer);
         u64((uint64_t)dimensions);
+        // The wrappers the image's calls will be redirected to (as a Func's are keyed).
+        u64(wrappers.size());
+        for (const auto &[caller, wrapper] : wrappers) {
+            str(caller);
+            const FunctionPtr alive = wrapper.lock();
+            u64(alive != nullptr);
+            if (alive) function(alive.get());
+        }
         // The range is checked by the compiled code.
         expr(min_value);
         expr(max_value);

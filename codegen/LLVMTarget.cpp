@@ -104,6 +104,7 @@ bool cpu_has_fast_gathers(const std::string &triple, const std::string &cpu) {
 }
 
 MachineSpec machine_spec(const Target &t) {
+    check_target_is_supported(t);
     MachineSpec spec;
     spec.triple = llvm::sys::getProcessTriple();
     if (t.is_host_default()) {

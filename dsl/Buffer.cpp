@@ -111,11 +111,19 @@ std::shared_ptr<BufferContents> BufferContents::wrap(Type type, void *data,
 }
 
 int64_t BufferContents::offset_of(const int *pos, int count) const {
-    user_assert(count == (int)dims.size())
+    // As in Halide, coordinates past the last dimension are allowed where they are 0: the
+    // buffer reads as if it had more dimensions of extent 1 (a 0-dimensional result read as
+    // r(0), say).
+    user_assert(count >= (int)dims.size())
         << "Buffer " << name << " has " << dims.size() << " dimensions but was accessed with "
         << count << " coordinates";
+    for (int i = (int)dims.size(); i < count; i++) {
+        user_assert(pos[i] == 0) << "Access to Buffer " << name << " at coordinate " << pos[i]
+                                 << " in dimension " << i << ": it has " << dims.size()
+                                 << " dimensions, so a coordinate past them must be 0";
+    }
     int64_t offset = 0;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < (int)dims.size(); i++) {
         const loom_dimension_t &d = dims[i];
         user_assert(pos[i] >= d.min && pos[i] < d.min + d.extent)
             << "Access to Buffer " << name << " at coordinate " << pos[i] << " in dimension "

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dsl/Error.h"
@@ -65,6 +66,27 @@ constexpr bool all_integral() {
             ...);
 }
 
+/** Sizes followed by a name (Halide's Buffer(int, int, ..., "name")): integers, then one
+ * argument that converts to std::string, last. */
+template <typename... Args> struct sizes_then_name : std::false_type {};
+template <typename Last>
+struct sizes_then_name<Last> : std::is_convertible<const Last &, std::string> {};
+template <typename First, typename Second, typename... Rest>
+struct sizes_then_name<First, Second, Rest...>
+    : std::bool_constant<all_integral<First>() && sizes_then_name<Second, Rest...>::value> {};
+
+inline void collect_sizes(std::vector<int> &, std::string &) {}
+template <typename First, typename... Rest>
+void collect_sizes(std::vector<int> &sizes, std::string &name, const First &first,
+                   const Rest &...rest) {
+    if constexpr (all_integral<First>()) {
+        sizes.push_back(int(first));
+    } else {
+        name = first;
+    }
+    collect_sizes(sizes, name, rest...);
+}
+
 }  // namespace Internal
 
 /** One dimension of a Buffer, as Halide's dim(i) returns it. */
@@ -93,6 +115,11 @@ public:
     /** A dense buffer of the given sizes, zero-filled. */
     template<typename... Args, typename = std::enable_if_t<Internal::all_integral<Args...>()>>
     explicit Buffer(int first, Args... rest) : Buffer(std::vector<int>{first, int(rest)...}) {}
+    /** The same, named: Buffer<uint8_t> input(8, 8, "input"). */
+    template <typename... Args,
+              typename = std::enable_if_t<Internal::sizes_then_name<Args...>::value>,
+              typename = void>
+    explicit Buffer(int first, const Args &...rest) : Buffer(named_shape(first, rest...)) {}
     explicit Buffer(const std::vector<int> &sizes, const std::string &name = "")
         : contents(Internal::BufferContents::allocate(static_type(), sizes, pick_name(name))) {
         static_assert(!std::is_void<T>::value, "Buffer<void> needs a Type: Buffer<>(type, sizes)");
@@ -134,6 +161,11 @@ public:
     int width() const { return dimensions() > 0 ? dim(0).extent() : 1; }
     int height() const { return dimensions() > 1 ? dim(1).extent() : 1; }
     int channels() const { return dimensions() > 2 ? dim(2).extent() : 1; }
+    /** Halide's names for the bounds of the first two dimensions. */
+    int left() const { return dim(0).min(); }
+    int right() const { return dim(0).max(); }
+    int top() const { return dim(1).min(); }
+    int bottom() const { return dim(1).max(); }
     int min(int i) const { return dim(i).min(); }
     int extent(int i) const { return dim(i).extent(); }
     int stride(int i) const { return dim(i).stride(); }
@@ -244,6 +276,14 @@ public:
 
 private:
     std::shared_ptr<Internal::BufferContents> contents;
+
+    using NamedShape = std::pair<std::vector<int>, std::string>;
+    template <typename... Args> static NamedShape named_shape(int first, const Args &...rest) {
+        NamedShape shape{{first}, ""};
+        Internal::collect_sizes(shape.first, shape.second, rest...);
+        return shape;
+    }
+    explicit Buffer(const NamedShape &shape) : Buffer(shape.first, shape.second) {}
 
     static Type static_type() {
         if constexpr (std::is_void<T>::value) {

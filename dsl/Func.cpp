@@ -730,9 +730,31 @@ void Func::compile_jit(const Target &target) { pipeline().compile_jit(target); }
 
 void Func::print_loop_nest() { pipeline().print_loop_nest(); }
 
+Func &Func::trace_loads() {
+    func->trace.loads = true;
+    return *this;
+}
+
+Func &Func::trace_stores() {
+    func->trace.stores = true;
+    return *this;
+}
+
+Func &Func::trace_realizations() {
+    func->trace.realizations = true;
+    return *this;
+}
+
+Func &Func::add_trace_tag(const std::string &trace_tag) {
+    user_assert(trace_tag.find('\0') == std::string::npos)
+        << "add_trace_tag() on Func " << name() << ": a tag may not contain a null character.";
+    func->trace.tags.push_back(trace_tag);
+    return *this;
+}
+
 void Func::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
-                                   StmtOutputFormat, const Target &target) {
-    pipeline().compile_to_lowered_stmt(filename, args, target);
+                                   StmtOutputFormat format, const Target &target) {
+    pipeline().compile_to_lowered_stmt(filename, args, format, target);
 }
 
 void Func::compile_to_llvm_assembly(const std::string &filename,

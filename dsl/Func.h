@@ -57,9 +57,10 @@ private:
     FuncRef &update_with(const Expr &e, char op);
 };
 
-/** How compile_to_lowered_stmt writes the loop nest. Unscoped, as Halide's: a Halide program
- * names it `Text` as well as `StmtOutputFormat::Text`. */
-enum StmtOutputFormat { Text };
+/** How compile_to_lowered_stmt writes the loop nest: as text, or as a web page whose blocks
+ * collapse (lower/StmtHtml.h). Unscoped, as Halide's: a Halide program names it `Text` as well
+ * as `StmtOutputFormat::Text`. */
+enum StmtOutputFormat { Text, HTML };
 
 class Func {
 public:
@@ -219,6 +220,8 @@ public:
      * it: the consumer gets its own computation of the values, scheduled apart (Halide 14's
      * clone_in). */
     Func clone_in(const Func &consumer);
+    /** One clone that takes over this Func's calls in each of `consumers`. */
+    Func clone_in(const std::vector<Func> &consumers);
 
     /** The stage of the pure definition. */
     Stage stage() const { return Stage(func, 0); }
@@ -239,6 +242,17 @@ public:
     /** Writes the lowered loop nest, the LLVM IR, or the assembly to a file. */
     /** Pipeline(*this).print_loop_nest(): the loop nest the schedules make, as Halide prints it. */
     void print_loop_nest();
+    /** Tracing, as Halide 14's: each run reports this Func's loads (where other Funcs read
+     * it), stores (each point its definitions compute, a vector store as one event), or
+     * realizations (its storage's lifetime, and each production and consumption of it) to the
+     * trace handler, which prints a line per event on stdout unless replaced
+     * (loom_set_trace_handler, runtime/loom_runtime.h). A run that traces anything also
+     * reports its start and end and a tag per traced Func with its type and the region it
+     * touches. add_trace_tag adds a string of the user's to those tags. */
+    Func &trace_loads();
+    Func &trace_stores();
+    Func &trace_realizations();
+    Func &add_trace_tag(const std::string &trace_tag);
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
                                  StmtOutputFormat format = StmtOutputFormat::Text,
                                  const Target &target = Target());
@@ -274,5 +288,20 @@ private:
     Internal::FunctionPtr func;
     std::shared_ptr<Pipeline> cached_pipeline;
 };
+
+/** Halide's evaluate<T>(e): the value of an Expr that depends on no Var (a constant
+ * expression, Params, reads of Buffers at fixed points), computed by compiling a
+ * zero-dimensional Func for the host. */
+template <typename T> T evaluate(const Expr &e) {
+    user_assert(e.defined()) << "evaluate() of an undefined Expr.";
+    user_assert(e.type() == type_of<T>())
+        << "evaluate<" << type_to_string(type_of<T>()) << ">() of an Expr of type "
+        << type_to_string(e.type()) << ": cast the Expr to the type to evaluate, or evaluate it "
+        << "as its own type.";
+    Func f("evaluate");
+    f() = e;
+    Buffer<T> result = f.realize();
+    return result();
+}
 
 }  // namespace loom

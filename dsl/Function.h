@@ -51,6 +51,15 @@ class IRMutator;
  * so that a definition m leaves alone is only read. */
 void mutate_definition(IRMutator &m, Definition &d);
 
+/** Which of a Func's events each run reports to the runtime's trace handler (Func::
+ * trace_loads / trace_stores / trace_realizations, lower/InjectTracing.h), and the strings
+ * given with add_trace_tag, reported once at the start of each run. */
+struct TraceSettings {
+    bool loads = false, stores = false, realizations = false;
+    std::vector<std::string> tags;
+    bool any() const { return loads || stores || realizations || !tags.empty(); }
+};
+
 struct FunctionContents {
     std::string name;
     std::vector<std::string> args;  // names of the pure Vars, in order
@@ -67,6 +76,7 @@ struct FunctionContents {
     /** The Funcs whose calls in this Func's definitions now go to their wrappers (lower/
      * RedirectToWrappers.h): this Func keeps them alive, the wrappers reading them weakly. */
     std::vector<std::shared_ptr<FunctionContents>> wrapped_callees;
+    TraceSettings trace;
 
     bool defined() const { return init.defined(); }
     bool has_updates() const { return !updates.empty(); }

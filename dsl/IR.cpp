@@ -254,6 +254,9 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case prefetch: return "prefetch";
     case promise_clamped: return "promise_clamped";
     case rounded_up: return "rounded_up";
+    case trace: return "trace";
+    case print: return "print";
+    case stringify: return "stringify";
     }
     // clang-format on
     return "<unknown intrinsic>";

@@ -252,6 +252,14 @@ struct Call : ExprNode<Call> {
         rounded_up,               // (v, last, loop): v, a RoundUp split's old variable, past
                                   // `last` only in the block the split rounds up, whose points
                                   // nothing needs (lower/ScheduleFunctions.cpp)
+        // Effects (call_type Intrinsic), for Halide's tracing and print (lower/InjectTracing.h):
+        trace,      // (func, event, parent_id, value_index, tag, value, coords...): reports one
+                    // event to the runtime's trace handler. Loads and stores (events 0 and 1)
+                    // return `value` and have its type, which may be a vector (one event with
+                    // every lane); the other events return the new event's id (Int(32)).
+        print,      // (condition, value, pieces...): where condition holds, prints the pieces
+                    // (strings and scalars) as one line; returns value. Lane by lane in vectors.
+        stringify,  // (pieces...): the pieces as one string (a Handle), for a trace's tag.
     };
     // clang-format on
     std::string name;

@@ -350,4 +350,36 @@ Expr random_float(Expr seed = Expr());
 Expr random_uint(Expr seed = Expr());
 Expr random_int(Expr seed = Expr());
 
+/** Halide's debugging prints (dsl/Debugging.cpp). print(a, b, ...) is a's value, and each time
+ * it is evaluated prints one line to stdout (through loom_print, runtime/loom_runtime.h): the
+ * values separated by spaces, floats with six decimals (doubles in scientific notation), each
+ * lane of a vector on a line of its own. print_when prints only where the condition holds.
+ * Where the Func is inlined into several consumers, each prints. */
+Expr print(const std::vector<Expr> &values);
+Expr print_when(const Expr &condition, const std::vector<Expr> &values);
+
+namespace Internal {
+inline Expr print_arg(const char *s) { return Expr(std::string(s)); }
+inline Expr print_arg(const std::string &s) { return Expr(s); }
+template <typename T> Expr print_arg(const T &value) { return Expr(value); }
+inline void collect_print_args(std::vector<Expr> &) {}
+template <typename T, typename... Args>
+void collect_print_args(std::vector<Expr> &out, const T &first, const Args &...rest) {
+    out.push_back(print_arg(first));
+    collect_print_args(out, rest...);
+}
+} // namespace Internal
+
+template <typename... Args> Expr print(const Expr &first, const Args &...rest) {
+    std::vector<Expr> values{first};
+    Internal::collect_print_args(values, rest...);
+    return print(values);
+}
+template <typename... Args>
+Expr print_when(const Expr &condition, const Expr &first, const Args &...rest) {
+    std::vector<Expr> values{first};
+    Internal::collect_print_args(values, rest...);
+    return print_when(condition, values);
+}
+
 }  // namespace loom

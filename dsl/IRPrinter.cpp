@@ -45,10 +45,11 @@ private:
         }
     }
 
-    void binary(const Expr &a, const char *op, const Expr &b) {
+    // As Halide 14 prints: "(a + b)", but "(a*b)" and "(a/b)" without spaces.
+    void binary(const Expr &a, const char *op, const Expr &b, bool spaced = true) {
         os << "(";
         print(a);
-        os << " " << op << " ";
+        os << (spaced ? " " : "") << op << (spaced ? " " : "");
         print(b);
         os << ")";
     }
@@ -94,8 +95,8 @@ private:
     void visit(const Variable *op) override { os << op->name; }
     void visit(const Add *op) override { binary(op->a, "+", op->b); }
     void visit(const Sub *op) override { binary(op->a, "-", op->b); }
-    void visit(const Mul *op) override { binary(op->a, "*", op->b); }
-    void visit(const Div *op) override { binary(op->a, "/", op->b); }
+    void visit(const Mul *op) override { binary(op->a, "*", op->b, false); }
+    void visit(const Div *op) override { binary(op->a, "/", op->b, false); }
     void visit(const Mod *op) override { binary(op->a, "%", op->b); }
     void visit(const Min *op) override {
         os << "min(";

@@ -1,12 +1,14 @@
 #include "dsl/ImageParam.h"
 
+#include "dsl/Func.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
 
 namespace loom {
 
 ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
-    : contents(std::make_shared<Internal::ParameterContents>()) {
+    : contents(std::make_shared<Internal::ParameterContents>()),
+      owned_wrappers(std::make_shared<std::vector<std::shared_ptr<Internal::FunctionContents>>>()) {
     user_assert(dimensions >= 0) << "ImageParam " << name << " needs a non-negative dimension count";
     user_assert(t.is_scalar() && !t.is_handle())
         << "ImageParam " << name << " needs a scalar numeric element type, not " << t;
@@ -94,5 +96,52 @@ Expr ImageParam::call(std::vector<Expr> args) const {
     return Internal::Call::make(contents->type, contents->name, std::move(args),
                                 Internal::Call::Image, nullptr, 0, nullptr, contents);
 }
+
+Func ImageParam::wrapper_for(const std::vector<std::string> &consumers, const std::string &name) {
+    user_assert(contents) << "in() on an undefined ImageParam";
+    // Consumers that have a wrapper already must all have the same one, which is returned.
+    std::shared_ptr<Internal::FunctionContents> shared;
+    for (const std::string &c : consumers) {
+        auto it = contents->wrappers.find(c);
+        if (it == contents->wrappers.end()) continue;
+        std::shared_ptr<Internal::FunctionContents> w = it->second.lock();
+        if (!w) continue;
+        user_assert(!shared || shared == w)
+            << "ImageParam " << contents->name << ".in({...}): the listed consumers already "
+            << "have different wrappers of " << contents->name << " (" << shared->name << " and "
+            << w->name << "). A wrapper is shared only by Funcs wrapped together.";
+        shared = w;
+    }
+    if (!shared) {
+        Func wrapper(name);
+        std::vector<Var> vars;
+        for (int d = 0; d < contents->dimensions; d++)
+            vars.push_back(Var("_" + std::to_string(d)));
+        wrapper(vars) = (*this)(std::vector<Expr>(vars.begin(), vars.end()));
+        shared = wrapper.function();
+        shared->wraps = contents->name;
+        owned_wrappers->push_back(shared);
+    }
+    for (const std::string &c : consumers)
+        contents->wrappers[c] = shared;
+    return Func(shared);
+}
+
+Func ImageParam::in(const Func &consumer) {
+    return wrapper_for({consumer.name()}, name() + "_im_in_" + consumer.name());
+}
+
+Func ImageParam::in(const std::vector<Func> &consumers) {
+    user_assert(!consumers.empty())
+        << "ImageParam " << name() << ".in({}) names no consumer: give it the Funcs whose "
+        << "calls the wrapper should take, or call in() for every caller.";
+    std::vector<std::string> names;
+    for (const Func &c : consumers)
+        names.push_back(c.name());
+    if (names.size() == 1) return in(consumers[0]);
+    return wrapper_for(names, name() + "_im_wrapper_" + Internal::unique_user_name('w'));
+}
+
+Func ImageParam::in() { return wrapper_for({""}, name() + "_im_global_wrapper"); }
 
 }  // namespace loom

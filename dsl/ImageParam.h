@@ -10,6 +10,8 @@
 
 namespace loom {
 
+class Func;
+
 class ImageParam {
 public:
     ImageParam() = default;
@@ -56,10 +58,23 @@ public:
     /** dim(i).set_estimate(estimates[i].min, estimates[i].extent) for every dimension. */
     ImageParam &set_estimates(const Internal::Region &estimates);
 
+    /** Wrappers (Halide 14's ImageParam::in): a Func whose pure definition reads this image
+     * at the same point (its pure Vars named _0, _1, ...), and which takes over the image's
+     * calls in `consumer`, in each of `consumers`, or in every Func (in()). Scheduled like any
+     * Func: an input tile staged into a local buffer, say. Calling it again for the same
+     * consumers returns the same wrapper. */
+    Func in(const Func &consumer);
+    Func in(const std::vector<Func> &consumers);
+    Func in();
+
     const std::shared_ptr<Internal::ParameterContents> &parameter() const { return contents; }
 
 private:
     std::shared_ptr<Internal::ParameterContents> contents;
+    /** The wrappers made by in(), owned by every copy of this ImageParam (see
+     * ParameterContents::wrappers). */
+    std::shared_ptr<std::vector<std::shared_ptr<Internal::FunctionContents>>> owned_wrappers;
+    Func wrapper_for(const std::vector<std::string> &consumers, const std::string &name);
     Expr call(std::vector<Expr> args) const;
 };
 

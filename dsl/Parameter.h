@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,7 @@ namespace loom {
 namespace Internal {
 
 struct BufferContents;
+struct FunctionContents;
 
 struct ParameterContents {
     std::string name;
@@ -35,6 +37,11 @@ struct ParameterContents {
     /** A scalar's range (Param::set_range): each run checks the value against it first and
      * reports a value outside it. Undefined where not given. */
     Expr min_value, max_value;
+    /** ImageParam::in: the wrappers that take over this image's calls, by the name of the Func
+     * whose calls each takes ("" for the global wrapper). Weak: the ImageParam objects own
+     * them (a wrapper reads this image, so an owning reference here would be a cycle); the
+     * Funcs whose calls are redirected own theirs from then on. */
+    std::map<std::string, std::weak_ptr<FunctionContents>> wrappers;
 
     template<typename T>
     void set_scalar(T value) {

@@ -16,6 +16,7 @@
 #include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
 #include "lower/PrintLoopNest.h"
+#include "lower/StmtHtml.h"
 #include "runtime/loom_runtime.h"
 
 namespace loom {
@@ -384,7 +385,16 @@ std::string Pipeline::assembly(const Target &target) {
 
 void Pipeline::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
                                        const Target &target) {
-    write_file(filename, to_string(lower_pipeline(*contents, target, args).body));
+    compile_to_lowered_stmt(filename, args, StmtOutputFormat::Text, target);
+}
+
+void Pipeline::compile_to_lowered_stmt(const std::string &filename,
+                                       const std::vector<Argument> &args, StmtOutputFormat format,
+                                       const Target &target) {
+    const LoweredPipeline lowered = lower_pipeline(*contents, target, args);
+    write_file(filename, format == StmtOutputFormat::HTML
+                             ? stmt_to_html(lowered.body, contents->outputs[0]->name)
+                             : to_string(lowered.body));
 }
 
 void Pipeline::compile_to_llvm_assembly(const std::string &filename,

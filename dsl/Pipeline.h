@@ -112,6 +112,9 @@ public:
 
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
                                  const Target &target = Target());
+    /** As Halide's: the loop nest as text, or as a web page (StmtOutputFormat::HTML). */
+    void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
+                                 StmtOutputFormat format, const Target &target = Target());
     void compile_to_llvm_assembly(const std::string &filename,
                                   const std::vector<Argument> &args = {},
                                   const Target &target = Target());

@@ -19,61 +19,85 @@ using namespace Internal;
 
 Func Stage::rfactor(const RVar &r, const Var &v) { return rfactor({{r, v}}); }
 
-// rfactor of the outer loop of a split RVar (split(r.x, rxo, rxi, k) then rfactor(rxo, u)):
-// the intermediate keeps the update's schedule with that loop made the pure Var u, so each u
-// reduces its own slice of r.x; this update then combines the slices over a new RVar.
-Func Stage::rfactor_split(const std::string &loop_name, const Var &u, const Reduction &red,
-                          const std::vector<Var> &pure, Type t) {
+// rfactor of the outer loops of split RVars (split(r.x, rxo, rxi, k) then rfactor(rxo, u)):
+// the intermediate keeps the update's schedule with each such loop made a pure Var (u), so
+// each u reduces its own slice of r.x; this update then combines the slices over new RVars,
+// one per preserved loop. Where the update's left side is not pure Vars (a histogram), the
+// intermediate scatters as the update did, into its slice.
+Func Stage::rfactor_split(const std::vector<std::pair<std::string, Var>> &loops,
+                          const Reduction &red, const std::vector<Var> &pure, bool pure_lhs,
+                          Type t) {
     std::string where = "rfactor of " + stage_name();
     Definition &d = definition();
-    size_t dim = find_dim(loop_name, "rfactor");
-    const std::string loop = d.schedule.dims[dim].var;
-    const Split *split = nullptr;
-    for (const Split &s : d.schedule.splits) {
-        if (s.kind == Split::SplitVar && s.outer == loop) split = &s;
-        user_assert(s.old_var != loop) << where << ": " << loop_name
-                                       << " is split again; rfactor the loop before splitting it";
-    }
-    const ReductionVariable *rv = nullptr;
-    for (const ReductionVariable &r : d.rdom->domain) {
-        if (split && r.var == split->old_var) rv = &r;
-    }
-    user_assert(split && rv && d.schedule.dims[dim].is_rvar)
-        << where << ": " << loop_name << " is neither an RVar of the RDom " << d.rdom->name
-        << " nor the outer loop of a split of one";
-    for (const Var &p : pure) {
-        user_assert(p.name() != u.name()) << where << ": the new Var " << u.name() << " is already an argument";
-    }
-
-    // The intermediate: f_intm(pure..., u) over the same RDom, with the update's schedule.
-    Func intm(func->name + "_intm_" + unique_user_name('f'));
-    std::vector<Expr> args(pure.begin(), pure.end());
-    args.push_back(u);
-    intm(args) = reduction_identity(red.op, t);
-    intm(args) = combine(red.op, Expr(intm(args)), red.other);
     StageSchedule schedule = d.schedule;
-    for (Split &s : schedule.splits) {
-        if (s.outer == loop) s.outer = u.name();
-    }
-    schedule.dims[dim] = Dim{u.name()};
-    intm.function()->updates.back().schedule = schedule;
-
-    // This update now combines the slices: one per iteration of the split's outer loop.
     auto merged = std::make_shared<ReductionDomainContents>();
     merged->name = d.rdom->name + "_merge";
-    Expr slices = (rv->extent + split->factor - 1) / split->factor;
-    merged->domain.push_back(ReductionVariable{merged->name + "$x", make_zero(Int(32)), slices});
+    std::vector<Var> slice_vars;
+    for (const auto &[loop_name, u] : loops) {
+        size_t dim = find_dim(loop_name, "rfactor");
+        const std::string loop = d.schedule.dims[dim].var;
+        const Split *split = nullptr;
+        for (const Split &s : d.schedule.splits) {
+            if (s.kind == Split::SplitVar && s.outer == loop) split = &s;
+            user_assert(s.old_var != loop)
+                << where << ": " << loop_name << " is split again; rfactor the loop before "
+                << "splitting it";
+        }
+        const ReductionVariable *rv = nullptr;
+        for (const ReductionVariable &r : d.rdom->domain) {
+            if (split && r.var == split->old_var) rv = &r;
+        }
+        user_assert(split && rv && d.schedule.dims[dim].is_rvar)
+            << where << ": " << loop_name << " is neither an RVar of the RDom " << d.rdom->name
+            << " nor the outer loop of a split of one";
+        for (const Var &p : pure) {
+            user_assert(p.name() != u.name())
+                << where << ": the new Var " << u.name() << " is already an argument";
+        }
+        for (Split &s : schedule.splits) {
+            if (s.outer == loop) s.outer = u.name();
+        }
+        schedule.dims[dim] = Dim{u.name()};
+        slice_vars.push_back(u);
+        // One slice per iteration of the split's outer loop.
+        Expr slices = (rv->extent + split->factor - 1) / split->factor;
+        merged->domain.push_back(
+            ReductionVariable{merged->name + "$" + std::to_string(merged->domain.size()),
+                              make_zero(Int(32)), slices});
+    }
+
+    // The intermediate: f_intm(pure..., u...) over the same RDom, with the update's schedule.
+    Func intm(func->name + "_intm_" + unique_user_name('f'));
+    std::vector<Expr> args(pure.begin(), pure.end());
+    for (const Var &u : slice_vars)
+        args.push_back(u);
+    intm(args) = reduction_identity(red.op, t);
+    std::vector<Expr> lhs = args;
+    if (!pure_lhs) {
+        lhs.assign(d.args.begin(), d.args.end());
+        for (const Var &u : slice_vars)
+            lhs.push_back(u);
+    }
+    intm(lhs) = combine(red.op, Expr(intm(lhs)), red.other);
+    intm.function()->updates.back().schedule = schedule;
+
+    // This update now combines the slices.
     std::vector<Expr> reads(pure.begin(), pure.end());
-    reads.push_back(Variable::make(Int(32), merged->domain[0].var, nullptr, merged));
+    for (const ReductionVariable &rv : merged->domain)
+        reads.push_back(Variable::make(Int(32), rv.var, nullptr, merged));
+    if (!pure_lhs) d.args.assign(pure.begin(), pure.end());
     // Weak: the call goes into func's own definition (see FunctionRef).
     Expr self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
     d.values = {combine(red.op, self, Expr(intm(reads)))};
     d.rdom = merged;
     d.predicate = Expr();
     d.schedule = StageSchedule();
-    Dim m{merged->domain[0].var};
-    m.is_rvar = true;
-    d.schedule.dims.push_back(m);
+    d.schedule.touched = true; // as Halide's rfactor leaves it
+    for (const ReductionVariable &rv : merged->domain) {
+        Dim m{rv.var};
+        m.is_rvar = true;
+        d.schedule.dims.push_back(m);
+    }
     for (const Var &v : pure) d.schedule.dims.push_back(Dim{v.name()});
     return intm;
 }
@@ -85,12 +109,19 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     user_assert(d.rdom) << where << ": the update has no RDom to factor";
     user_assert(d.values.size() == 1) << where << ": rfactor of a Tuple-valued update is not available";
     user_assert(d.specializations.empty()) << where << ": rfactor before specialize(), not after";
+    // The left side's pure Vars; where it is not all pure Vars (a histogram, hist(in(r)) +=
+    // 1), the Func's own Vars, which the merged update below covers (Halide 14's rule).
     std::vector<Var> pure;
+    bool pure_lhs = true;
     for (const Expr &a : d.args) {
         const Variable *var = a.as<Variable>();
-        user_assert(var && !var->rdom && !var->param)
-            << where << ": every argument on the left must be a pure Var, but one is " << a;
-        pure.emplace_back(var->name);
+        pure_lhs = pure_lhs && var && !var->rdom && !var->param;
+        if (pure_lhs) pure.emplace_back(var->name);
+    }
+    if (!pure_lhs) {
+        pure.clear();
+        for (const std::string &a : func->args)
+            pure.emplace_back(a);
     }
     Type t = d.values[0].type();
     user_assert(t.is_int_or_uint())
@@ -124,8 +155,22 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
         }
         (is_preserved ? kept : lifted).push_back(rv);
     }
-    if (preserved.size() == 1 && !rvar_to_var.count(preserved[0].first.name())) {
-        return rfactor_split(preserved[0].first.name(), preserved[0].second, red, pure, t);
+    // Split loops (the outer loop of a split RVar), all of them: the intermediate keeps the
+    // update's schedule.
+    bool any_split = false, all_split = true;
+    for (const auto &p : preserved) {
+        const bool is_rvar = rvar_to_var.count(p.first.name()) > 0;
+        any_split = any_split || !is_rvar;
+        all_split = all_split && !is_rvar;
+    }
+    user_assert(!any_split || all_split)
+        << where << ": preserve either RVars of the RDom " << d.rdom->name << " or outer loops "
+        << "of splits of them, not both in one rfactor.";
+    if (all_split) {
+        std::vector<std::pair<std::string, Var>> loops;
+        for (const auto &p : preserved)
+            loops.emplace_back(p.first.name(), p.second);
+        return rfactor_split(loops, red, pure, pure_lhs, t);
     }
     for (const auto &p : preserved) {
         user_assert(rvar_to_var.count(p.first.name()))
@@ -139,17 +184,37 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     for (const Var &v : new_vars) intm_args.push_back(v);
     Expr partial = substitute(rvar_to_var, red.other);
     Expr predicate = d.predicate.defined() ? substitute(rvar_to_var, d.predicate) : Expr();
-    if (lifted.empty()) {
+    // The RDom of the intermediate's update: the lifted RVars, relinked to it.
+    auto dom = std::make_shared<ReductionDomainContents>();
+    dom->name = d.rdom->name + "_intm";
+    std::map<std::string, Expr> relink;
+    for (const ReductionVariable &rv : lifted) {
+        dom->domain.push_back(rv);
+        relink[rv.var] = Variable::make(Int(32), rv.var, nullptr, dom);
+    }
+    if (!pure_lhs) {
+        // The intermediate scatters as the update did, each slice (the new Vars) into its own
+        // partial result: intm(args with the preserved RVars as the new Vars..., new...) op=
+        // e, over the lifted RVars (or once per point where none is lifted).
+        std::vector<Expr> lhs;
+        for (const Expr &a : d.args)
+            lhs.push_back(substitute(relink, substitute(rvar_to_var, a)));
+        for (const Var &v : new_vars)
+            lhs.push_back(v);
+        intm(intm_args) = reduction_identity(red.op, t);
+        Expr update = combine(red.op, Expr(intm(lhs)), substitute(relink, partial));
+        if (predicate.defined()) {
+            if (lifted.empty()) {
+                update = select(predicate, update, Expr(intm(lhs)));
+            } else {
+                dom->predicate = substitute(relink, predicate);
+            }
+        }
+        intm(lhs) = update;
+    } else if (lifted.empty()) {
         Expr value = combine(red.op, reduction_identity(red.op, t), partial);
         intm(intm_args) = predicate.defined() ? select(predicate, value, reduction_identity(red.op, t)) : value;
     } else {
-        auto dom = std::make_shared<ReductionDomainContents>();
-        dom->name = d.rdom->name + "_intm";
-        std::map<std::string, Expr> relink;
-        for (const ReductionVariable &rv : lifted) {
-            dom->domain.push_back(rv);
-            relink[rv.var] = Variable::make(Int(32), rv.var, nullptr, dom);
-        }
         if (predicate.defined()) dom->predicate = substitute(relink, predicate);
         intm(intm_args) = reduction_identity(red.op, t);
         intm(intm_args) = combine(red.op, Expr(intm(intm_args)), substitute(relink, partial));
@@ -163,10 +228,16 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
         merged->domain.push_back(rv);
         reads.push_back(Variable::make(Int(32), rv.var, nullptr, merged));
     }
+    if (!pure_lhs) {
+        // The merge covers every point of the Func: its left side becomes the Func's Vars.
+        d.args.assign(pure.begin(), pure.end());
+        self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
+    }
     d.values = {combine(red.op, self, Expr(intm(reads)))};
     d.rdom = merged;
     d.predicate = Expr();
     d.schedule = StageSchedule();
+    d.schedule.touched = true; // as Halide's rfactor leaves it
     for (const ReductionVariable &rv : kept) {
         Dim dim{rv.var};
         dim.is_rvar = true;

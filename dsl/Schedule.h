@@ -138,6 +138,9 @@ struct StageSchedule {
      * not prove. */
     bool allow_race_conditions = false;
     FuseLevel fuse_level;
+    /** Whether any directive named this stage (Halide's touched()): lowering warns about an
+     * update left unscheduled while the Func's other stages were scheduled. Changes no code. */
+    bool touched = false;
 };
 
 /** align_bounds / align_extent: the region computed in `var` is widened so that its extent is

@@ -354,6 +354,13 @@ void Stage::check_no_race(const std::string &loop, const char *directive) const 
            "on the stage before this directive).";
 }
 
+void Stage::unscheduled() {
+    user_assert(!definition().schedule.touched)
+        << "unscheduled() on " << stage_name() << ", which has a schedule: remove the call, or "
+        << "the directives before it.";
+    definition().schedule.touched = true;
+}
+
 Stage &Stage::allow_race_conditions() {
     schedule().allow_race_conditions = true;
     return *this;
@@ -619,7 +626,7 @@ LoopLevel Stage::at(const VarOrRVar &var) const {
 
 std::string Stage::dump_loops() const {
     std::string s;
-    const std::vector<Dim> &dims = schedule().dims;
+    const std::vector<Dim> &dims = definition().schedule.dims;
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
         s += std::string(for_type_name(it->for_type)) + " " + it->var + "\n";
     }

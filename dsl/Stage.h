@@ -68,6 +68,10 @@ public:
      * (as Halide 14's: the user vouches for it; where iterations do collide, the result depends
      * on their timing). */
     Stage &allow_race_conditions();
+    /** Says that this update is meant to run in its default loop nest, so that lowering does
+     * not warn that it was left unscheduled while the Func's other stages were scheduled
+     * (Halide 14's). An error on a stage that has a directive. */
+    void unscheduled();
     Stage &serial(const VarOrRVar &var);
     Stage &parallel(const VarOrRVar &var);
     Stage &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);
@@ -147,7 +151,12 @@ private:
     int index;
     Internal::Definition *specialized;  // owned by func; null for the general case
     Internal::Definition &definition() const;
-    Internal::StageSchedule &schedule() const { return definition().schedule; }
+    /** The schedule, to change it: every directive goes through here, which marks the stage
+     * scheduled (StageSchedule::touched). */
+    Internal::StageSchedule &schedule() const {
+        definition().schedule.touched = true;
+        return definition().schedule;
+    }
     /** The position of var in the dims list; throws naming the legal choices if absent. */
     size_t find_dim(const std::string &var, const char *directive) const;
     void set_loop_type(const VarOrRVar &var, Internal::ForType t, const char *directive);
@@ -162,8 +171,9 @@ private:
     /** Checks and records p (its image or func set) with the other arguments of prefetch. */
     Stage &add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at, const VarOrRVar &from,
                         const Expr &offset, PrefetchBoundStrategy strategy);
-    Func rfactor_split(const std::string &loop, const Var &u, const Internal::Reduction &red,
-                       const std::vector<Var> &pure, Type t);
+    Func rfactor_split(const std::vector<std::pair<std::string, Var>> &loops,
+                       const Internal::Reduction &red, const std::vector<Var> &pure, bool pure_lhs,
+                       Type t);
     /** names_from_user: outer and inner are the user's names, which must not name a loop
      * the stage already has (vectorize's and unroll's inner loops have names of Loom's). */
     Stage &split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarOrRVar &inner,

@@ -27,7 +27,63 @@ const FeatureName feature_names[] = {
     {Target::CUDA, "cuda"},
     {Target::Debug, "debug"},
     {Target::NoBoundsQuery, "no_bounds_query"},
+    {Target::TraceLoads, "trace_loads"},
+    {Target::TraceStores, "trace_stores"},
+    {Target::TraceRealizations, "trace_realizations"},
+    {Target::TracePipeline, "trace_pipeline"},
+    {Target::OpenCL, "opencl"},
+    {Target::Metal, "metal"},
+    {Target::D3D12Compute, "d3d12compute"},
+    {Target::OpenGLCompute, "openglcompute"},
 };
+
+const char *os_name(Target::OS os) {
+    switch (os) {
+    case Target::OSUnknown:
+        return "unknown";
+    case Target::Linux:
+        return "linux";
+    case Target::Windows:
+        return "windows";
+    case Target::OSX:
+        return "osx";
+    case Target::Android:
+        return "android";
+    case Target::IOS:
+        return "ios";
+    case Target::QuRT:
+        return "qurt";
+    case Target::NoOS:
+        return "noos";
+    case Target::Fuchsia:
+        return "fuchsia";
+    case Target::WebAssemblyRuntime:
+        return "wasmrt";
+    }
+    return "unknown";
+}
+
+const char *arch_name(Target::Arch arch) {
+    switch (arch) {
+    case Target::ArchUnknown:
+        return "unknown";
+    case Target::X86:
+        return "x86";
+    case Target::ARM:
+        return "arm";
+    case Target::MIPS:
+        return "mips";
+    case Target::Hexagon:
+        return "hexagon";
+    case Target::POWERPC:
+        return "powerpc";
+    case Target::WebAssembly:
+        return "wasm";
+    case Target::RISCV:
+        return "riscv";
+    }
+    return "unknown";
+}
 
 } // namespace
 
@@ -70,7 +126,7 @@ Target::Target(const std::string &spec) {
 
 std::string Target::to_string() const {
     if (is_host_default()) return "host";
-    std::string s = "x86-64-linux";
+    std::string s = std::string(arch_name(arch)) + "-" + std::to_string(bits) + "-" + os_name(os);
     for (const FeatureName &f : feature_names) {
         if (has_feature(f.feature)) s += std::string("-") + f.name;
     }
@@ -96,5 +152,31 @@ Target get_host_target() {
 }
 
 Target get_jit_target_from_environment() { return Target(); }
+
+bool host_supports_target_device(const Target &t) {
+    if (t.features_any_of(
+            {Target::OpenCL, Target::Metal, Target::D3D12Compute, Target::OpenGLCompute}))
+        return false;
+    if (!t.has_feature(Target::CUDA)) return true;
+    char why[256];
+    return loom_cuda_available(why, sizeof why) != 0;
+}
+
+namespace Internal {
+
+void check_target_is_supported(const Target &t) {
+    if (t.is_host_default()) return;
+    user_assert(t.arch == Target::X86 && t.bits == 64 && t.os == Target::Linux)
+        << "Target " << t.to_string() << ": Loom generates code for x86-64 Linux only. Use "
+        << "get_host_target() or a target such as \"x86-64-linux-avx2-fma\".";
+    for (Target::Feature f :
+         {Target::OpenCL, Target::Metal, Target::D3D12Compute, Target::OpenGLCompute}) {
+        user_assert(!t.has_feature(f))
+            << "Target " << t.to_string() << " asks for a GPU API Loom has no backend for; "
+            << "Loom's GPU backend is CUDA: use Target::CUDA instead.";
+    }
+}
+
+} // namespace Internal
 
 } // namespace loom

@@ -3,14 +3,51 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace loom {
 
 struct Target {
-    enum OS { OSUnknown, Linux };
-    enum Arch { ArchUnknown, X86 };
-    enum Feature { SSE41, AVX, AVX2, FMA, F16C, AVX512, AVX512_Skylake, AVX512_SapphireRapids,
-                   CUDA, Debug, NoBoundsQuery };
+    /** Loom generates code for x86-64 Linux; the other operating systems and architectures
+     * are named so that Halide programs that test for them compile (compiling for one is an
+     * error that says so). */
+    enum OS {
+        OSUnknown,
+        Linux,
+        Windows,
+        OSX,
+        Android,
+        IOS,
+        QuRT,
+        NoOS,
+        Fuchsia,
+        WebAssemblyRuntime
+    };
+    enum Arch { ArchUnknown, X86, ARM, MIPS, Hexagon, POWERPC, WebAssembly, RISCV };
+    /** The Trace* features trace every Func (as Func::trace_loads and the others do for one);
+     * OpenCL, Metal, D3D12Compute and OpenGLCompute are GPU APIs Loom has no backend for
+     * (host_supports_target_device says false; compiling for them is an error). */
+    enum Feature {
+        SSE41,
+        AVX,
+        AVX2,
+        FMA,
+        F16C,
+        AVX512,
+        AVX512_Skylake,
+        AVX512_SapphireRapids,
+        CUDA,
+        Debug,
+        NoBoundsQuery,
+        TraceLoads,
+        TraceStores,
+        TraceRealizations,
+        TracePipeline,
+        OpenCL,
+        Metal,
+        D3D12Compute,
+        OpenGLCompute
+    };
 
     OS os = OSUnknown;
     Arch arch = ArchUnknown;
@@ -34,15 +71,51 @@ struct Target {
         t.features.erase(f);
         return t;
     }
+    /** Adds (value true) or removes a feature, in place (Halide's set_feature). */
+    void set_feature(Feature f, bool value = true) {
+        if (value)
+            features.insert(f);
+        else
+            features.erase(f);
+    }
+    void set_features(const std::vector<Feature> &fs, bool value = true) {
+        for (Feature f : fs)
+            set_feature(f, value);
+    }
+    bool features_any_of(const std::vector<Feature> &fs) const {
+        for (Feature f : fs)
+            if (has_feature(f)) return true;
+        return false;
+    }
+    bool features_all_of(const std::vector<Feature> &fs) const {
+        for (Feature f : fs)
+            if (!has_feature(f)) return false;
+        return true;
+    }
+    /** Whether the target asks for a GPU (any GPU API, supported or not). */
+    bool has_gpu_feature() const {
+        return features_any_of({CUDA, OpenCL, Metal, D3D12Compute, OpenGLCompute});
+    }
     std::string to_string() const;
     bool operator==(const Target &o) const {
         return os == o.os && arch == o.arch && bits == o.bits && features == o.features;
     }
+    bool operator!=(const Target &o) const { return !(*this == o); }
 };
 
 /** The features of the CPU this process runs on. */
 Target get_host_target();
 /** Halide's name for the target the JIT uses. */
 Target get_jit_target_from_environment();
+/** Whether this machine can run code for the target's GPU API: true for a target without
+ * one, for CUDA where a driver and device are present, false for the APIs Loom has no backend
+ * for (OpenCL, Metal, ...). */
+bool host_supports_target_device(const Target &t);
+
+namespace Internal {
+/** Throws a user error naming what Loom cannot generate code for in `t` (another OS or
+ * architecture, a GPU API other than CUDA). */
+void check_target_is_supported(const Target &t);
+} // namespace Internal
 
 }  // namespace loom

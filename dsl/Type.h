@@ -79,6 +79,10 @@ template<> struct TypeOf<uint32_t> { static Type get() { return UInt(32); } };
 template<> struct TypeOf<uint64_t> { static Type get() { return UInt(64); } };
 template<> struct TypeOf<float> { static Type get() { return Float(32); } };
 template<> struct TypeOf<double> { static Type get() { return Float(64); } };
+/** Every pointer is an opaque handle. */
+template <typename T> struct TypeOf<T *> {
+    static Type get() { return Handle(); }
+};
 
 /** The Loom type of a C++ scalar type: type_of<float>() == Float(32). */
 template<typename T>

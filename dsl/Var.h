@@ -31,4 +31,10 @@ private:
     std::string var_name;
 };
 
+/** The names Halide 14 gives the pure Vars of the Funcs it makes itself (the wrappers of
+ * ImageParam::in are f(_0, _1, ...) = image(_0, _1, ...)), for scheduling them. Loom has no
+ * implicit arguments: these are ordinary Vars with those names. */
+inline const Var _0("_0"), _1("_1"), _2("_2"), _3("_3"), _4("_4"), _5("_5"), _6("_6"), _7("_7"),
+    _8("_8"), _9("_9");
+
 }  // namespace loom

@@ -115,29 +115,61 @@ void copy_specializations(Internal::Definition &d) {
     }
 }
 
-} // namespace
-
-Func Func::clone_in(const Func &consumer) {
-    user_assert(consumer.name() != name())
-        << "Func " << name() << " can't take over its own calls (clone_in(" << name() << ")): "
-        << "give clone_in a Func that calls " << name() << ".";
-    user_assert(func->defined()) << "Can't clone Func " << name() << ": it has no definition yet.";
-    auto &wrappers = func->wrappers;
-    if (auto it = wrappers.find(consumer.name()); it != wrappers.end()) return Func(it->second);
-    auto copy = std::make_shared<FunctionContents>(*func);
-    copy->name = name() + "_clone_in_" + consumer.name();
+// A copy of f (its definitions and schedule) named `name`, reading the copy where f read itself.
+FunctionPtr make_clone(const FunctionPtr &f, const std::string &name) {
+    user_assert(f->defined()) << "Can't clone Func " << f->name << ": it has no definition yet.";
+    auto copy = std::make_shared<FunctionContents>(*f);
+    copy->name = name;
     copy->wrappers.clear();
     copy->wraps.clear();
     copy->wrapped_callees.clear();
-    RetargetSelfCalls retarget(func.get(), copy);
+    RetargetSelfCalls retarget(f.get(), copy);
     copy_specializations(copy->init);
     Internal::mutate_definition(retarget, copy->init);
     for (Internal::Definition &d : copy->updates) {
         copy_specializations(d);
         Internal::mutate_definition(retarget, d);
     }
+    return copy;
+}
+
+} // namespace
+
+Func Func::clone_in(const Func &consumer) {
+    user_assert(consumer.name() != name())
+        << "Func " << name() << " can't take over its own calls (clone_in(" << name() << ")): "
+        << "give clone_in a Func that calls " << name() << ".";
+    auto &wrappers = func->wrappers;
+    if (auto it = wrappers.find(consumer.name()); it != wrappers.end()) return Func(it->second);
+    FunctionPtr copy = make_clone(func, name() + "_clone_in_" + consumer.name());
     wrappers[consumer.name()] = copy;
     return Func(copy);
+}
+
+Func Func::clone_in(const std::vector<Func> &consumers) {
+    user_assert(!consumers.empty())
+        << "Func " << name() << ".clone_in({}) names no consumer: give it the Funcs whose calls "
+        << "the clone should take.";
+    if (consumers.size() == 1) return clone_in(consumers[0]);
+    auto &wrappers = func->wrappers;
+    // One clone for the whole list: consumers that have one already must share it.
+    FunctionPtr shared;
+    for (const Func &c : consumers) {
+        user_assert(c.name() != name()) << "Func " << name() << " can't take over its own calls: "
+                                        << "remove " << name() << " from the list given to "
+                                        << "clone_in().";
+        auto it = wrappers.find(c.name());
+        if (it == wrappers.end()) continue;
+        user_assert(!shared || shared == it->second)
+            << "Func " << name() << ".clone_in({...}): the listed consumers already have "
+            << "different wrappers of " << name() << " (" << shared->name << " and "
+            << it->second->name << "). A clone is shared only by Funcs cloned for together.";
+        shared = it->second;
+    }
+    if (!shared) shared = make_clone(func, name() + "_clone_" + Internal::unique_user_name('c'));
+    for (const Func &c : consumers)
+        wrappers[c.name()] = shared;
+    return Func(shared);
 }
 
 } // namespace loom

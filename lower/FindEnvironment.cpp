@@ -1,5 +1,6 @@
 #include "lower/FindEnvironment.h"
 
+#include <functional>
 #include <set>
 
 #include "dsl/Error.h"
@@ -25,11 +26,21 @@ private:
 
 std::vector<FunctionPtr> direct_callees(const FunctionPtr &f) {
     FindCalls finder;
-    for (int k = 0; k < f->stages(); k++) {
-        const Definition &d = f->stage(k);
-        for (const Expr &v : d.values) v.accept(&finder);
-        for (const Expr &a : d.args) a.accept(&finder);
-    }
+    // Values, arguments, where() conditions (an update's RDom may be restricted by a
+    // condition that reads another Func), and the same in each specialization.
+    std::function<void(const Definition &)> scan = [&](const Definition &d) {
+        for (const Expr &v : d.values)
+            v.accept(&finder);
+        for (const Expr &a : d.args)
+            a.accept(&finder);
+        if (d.predicate.defined()) d.predicate.accept(&finder);
+        for (const Specialization &sp : d.specializations) {
+            if (sp.condition.defined()) sp.condition.accept(&finder);
+            if (sp.definition) scan(*sp.definition);
+        }
+    };
+    for (int k = 0; k < f->stages(); k++)
+        scan(f->stage(k));
     // An update reading the Func itself is not a dependency on another stage.
     std::vector<FunctionPtr> others;
     for (const FunctionPtr &c : finder.callees) {

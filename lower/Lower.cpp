@@ -14,6 +14,7 @@
 #include "lower/HoistInvariantProductions.h"
 #include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
+#include "lower/InjectTracing.h"
 #include "lower/PartitionLoops.h"
 #include "lower/PeelLoopVariables.h"
 #include "lower/PromoteAccumulators.h"
@@ -50,7 +51,9 @@ public:
         Stmt output = pass(input);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         // Loop bounds are bound only once bounds inference has run.
-        if ((options.verify_ir || kDebugBuild) && std::string(name) != "schedule functions") {
+        const bool before_bounds =
+            std::string(name) == "schedule functions" || std::string(name) == "inject tracing";
+        if ((options.verify_ir || kDebugBuild) && !before_bounds) {
             verify_ir(output, name);
         }
         if (options.log_passes) {
@@ -71,6 +74,25 @@ private:
 
 std::atomic<uint64_t> lowerings{0};
 
+// Halide 14's warning, word for word: a Func some of whose stages have directives and one of
+// whose updates has none may have been scheduled by mistake in part. Outputs first.
+void warn_unscheduled_updates(const Environment &env, std::ostream &log) {
+    for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) {
+        const FunctionContents &f = *env.functions.at(*it);
+        bool any_scheduled = f.init.schedule.touched;
+        for (const Definition &u : f.updates)
+            any_scheduled = any_scheduled || u.schedule.touched;
+        if (!any_scheduled) continue;
+        for (size_t i = 0; i < f.updates.size(); i++) {
+            if (f.updates[i].schedule.touched) continue;
+            log << "Warning: Update definition " << i << " of function " << f.name
+                << " has not been scheduled, even though some other definitions have been. You "
+                   "may have forgotten to schedule it. If this was intentional, call "
+                << f.name << ".update(" << i << ").unscheduled() to suppress this warning.\n";
+        }
+    }
+}
+
 }  // namespace
 
 uint64_t lowerings_run() { return lowerings.load(); }
@@ -82,6 +104,7 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     LoweringLogger logger(options, log);
     Environment env = find_environment(outputs);
     const std::vector<FusedGroup> groups = find_fused_groups(env, outputs);
+    warn_unscheduled_updates(env, log);
     LoweredPipeline result;
     result.name = name;
     result.args = infer_arguments(outputs, env, requested_args);
@@ -89,8 +112,15 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
 
     Stmt s;
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env, groups); });
+    // Before bounds inference, which defines the regions the realization and production
+    // events report; the events name the pipeline after its first output, as Halide's JIT does.
+    s = logger.run("inject tracing", s, [&](const Stmt &in) {
+        return inject_tracing(in, outputs[0]->name, env, outputs, target);
+    });
     // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
     s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs, env); });
+    s = logger.run("finish tracing", s,
+                   [&](const Stmt &in) { return finish_tracing(in, env, target); });
     // After bounds inference, whose boxes it reads; before sliding window, so that each
     // iteration's window is the whole region that iteration needs.
     s = logger.run("storage folding", s, [&](const Stmt &in) { return storage_folding(in, env); });

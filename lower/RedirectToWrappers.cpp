@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dsl/IRMutator.h"
+#include "dsl/Parameter.h"
 
 namespace loom {
 namespace Internal {
@@ -19,6 +20,7 @@ private:
     Expr visit(const Call *op) override {
         Expr e = IRMutator::visit(op);
         op = e.as<Call>();
+        if (op->call_type == Call::Image && op->param) return image_wrapper(op, e);
         if (op->call_type != Call::Halide || !op->func) return e;
         FunctionContents *callee = op->func.get();
         if (callee == caller.get() || callee->wrappers.empty() || caller->wraps == callee->name)
@@ -34,6 +36,19 @@ private:
         const FunctionPtr &wrapper = it->second;
         return Call::make(op->type, wrapper->name, op->args, Call::Halide, wrapper,
                           op->value_index);
+    }
+
+    // A call of an ImageParam that has wrappers (ImageParam::in): to the caller's wrapper, or
+    // the global one. The caller owns the wrapper from here on (the ImageParam holds it weakly).
+    Expr image_wrapper(const Call *op, const Expr &e) {
+        const ParameterContents &image = *op->param;
+        if (image.wrappers.empty() || caller->wraps == image.name) return e;
+        auto it = image.wrappers.find(caller->name);
+        if (it == image.wrappers.end()) it = image.wrappers.find("");
+        if (it == image.wrappers.end()) return e;
+        const FunctionPtr wrapper = it->second.lock();
+        if (!wrapper || wrapper == caller) return e;
+        return Call::make(op->type, wrapper->name, op->args, Call::Halide, wrapper);
     }
 };
 

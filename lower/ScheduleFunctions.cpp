@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -53,6 +54,12 @@ public:
     }
     using IRMutator::mutate;
     bool found_store = false, found_compute = false;
+    /** More loops (by name) to compute f in, each with its own production: the loops of the
+     * consumer's other stages that read f, where compute_at named a Var and no stage (Halide
+     * 14 computes f in every stage of the consumer that reads it). Where f is stored at its
+     * compute level, each is a storage of its own too. */
+    std::set<std::string> more_compute_loops;
+    bool more_are_stores = false;
 
     Stmt inject_root(const Stmt &s) {
         Stmt body = s;
@@ -257,8 +264,10 @@ private:
     std::multiset<std::string> enclosing_loops;
 
     Stmt visit(const For *op) override {
-        bool is_store = !store.is_root() && op->name == level_loop(store);
-        bool is_compute = !compute.is_root() && op->name == level_loop(compute);
+        const bool more = more_compute_loops.count(op->name) > 0;
+        bool is_store =
+            (!store.is_root() && op->name == level_loop(store)) || (more && more_are_stores);
+        bool is_compute = (!compute.is_root() && op->name == level_loop(compute)) || more;
         auto inside = enclosing_loops.insert(op->name);
         Stmt body = mutate(op->body);
         enclosing_loops.erase(inside);
@@ -288,6 +297,30 @@ private:
         IRVisitor::visit(op);
     }
 };
+
+// Halide 14's rule for compute_at(g, var) without a stage: f is computed in every stage of g
+// that reads it, at that stage's loop over var. `compute` is the level resolved for the first
+// such stage; the result is the loops of the later ones that have a loop over var.
+std::set<std::string>
+other_reading_stage_loops(const FunctionPtr &f, const LoopLevel &compute, const Environment &env,
+                          const std::function<bool(const FunctionPtr &, int)> &stage_reads) {
+    std::set<std::string> loops;
+    const LoopLevel &asked = f->schedule.compute_level;
+    if (asked.stage_index() >= 0 || compute.is_root() || compute.is_inlined() ||
+        compute.var() == Var::outermost().name())
+        return loops;
+    const FunctionPtr &g = env.functions.at(compute.func());
+    for (int k = compute.stage_index() + 1; k < g->stages(); k++) {
+        if (!stage_reads(g, k)) continue;
+        for (const Dim &d : g->stage(k).schedule.dims) {
+            if (loop_name_matches(d.var, asked.var())) {
+                loops.insert(g->name + ".s" + std::to_string(k) + "." + d.var);
+                break;
+            }
+        }
+    }
+    return loops;
+}
 
 // The compute_with group a Func belongs to, or null.
 const FusedGroup *group_of(const std::string &name, const std::vector<FusedGroup> &groups) {
@@ -390,6 +423,8 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
                     reads |= expr_calls_func(inliner.mutate(v), n);
                 for (const Expr &a : g->stage(k).args)
                     reads |= expr_calls_func(inliner.mutate(a), n);
+                const Expr &where = g->stage(k).predicate;
+                reads |= where.defined() && expr_calls_func(inliner.mutate(where), n);
             }
             return reads;
         };
@@ -408,6 +443,9 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             compute = store = innermost_use(f, s);
         }
         InjectRealization inject(f, production(f), compute, store, names, env);
+        inject.more_compute_loops = other_reading_stage_loops(f, compute, env, stage_reads);
+        inject.more_are_stores = f->schedule.store_level.is_inlined() ||
+                                 f->schedule.store_level == f->schedule.compute_level;
         s = inject.inject_root(s);
         user_assert(inject.found_compute)
             << "Func " << f->name << " is computed at " << compute.to_string()

@@ -32,25 +32,46 @@ bool is_no_op(const Stmt &s) {
 
 namespace {
 
-// Whether e's value depends on memory (a load, a read of a Func or an image, a call with
-// effects): two occurrences of it at different points may differ.
-bool reads_memory(const Expr &e) {
+// Whether e holds a Load or a Call of one of the kinds `kinds` accepts (one walk, stopping at
+// the first).
+template <typename CallKinds> bool contains(const Expr &e, bool loads, CallKinds kinds) {
     class Finder : public IRVisitor {
     public:
+        Finder(bool loads, CallKinds kinds) : loads(loads), kinds(kinds) {}
         bool found = false;
 
     private:
-        void visit(const Load *) override { found = true; }
+        bool loads;
+        CallKinds kinds;
+        void visit(const Load *op) override {
+            found = found || loads;
+            if (!found) IRVisitor::visit(op);
+        }
         void visit(const Call *op) override {
-            if (op->call_type != Call::PureExtern && op->call_type != Call::PureIntrinsic) {
+            if (kinds(op->call_type)) {
                 found = true;
                 return;
             }
             IRVisitor::visit(op);
         }
-    } finder;
+    } finder(loads, kinds);
     e.accept(&finder);
     return finder.found;
+}
+
+// Whether e's value depends on memory (a load, a read of a Func or an image, a call with
+// effects): two occurrences of it at different points may differ.
+bool reads_memory(const Expr &e) {
+    return contains(e, true, [](Call::CallType t) {
+        return t != Call::PureExtern && t != Call::PureIntrinsic;
+    });
+}
+
+// Whether evaluating e has an effect (a trace event, a print, a runtime call): each occurrence
+// must run, once, in the order written.
+bool has_effect(const Expr &e) {
+    return contains(e, false,
+                    [](Call::CallType t) { return t == Call::Extern || t == Call::Intrinsic; });
 }
 
 class Simplify : public IRMutator {
@@ -107,6 +128,13 @@ private:
         Linear l;
         l.type = e.type();
         l.add(e, 1);
+        // Terms with effects keep their order and count: the linear form sorts its terms and
+        // merges equal ones (trace(f(x)) + trace(f(x)) would run one event).
+        size_t effectful = 0;
+        for (const auto &t : l.terms) {
+            if (has_effect(t.first)) effectful += t.second == 1 ? 1 : 2;
+        }
+        if (effectful > 1) return e;
         if (cancel_min_max_terms && no_overflow_int(l.type) && l.type.is_scalar()) {
             cancel_into_min_max(l);
         }

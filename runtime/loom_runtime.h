@@ -58,6 +58,62 @@ typedef struct loom_buffer_t {
     uint32_t device_reserved; /* padding, zero */
 } loom_buffer_t;
 
+/* Tracing (Func::trace_loads / trace_stores / trace_realizations, Halide's events and their
+ * order). A compiled pipeline reports each event to loom_trace, which passes it to the
+ * handler; the default handler prints one line per event to stdout, as Halide 14's does:
+ * "Store f.0(3, 2) = 5", "Begin pipeline f.0()", "Tag f.0() tag = \"...\"". */
+typedef enum loom_trace_event_code_t {
+    loom_trace_load = 0,
+    loom_trace_store = 1,
+    loom_trace_begin_realization = 2,
+    loom_trace_end_realization = 3,
+    loom_trace_produce = 4,
+    loom_trace_end_produce = 5,
+    loom_trace_consume = 6,
+    loom_trace_end_consume = 7,
+    loom_trace_begin_pipeline = 8,
+    loom_trace_end_pipeline = 9,
+    loom_trace_tag = 10
+} loom_trace_event_code_t;
+
+/* One event. Loads and stores carry `type.lanes` values (one per lane of a vector access) and
+ * `dimensions` coordinates: for a vector access, lane i of coordinate d is coordinates[d *
+ * lanes + i] (dimensions counts every lane). Realization, produce and consume events carry
+ * (min, extent) pairs of the region; the pipeline and tag events no coordinates. parent_id is
+ * the id loom_trace returned for the enclosing event (begin pipeline, begin realization or
+ * produce). */
+typedef struct loom_trace_event_t {
+    const char *func;
+    const void *value;
+    const int32_t *coordinates;
+    const char *trace_tag; /* tag events only, else NULL */
+    loom_type_t type;
+    int32_t event; /* loom_trace_event_code_t */
+    int32_t parent_id;
+    int32_t value_index;
+    int32_t dimensions;
+} loom_trace_event_t;
+
+typedef int32_t (*loom_trace_handler_t)(void *user_context, const loom_trace_event_t *event);
+/* Replaces the trace handler for every pipeline (NULL restores the default); returns the old
+ * one. The handler returns the event's id (positive), which later events name as parent. */
+loom_trace_handler_t loom_set_trace_handler(loom_trace_handler_t handler);
+int32_t loom_trace(void *user_context, const loom_trace_event_t *event);
+/* The default handler's line for an event, without the newline, into dst (size bytes). */
+void loom_trace_event_to_string(const loom_trace_event_t *event, char *dst, size_t size);
+
+/* print() and print_when(): each message is one line, newline included. The default handler
+ * writes it to stdout. */
+typedef void (*loom_print_handler_t)(void *user_context, const char *message);
+loom_print_handler_t loom_set_print_handler(loom_print_handler_t handler);
+void loom_print(void *user_context, const char *message);
+/* Append a value's text at dst, never past end - 1 (always terminated); return the new end of
+ * the text. Floats as Halide prints them: fixed with 6 decimals (scientific for doubles). */
+char *loom_append_string(char *dst, char *end, const char *s);
+char *loom_append_int64(char *dst, char *end, int64_t v);
+char *loom_append_uint64(char *dst, char *end, uint64_t v);
+char *loom_append_double(char *dst, char *end, double v, int32_t scientific);
+
 /* Error codes a compiled pipeline returns. 0 means success. */
 enum loom_error_code_t {
     loom_code_success = 0,

@@ -3,8 +3,8 @@
 # ctest, runs the demo (which checks its output against plain C++), builds the suite again with
 # AddressSanitizer and UndefinedBehaviorSanitizer (build-sanitize/) and runs it and a fuzz batch
 # there, then installs Loom into a temporary prefix and builds and runs test/install/, a separate
-# project that uses it through find_package(Loom). Exits nonzero if any of these fails; prints a
-# summary at the end.
+# project that uses it through find_package(Loom), and Halide 14's tutorial against it
+# (scripts/halide-tutorial.sh). Exits nonzero if any of these fails; prints a summary at the end.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -80,6 +80,13 @@ status=0
     "$work/build/loom_install_aot_check"
 } || status=$?
 record "install + consumer check (find_package(Loom) from $work/prefix; JIT, and AOT through loom_add_library)" $status
+
+# Halide 14's tutorial against the installed Loom (test/tutorial/lessons.txt says what each
+# lesson must show: most print exactly what they print on Halide 14).
+banner "Halide 14 tutorial (scripts/halide-tutorial.sh, against the installed Loom)"
+status=0
+bash scripts/halide-tutorial.sh --prefix "$work/prefix" --work "$work/tutorial" || status=$?
+record "Halide 14 tutorial lessons (test/tutorial/lessons.txt)" $status
 
 banner "summary"
 printf '%s\n' "${results[@]}"

@@ -494,7 +494,7 @@ TEST(Introspection, UpdateDefinitionsArgsValuesAndRVars) {
     ASSERT_EQ(f.update_args(1).size(), 1u);
     EXPECT_EQ(loom::Internal::to_string(f.update_args(1)[0]), r.x.name());
     EXPECT_EQ(f.update_values(0).size(), 1u);
-    EXPECT_NE(loom::Internal::to_string(f.update_value(1)).find("* 2"), std::string::npos);
+    EXPECT_NE(loom::Internal::to_string(f.update_value(1)).find("*2"), std::string::npos);
     try {
         f.update_value(2);
         FAIL() << "update 2 of a Func with 2 updates was found";

@@ -89,7 +89,7 @@ TEST(Prefetch, TheRegionIsTheLaterIterationsAtTheLoopNamed) {
     // At f's vector loop over x: rows y + 1 .. y + 3 (y - 1 .. y + 1 two rows on), the loop's
     // 16 floats, one 64-byte line (its loop of one iteration simplified away), the three rows
     // one prefetch each (a loop of three is unrolled); guarded to stay inside the image.
-    for (const char *row : {"+ 1) * in.stride.1)", "+ 2) * in.stride.1)", "+ 3) * in.stride.1)"}) {
+    for (const char *row : {"+ 1)*in.stride.1)", "+ 2)*in.stride.1)", "+ 3)*in.stride.1)"}) {
         EXPECT_THAT(stmt,
                     HasSubstr("prefetch(in[(((f.min.0 + (((f.s0.y - in.min.1) " + std::string(row)))
             << stmt;
@@ -107,7 +107,7 @@ TEST(Prefetch, NonFaultingHasNoGuardAndClampKeepsTheBoxInside) {
     std::string non_faulting = Pipeline(a.f).lowered_stmt(avx512);
     std::string clamped = Pipeline(b.f).lowered_stmt(avx512);
     // Three rows, unguarded, one prefetch each; clamped, a loop over the rows inside.
-    EXPECT_THAT(non_faulting, HasSubstr("(f.s0.y - in.min.1) + 3) * in.stride.1)")) << non_faulting;
+    EXPECT_THAT(non_faulting, HasSubstr("(f.s0.y - in.min.1) + 3)*in.stride.1)")) << non_faulting;
     // Nothing in the production is guarded (the bounds query's branch is outside it).
     EXPECT_THAT(non_faulting.substr(non_faulting.find("produce f {")), Not(HasSubstr("if (")))
         << non_faulting;
@@ -200,7 +200,7 @@ TEST(Prefetch, AFuncsBufferIsFetchedInItsCoordinatesAndNoValueChanges) {
         << clamped_stmt;
     std::string non_faulting_stmt = Pipeline(non_faulting.f).lowered_stmt(avx512);
     // Rows y + 1 .. y + 3 of g's buffer (which starts at row f.min.1 - 1), one prefetch each.
-    for (const char *row : {"+ 2) * g.extent.0)", "+ 3) * g.extent.0)", "+ 4) * g.extent.0)"}) {
+    for (const char *row : {"+ 2)*g.extent.0)", "+ 3)*g.extent.0)", "+ 4)*g.extent.0)"}) {
         EXPECT_THAT(non_faulting_stmt,
                     HasSubstr("prefetch(g[(((f.min.0 + (((f.s0.y - f.min.1) " + std::string(row)))
             << non_faulting_stmt;

@@ -235,7 +235,7 @@ TEST(IndexTerms, LoopVariableTimesAConstantIsTheLoopTerm) {
     // A step known only at run time, or the variable twice: it stays in the rest.
     auto by_stride = Internal::split_index(x * s + r, "x");
     EXPECT_FALSE(by_stride.loop_term);
-    EXPECT_EQ(Internal::to_string(by_stride.rest), "((x * s) + r)");
+    EXPECT_EQ(Internal::to_string(by_stride.rest), "((x*s) + r)");
     EXPECT_FALSE(Internal::split_index(x + x * 2, "x").loop_term);
 }
 

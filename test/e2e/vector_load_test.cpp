@@ -53,7 +53,7 @@ TEST(LaneOffsets, HalvedRampHasOneRowPerParity) {
     EXPECT_EQ(h->modulus, 2);
     EXPECT_EQ(h->offsets[0], (std::vector<int64_t>{0, 0, 1, 1}));
     EXPECT_EQ(h->offsets[1], (std::vector<int64_t>{0, 1, 1, 2}));
-    EXPECT_EQ(Internal::to_string(h->base), "(c + (b / 2))");
+    EXPECT_EQ(Internal::to_string(h->base), "(c + (b/2))");
     EXPECT_EQ(Internal::to_string(h->residue), "(b % 2)");
 }
 
@@ -77,8 +77,8 @@ TEST(LaneClasses, HalvedRampIsTwoInterleavedRamps) {
     ASSERT_TRUE(h);
     ASSERT_EQ(h->bases.size(), 2u);
     // Even lanes start at (b + 1) / 2, odd lanes at (b + 2) / 2: no residue of b.
-    EXPECT_EQ(Internal::to_string(h->bases[0]), "(c + ((b + 1) / 2))");
-    EXPECT_EQ(Internal::to_string(h->bases[1]), "(c + (((b + 1) + 1) / 2))");
+    EXPECT_EQ(Internal::to_string(h->bases[0]), "(c + ((b + 1)/2))");
+    EXPECT_EQ(Internal::to_string(h->bases[1]), "(c + (((b + 1) + 1)/2))");
     EXPECT_EQ(h->lane_class, (std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1}));
     EXPECT_EQ(h->offsets, (std::vector<int64_t>{0, 0, 1, 1, 2, 2, 3, 3}));
     // A stride-2 ramp halved is one class: a dense ramp of b / 2.

@@ -45,8 +45,8 @@ TEST(IRMutator, UnchangedSiblingIsShared) {
 
     Expr result = ReplaceVariable("x", i32(7)).mutate(e);
 
-    EXPECT_EQ(to_string(e), "((x + 1) * (y - 2))");
-    EXPECT_EQ(to_string(result), "((7 + 1) * (y - 2))");
+    EXPECT_EQ(to_string(e), "((x + 1)*(y - 2))");
+    EXPECT_EQ(to_string(result), "((7 + 1)*(y - 2))");
     const Mul *mul = result.as<Mul>();
     ASSERT_NE(mul, nullptr);
     EXPECT_FALSE(result.same_as(e));
@@ -105,11 +105,10 @@ TEST(IRMutator, StmtOnlyRebuildsThePathToTheChange) {
     EXPECT_TRUE(f->body.same_as(store)) << "the loop body did not use n";
     EXPECT_TRUE(f->min.same_as(loop.as<For>()->min));
     EXPECT_EQ(to_string(f->extent), "16");
-    EXPECT_EQ(to_string(result),
-              "for (x, 0, 16) {\n"
-              "  f[x] = (x * 2)\n"
-              "}\n"
-              "g[0] = 1\n");
+    EXPECT_EQ(to_string(result), "for (x, 0, 16) {\n"
+                                 "  f[x] = (x*2)\n"
+                                 "}\n"
+                                 "g[0] = 1\n");
 }
 
 TEST(IRMutator, IdentityMutationReturnsTheSameStmt) {

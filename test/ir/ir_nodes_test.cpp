@@ -65,7 +65,7 @@ TEST(IRNodes, AssigningANodesOwnOperandKeepsTheOperand) {
     x = Expr(); // the sum's operands are now held by the sum alone
     e = e.as<Add>()->a;
     ASSERT_TRUE(is_a<Mul>(e)) << e;
-    EXPECT_EQ(to_string(e), "(x * 3)");
+    EXPECT_EQ(to_string(e), "(x*3)");
     Stmt s = Block::make(Evaluate::make(Expr(2)), Evaluate::make(Expr(3)));
     s = s.as<Block>()->rest;
     ASSERT_TRUE(is_a<Evaluate>(s));

@@ -37,8 +37,8 @@ TEST(IRPrinter, Constants) {
 TEST(IRPrinter, ArithmeticIsFullyParenthesized) {
     Expr x = var("x"), y = var("y");
     EXPECT_EQ(to_string(Add::make(x, i32(1))), "(x + 1)");
-    EXPECT_EQ(to_string(Add::make(Mul::make(x, i32(2)), i32(1))), "((x * 2) + 1)");
-    EXPECT_EQ(to_string(Sub::make(x, Div::make(y, i32(3)))), "(x - (y / 3))");
+    EXPECT_EQ(to_string(Add::make(Mul::make(x, i32(2)), i32(1))), "((x*2) + 1)");
+    EXPECT_EQ(to_string(Sub::make(x, Div::make(y, i32(3)))), "(x - (y/3))");
     EXPECT_EQ(to_string(Mod::make(x, i32(4))), "(x % 4)");
     EXPECT_EQ(to_string(Min::make(x, i32(3))), "min(x, 3)");
     EXPECT_EQ(to_string(Max::make(Min::make(x, y), i32(0))), "max(min(x, y), 0)");
@@ -62,7 +62,7 @@ TEST(IRPrinter, CastsCallsAndBindings) {
     EXPECT_EQ(to_string(Reinterpret::make(UInt(32), f)), "reinterpret<uint32>(f)");
     EXPECT_EQ(to_string(Load::make(Float(32), "buf", Add::make(x, i32(1)))), "buf[(x + 1)]");
     EXPECT_EQ(to_string(Let::make("t", Add::make(x, i32(1)), Mul::make(var("t"), var("t")))),
-              "(let t = (x + 1) in (t * t))");
+              "(let t = (x + 1) in (t*t))");
     EXPECT_EQ(to_string(Call::make_intrinsic(Int(32), Call::shift_left, {x, i32(2)})),
               "shift_left(x, 2)");
     EXPECT_EQ(to_string(Call::make(Float(32), "sqrt_f32", {f}, Call::PureExtern)), "sqrt_f32(f)");
@@ -131,19 +131,18 @@ TEST(IRPrinter, RealizeAssertTupleProvideAndGpuLoops) {
                   Provide::make("g", {x, Mul::make(x, i32(2))}, {x})));
     Stmt s = Realize::make("g", {Int(32), Int(32)}, {Range(i32(0), i32(10)), Range(i32(0), i32(4))},
                            body);
-    EXPECT_EQ(to_string(s),
-              "realize g([0, 10], [0, 4]) {\n"
-              "  assert((n > 0), \"n must be positive\")\n"
-              "  gpu_block<cuda> (b, 0, 4) {\n"
-              "    g(x) = {x, (x * 2)}\n"
-              "  }\n"
-              "}\n");
+    EXPECT_EQ(to_string(s), "realize g([0, 10], [0, 4]) {\n"
+                            "  assert((n > 0), \"n must be positive\")\n"
+                            "  gpu_block<cuda> (b, 0, 4) {\n"
+                            "    g(x) = {x, (x*2)}\n"
+                            "  }\n"
+                            "}\n");
 }
 
 TEST(IRPrinter, OperatorsBuildWhatThePrinterShows) {
     // Going through the user-facing operators, with a Var-typed Variable.
     Expr x = var("x");
-    EXPECT_EQ(to_string(x * 2 + 1), "((x * 2) + 1)");
+    EXPECT_EQ(to_string(x * 2 + 1), "((x*2) + 1)");
     EXPECT_EQ(to_string(select(x > 0, x, 1)), "select((x > 0), x, 1)");
     EXPECT_EQ(to_string(cast<uint8_t>(x)), "uint8(x)");
     EXPECT_EQ(to_string(min(x, 3)), "min(x, 3)");

@@ -59,7 +59,7 @@ TEST(TypeCoercion, CppIntTakesTheExprTypeWhenRepresentable) {
     EXPECT_EQ(to_string(5 + u8), "((uint8)5 + uint8)");
     EXPECT_EQ((u8 + 255).type(), UInt(8));
     EXPECT_EQ((i16 * 3).type(), Int(16));
-    EXPECT_EQ(to_string(i16 * 3), "(int16 * (int16)3)");
+    EXPECT_EQ(to_string(i16 * 3), "(int16*(int16)3)");
     EXPECT_EQ((f64 + 1).type(), Float(64));
     EXPECT_EQ((u8 / 2).type(), UInt(8));
     EXPECT_EQ((i8 < 3).type(), Bool());

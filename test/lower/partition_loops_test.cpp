@@ -365,7 +365,7 @@ TEST(PartitionLoops, TheShiftedLastBlockOfAShiftInwardsSplitIsInTheSteadyState) 
     // The steady state keeps the shifted start and loads densely without clamps.
     const std::string steady = steady_loop(p.lowered_stmt());
     ASSERT_FALSE(steady.empty()) << p.lowered_stmt();
-    EXPECT_NE(steady.find("min((f.s0.x.x * 8)"), std::string::npos) << steady;
+    EXPECT_NE(steady.find("min((f.s0.x.x*8)"), std::string::npos) << steady;
     EXPECT_EQ(steady.find("max("), std::string::npos) << steady;
 }
 

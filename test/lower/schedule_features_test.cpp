@@ -93,8 +93,7 @@ TEST(SlidingWindow, SlidesWhereTheRegionMovesByVaryingSteps) {
     // Past the first row, the rows after the previous row's max, (y - 1 + 1) / 2.
     EXPECT_THAT(
         stmt,
-        HasSubstr(
-            "let bx.s0.y.min = select((up.s0.y > up.min.1), ((up.s0.y / 2) + 1), (up.s0.y / 2))"))
+        HasSubstr("let bx.s0.y.min = select((up.s0.y > up.min.1), ((up.s0.y/2) + 1), (up.s0.y/2))"))
         << stmt;
     expect_equal(expected, Buffer<int>(up.realize({20, 40})));
 }
@@ -197,7 +196,7 @@ TEST(ReorderStorage, TransposesTheLayoutNotTheValues) {
     s.bx.compute_root().reorder_storage(s.y, s.x);
     std::string stmt = Pipeline(s.by).lowered_stmt();
     // y is innermost in storage: stepping x strides over a whole column.
-    EXPECT_THAT(stmt, HasSubstr("* (by.extent.1 + 2))")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("*(by.extent.1 + 2))")) << stmt;
     expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
 }
 
@@ -335,7 +334,7 @@ TEST(LoopPartitioning, GuardWithIfSteadyStateIsVectorWithoutGuard) {
     // The first extent / 8 iterations store whole vectors; in the last one the loop over the
     // lanes stops at the region's end (loop partitioning trims it to where the guard holds),
     // with no test left inside.
-    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.x, 0, (f.extent.0 / 8)) {\n        f[ramp(")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.x, 0, (f.extent.0/8)) {\n        f[ramp(")) << stmt;
     EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.vec, 0, max(f.s0.x.vec.trim_end, 0))")) << stmt;
     EXPECT_THAT(stmt.substr(stmt.find("produce f {")), Not(HasSubstr("if ("))) << stmt;
     Buffer<float> out = f.realize({19, 3});

@@ -98,12 +98,11 @@ TEST(LoopKinds, UnrolledLoopIsCopiedOncePerIteration) {
     // stores advance by a fixed step and LLVM can vectorize across blocks), and in the last
     // block, shifted back to end at the last point.
     EXPECT_EQ(stores_into(stmt, "f"), 8) << stmt;
-    EXPECT_THAT(stmt, HasSubstr("f[((f.s0.x.x * 4) + ((f.s0.y - f.min.1) * f.stride.1))] = "))
-        << stmt;
-    EXPECT_THAT(stmt, HasSubstr("let f.s0.x = (f.min.0 + min((f.s0.x.x * 4), (f.extent.0 - 4)))"))
+    EXPECT_THAT(stmt, HasSubstr("f[((f.s0.x.x*4) + ((f.s0.y - f.min.1)*f.stride.1))] = ")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("let f.s0.x = (f.min.0 + min((f.s0.x.x*4), (f.extent.0 - 4)))"))
         << stmt;
     EXPECT_THAT(stmt,
-                HasSubstr("let f.s0.x = ((f.min.0 + min((f.s0.x.x * 4), (f.extent.0 - 4))) + 3)"))
+                HasSubstr("let f.s0.x = ((f.min.0 + min((f.s0.x.x*4), (f.extent.0 - 4))) + 3)"))
         << stmt;
     EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.y", "f.s0.x.x")) << stmt;
 }
@@ -175,7 +174,7 @@ TEST(LoopOrder, FuseMakesOneLoopOverTheProductOfExtents) {
     f(x, y) = x + y;
     f.fuse(x, y, t).parallel(t);
     std::string stmt = Pipeline(f).lowered_stmt();
-    EXPECT_THAT(stmt, HasSubstr("let f.s0.x.t.loop_extent = (f.extent.0 * f.extent.1)")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("let f.s0.x.t.loop_extent = (f.extent.0*f.extent.1)")) << stmt;
     EXPECT_THAT(stmt, HasSubstr("parallel (f.s0.x.t, 0, f.s0.x.t.loop_extent) {")) << stmt;
     EXPECT_THAT(loops_around(stmt, "f[("), ElementsAre("f.s0.x.t")) << stmt;
 }
@@ -207,13 +206,13 @@ TEST(Tails, GuardWithIfSteadyStateHasNoBoundaryTest) {
     std::string stmt = Pipeline(f).lowered_stmt();
     // The full blocks run without a test; the last block follows them, at most once, and runs
     // only the points left.
-    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, 0, (f.extent.0 / 8)) {")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, 0, (f.extent.0/8)) {")) << stmt;
     EXPECT_THAT(block(stmt, "for (f.s0.x.xo, 0, (f.extent.0 / 8)) {"), Not(HasSubstr("if (")))
         << stmt;
-    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, max((f.extent.0 / 8), 0), "
-                                "min((f.s0.x.xo.loop_extent - max((f.extent.0 / 8), 0)), 1)) {"))
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xo, max((f.extent.0/8), 0), "
+                                "min((f.s0.x.xo.loop_extent - max((f.extent.0/8), 0)), 1)) {"))
         << stmt;
-    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, min((f.extent.0 - (f.s0.x.xo * 8)), 8)) {"))
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, min((f.extent.0 - (f.s0.x.xo*8)), 8)) {"))
         << stmt;
     // The production tests nothing (the bounds query's branch is outside it).
     EXPECT_THAT(block(stmt, "produce f {"), Not(HasSubstr("if ("))) << stmt;
@@ -231,7 +230,7 @@ TEST(Tails, GuardWithIfUnrolledTailIsASerialLoopOverThePointsLeft) {
     EXPECT_THAT(block(stmt, "for (f.s0.x.xo, 0, (f.extent.0 / 4)) {"),
                 Not(HasSubstr("for (f.s0.x.xi")))
         << stmt;
-    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, min((f.extent.0 - (f.s0.x.xo * 4)), 4)) {"))
+    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.xi, 0, min((f.extent.0 - (f.s0.x.xo*4)), 4)) {"))
         << stmt;
     // The production tests nothing (the bounds query's branch is outside it).
     EXPECT_THAT(block(stmt, "produce f {"), Not(HasSubstr("if ("))) << stmt;
@@ -277,7 +276,7 @@ TEST(Tails, ShiftInwardsShiftsTheLastBlockBack) {
     f(x, y) = x + y;
     f.split(x, xo, xi, 8, TailStrategy::ShiftInwards);
     std::string stmt = Pipeline(f).lowered_stmt();
-    EXPECT_THAT(stmt, HasSubstr("min((f.s0.x.xo * 8), (f.extent.0 - 8))")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("min((f.s0.x.xo*8), (f.extent.0 - 8))")) << stmt;
     // The production tests nothing (the bounds query's branch is outside it).
     EXPECT_THAT(block(stmt, "produce f {"), Not(HasSubstr("if ("))) << stmt;
 }
@@ -586,7 +585,7 @@ TEST(Allocation, TileOfNeighboursComputedPerPointIsIndexedFromZero) {
     std::string stmt = p.lowered_stmt();
     EXPECT_THAT(stmt, HasSubstr("for (g.s0.x, 0, 2)")) << stmt;
     EXPECT_THAT(stmt, HasSubstr("for (g.s0.y, 0, 2)")) << stmt;
-    EXPECT_THAT(stmt, HasSubstr("g[(g.s0.x + (g.s0.y * 2))] = ")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("g[(g.s0.x + (g.s0.y*2))] = ")) << stmt;
     Buffer<int32_t> out(std::vector<int>{30, 20});
     out.set_min(std::vector<int>{1, 1});
     p.realize(out);

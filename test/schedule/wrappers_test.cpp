@@ -182,6 +182,62 @@ TEST(Wrappers, TheWrappedFuncOutlivesItsHandles) {
         EXPECT_EQ(b(i), (i * 7 + 1) * 2) << i;
 }
 
+// One clone shared by two consumers (Halide's clone_in({g, h})): f itself is no longer read.
+TEST(Wrappers, OneCloneForAListOfConsumers) {
+    Diamond d;
+    Func clone = d.f.clone_in({d.g, d.h});
+    clone.compute_root();
+    EXPECT_EQ(d.f.clone_in(d.h).name(), clone.name());
+    Diamond::expect_values(d.out.realize({W, H}));
+    const std::string stmt = Pipeline(d.out).lowered_stmt();
+    EXPECT_TRUE(reads(stmt, "g", clone.name())) << stmt;
+    EXPECT_TRUE(reads(stmt, "h", clone.name())) << stmt;
+    EXPECT_EQ(occurrences(stmt, "produce f {"), 0) << stmt;
+}
+
+// ImageParam::in: the image's reads in blur go through a wrapper computed per tile; the values
+// are the image's.
+TEST(Wrappers, AnImageParamsWrapperStagesATileOfTheInput) {
+    ImageParam img(Int(32), 2, "img");
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func blur("blur"), other("other"), out("img_out");
+    blur(x, y) = img(x, y) + img(x + 1, y) + img(x, y + 1);
+    other(x, y) = img(x, y) * 2;
+    out(x, y) = blur(x, y) - other(x, y);
+    blur.compute_root().tile(x, y, xo, yo, xi, yi, 8, 8);
+    other.compute_root();
+    Func staged = img.in(blur);
+    EXPECT_EQ(staged.name(), "img_im_in_blur");
+    staged.compute_at(blur, xo).vectorize(_0, 4);
+    Buffer<int32_t> input(W + 1, H + 1);
+    for (int j = 0; j <= H; j++)
+        for (int i = 0; i <= W; i++)
+            input(i, j) = i * 31 + j * j;
+    img.set(input);
+    Buffer<int32_t> b = out.realize({W, H});
+    for (int j = 0; j < H; j++) {
+        for (int i = 0; i < W; i++) {
+            const int want = input(i, j) + input(i + 1, j) + input(i, j + 1) - input(i, j) * 2;
+            ASSERT_EQ(b(i, j), want) << i << ", " << j;
+        }
+    }
+    const std::string stmt = Pipeline(out).lowered_stmt();
+    EXPECT_TRUE(reads(stmt, "blur", "img_im_in_blur")) << stmt;
+    // blur's own stores read the staged tile only; the wrapper reads the image.
+    EXPECT_THAT(block(stmt, "consume img_im_in_blur {"), Not(HasSubstr(" img["))) << stmt;
+    EXPECT_TRUE(reads(stmt, "img_im_in_blur", "img")) << stmt;
+    EXPECT_TRUE(reads(stmt, "other", "img")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce img_im_in_blur {").back(), HasSubstr("xo")) << stmt;
+    // Asking again gives the same wrapper; the global one takes every other caller.
+    EXPECT_EQ(img.in(blur).name(), "img_im_in_blur");
+    img.in().compute_root();
+    Buffer<int32_t> again = out.realize({W, H});
+    EXPECT_EQ(again(3, 4), b(3, 4));
+    const std::string with_global = Pipeline(out).lowered_stmt();
+    EXPECT_TRUE(reads(with_global, "other", "img_im_global_wrapper")) << with_global;
+    EXPECT_TRUE(reads(with_global, "blur", "img_im_in_blur")) << with_global;
+}
+
 TEST(Wrappers, MisusesAreNamed) {
     Diamond d;
     try {

@@ -1,0 +1,37 @@
+// print and print_when (dsl/IROperator.h): one effectful intrinsic, Call::print, which code
+// generation turns into a line built on the stack and handed to loom_print.
+#include "dsl/Error.h"
+#include "dsl/IR.h"
+#include "dsl/IROperator.h"
+
+namespace loom {
+
+Expr print_when(const Expr &condition, const std::vector<Expr> &values) {
+    user_assert(!values.empty()) << "print() and print_when() need at least one value to print.";
+    user_assert(condition.defined() && condition.type().is_bool())
+        << "print_when()'s condition must be a boolean Expr (a comparison, say); it has type "
+        << (condition.defined() ? type_to_string(condition.type()) : std::string("undefined"));
+    for (const Expr &v : values)
+        user_assert(v.defined()) << "print() of an undefined Expr.";
+    const Expr &first = values[0];
+    user_assert(!first.type().is_handle())
+        << "print()'s first argument is also its value, so it must be a number, not a string "
+           "(\""
+        << (first.as<Internal::StringImm>() ? first.as<Internal::StringImm>()->value : "")
+        << "\"): write print(value, \"text\", ...).";
+    // The pieces: the values, a space between each two, a newline at the end (Halide's line).
+    std::vector<Expr> args{condition, first};
+    for (size_t i = 0; i < values.size(); i++) {
+        user_assert(values[i].type().is_scalar() ||
+                    values[i].type().lanes() == first.type().lanes())
+            << "print() of vectors of different widths";
+        args.push_back(values[i]);
+        args.push_back(Expr(std::string(i + 1 < values.size() ? " " : "\n")));
+    }
+    return Internal::Call::make_intrinsic(first.type(), Internal::Call::print, std::move(args),
+                                          Internal::Call::Intrinsic);
+}
+
+Expr print(const std::vector<Expr> &values) { return print_when(Internal::const_true(), values); }
+
+} // namespace loom

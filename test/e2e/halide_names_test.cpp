@@ -1,0 +1,120 @@
+// Names of Halide 14's API that Halide programs use beside the scheduling language: evaluate,
+// Buffer's named constructor and edge accessors, pointer types, Target's feature setters and
+// the GPU APIs Loom lacks, the lowered statement as HTML, print()'s misuses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <loom.h>
+
+namespace {
+
+using namespace loom;
+using ::testing::HasSubstr;
+
+std::string error_of(const std::function<void()> &f) {
+    try {
+        f();
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(HalideNames, EvaluateComputesAConstantExpression) {
+    EXPECT_EQ(evaluate<int>(cast<int32_t>(cast<uint8_t>(255))), 255);
+    EXPECT_EQ(evaluate<uint16_t>(cast<uint16_t>(cast<int8_t>(-1))), 65535);
+    EXPECT_FLOAT_EQ(evaluate<float>(sqrt(Expr(2.0f)) * 3.0f), std::sqrt(2.0f) * 3.0f);
+    EXPECT_THAT(error_of([] { evaluate<float>(Expr(3)); }),
+                HasSubstr("evaluate<float32>() of an Expr of type int32"));
+}
+
+TEST(HalideNames, BuffersTakeANameAfterTheirSizesAndNameTheirEdges) {
+    Buffer<uint8_t> input(8, 6, "input");
+    EXPECT_EQ(input.name(), "input");
+    EXPECT_EQ(input.dimensions(), 2);
+    EXPECT_EQ(input.width(), 8);
+    input.set_min(-1, 3);
+    EXPECT_EQ(input.left(), -1);
+    EXPECT_EQ(input.right(), 6);
+    EXPECT_EQ(input.top(), 3);
+    EXPECT_EQ(input.bottom(), 8);
+    Buffer<float> named(4, 3, 2, std::string("volume"));
+    EXPECT_EQ(named.name(), "volume");
+    EXPECT_EQ(named.channels(), 2);
+}
+
+TEST(HalideNames, PointersAreHandles) {
+    EXPECT_EQ(type_of<void *>(), Handle());
+    EXPECT_EQ(type_of<const char *const **>(), Handle());
+}
+
+TEST(HalideNames, TargetFeaturesAreSetInPlaceAndOtherGPUAPIsAreRefused) {
+    Target t("x86-64-linux-avx2");
+    t.set_feature(Target::FMA);
+    EXPECT_TRUE(t.has_feature(Target::FMA));
+    t.set_feature(Target::FMA, false);
+    EXPECT_FALSE(t.has_feature(Target::FMA));
+    t.set_features({Target::SSE41, Target::AVX});
+    EXPECT_TRUE(t.features_all_of({Target::SSE41, Target::AVX, Target::AVX2}));
+    EXPECT_FALSE(t.features_any_of({Target::CUDA, Target::OpenCL}));
+    EXPECT_TRUE(t != Target("x86-64-linux"));
+    EXPECT_TRUE(host_supports_target_device(t));
+
+    Target opencl = t;
+    opencl.set_feature(Target::OpenCL);
+    EXPECT_TRUE(opencl.has_gpu_feature());
+    EXPECT_FALSE(host_supports_target_device(opencl));
+    EXPECT_EQ(Target(opencl.to_string()), opencl);
+    Func f("f_for_opencl");
+    Var x("x");
+    f(x) = x;
+    EXPECT_THAT(error_of([&] { f.compile_jit(opencl); }),
+                HasSubstr("Loom's GPU backend is CUDA: use Target::CUDA instead"));
+
+    Target mac = Target("x86-64-linux");
+    mac.os = Target::OSX;
+    EXPECT_EQ(mac.to_string(), "x86-64-osx");
+    EXPECT_THAT(error_of([&] { f.compile_jit(mac); }),
+                HasSubstr("Loom generates code for x86-64 Linux only"));
+}
+
+TEST(HalideNames, TheLoweredStatementAsAPageWithCollapsibleBlocks) {
+    Func f("html_f");
+    Var x("x"), y("y");
+    f(x, y) = select(x < y, x, y) * 2;
+    const std::string path = ::testing::TempDir() + "loom_html_test.html";
+    f.compile_to_lowered_stmt(path, {}, HTML);
+    std::ifstream in(path);
+    std::stringstream page;
+    page << in.rdbuf();
+    const std::string html = page.str();
+    std::remove(path.c_str());
+    EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
+    EXPECT_THAT(html, HasSubstr("<title>html_f</title>"));
+    // The loops are blocks that open and close; the comparison's '<' is escaped.
+    EXPECT_THAT(html, HasSubstr("<details open><summary class=\"loop\">for (html_f.s0.y"));
+    EXPECT_THAT(html, HasSubstr("&lt;"));
+    size_t opened = 0, closed = 0;
+    for (size_t p = html.find("<details"); p != std::string::npos; p = html.find("<details", p + 1))
+        opened++;
+    for (size_t p = html.find("</details>"); p != std::string::npos;
+         p = html.find("</details>", p + 1))
+        closed++;
+    EXPECT_GE(opened, 2u);
+    EXPECT_EQ(opened, closed);
+}
+
+TEST(HalideNames, PrintMisusesAreNamed) {
+    Var x("x");
+    EXPECT_THAT(error_of([&] { print_when(x, x, "text"); }),
+                HasSubstr("print_when()'s condition must be a boolean Expr"));
+    EXPECT_THAT(error_of([&] { print(Expr(std::string("hello")), x); }),
+                HasSubstr("print()'s first argument is also its value"));
+}
+
+} // namespace

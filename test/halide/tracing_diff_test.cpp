@@ -1,0 +1,239 @@
+// Tracing and print() against Halide 14: the same algorithm and schedule in both, each run's
+// printed lines (trace events through the default trace handler, print() and print_when()
+// messages) captured through the print hook of each, compared line for line. Every schedule
+// here fixes the order of the events (no parallel loop), so the whole texts must be equal.
+
+// Halide.h first: Loom's Error.h defines the same four assertion macro names as Halide.h does.
+#include "Halide.h"
+#undef user_assert
+#undef user_error
+#undef internal_assert
+#undef internal_error
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <loom.h>
+
+namespace {
+
+std::string halide_text, loom_text;
+
+void halide_capture(Halide::JITUserContext *, const char *message) { halide_text += message; }
+void loom_capture(void *, const char *message) { loom_text += message; }
+
+// Realizes f over `sizes` (at `mins`), its printing captured. One overload per language, so that a
+// case's body (below) is the same text for both.
+void realize_traced(Halide::Func f, const std::vector<int> &sizes,
+                    const std::vector<int> &mins = {}) {
+    f.jit_handlers().custom_print = halide_capture;
+    Halide::Buffer<> out(f.output_types()[0], sizes);
+    if (!mins.empty()) out.set_min(mins);
+    f.realize(out,
+              Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids));
+}
+
+void realize_traced(loom::Func f, const std::vector<int> &sizes,
+                    const std::vector<int> &mins = {}) {
+    loom_print_handler_t old = loom_set_print_handler(loom_capture);
+    loom::Buffer<> out(f.output_types()[0], sizes);
+    if (!mins.empty()) out.set_min(mins);
+    f.realize(out);
+    loom_set_print_handler(old);
+}
+
+// One test per case: the body, written once, runs with Halide's names and with Loom's.
+#define TRACE_CASE(name, ...)                                                                      \
+    void halide_case_##name() {                                                                    \
+        using namespace Halide;                                                                    \
+        __VA_ARGS__                                                                                \
+    }                                                                                              \
+    void loom_case_##name() {                                                                      \
+        using namespace loom;                                                                      \
+        __VA_ARGS__                                                                                \
+    }                                                                                              \
+    TEST(TracingVsHalide, name) {                                                                  \
+        halide_text.clear();                                                                       \
+        loom_text.clear();                                                                         \
+        halide_case_##name();                                                                      \
+        loom_case_##name();                                                                        \
+        ASSERT_FALSE(halide_text.empty());                                                         \
+        EXPECT_EQ(loom_text, halide_text);                                                         \
+    }
+
+TRACE_CASE(StoresOfAPureFunc, {
+    Func f("gradient");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    f.trace_stores();
+    realize_traced(f, {5, 3});
+})
+
+TRACE_CASE(StoresOverAShiftedRegion, {
+    Func f("shifted");
+    Var x("x"), y("y");
+    f(x, y) = x * 3 - y;
+    f.trace_stores();
+    realize_traced(f, {4, 3}, {100, -7});
+})
+
+TRACE_CASE(VectorStoresAreOneEventEach, {
+    Func f("vectors");
+    Var x("x"), y("y");
+    f(x, y) = x * 2 + y;
+    f.vectorize(x, 4);
+    f.trace_stores();
+    realize_traced(f, {8, 2});
+})
+
+TRACE_CASE(TiledAndUnrolled, {
+    Func f("tiled");
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    f(x, y) = x - y;
+    f.tile(x, y, xo, yo, xi, yi, 2, 2).unroll(xi);
+    f.trace_stores();
+    realize_traced(f, {4, 4});
+})
+
+TRACE_CASE(ProducerComputedPerRowWithLoadsAndStores, {
+    Func producer("producer"), consumer("consumer");
+    Var x("x"), y("y");
+    producer(x, y) = x * 10 + y;
+    consumer(x, y) = producer(x, y) + producer(x + 1, y + 1);
+    producer.compute_at(consumer, y);
+    producer.trace_stores().trace_loads();
+    consumer.trace_stores();
+    realize_traced(consumer, {3, 3});
+})
+
+// (Each case names its Funcs apart: Halide renames a Func whose name another one in the process
+// already has.)
+TRACE_CASE(FloatValuesAndRealizations, {
+    Func producer("float_producer"), consumer("float_consumer");
+    Var x("x"), y("y");
+    producer(x, y) = sin(cast<float>(x)) * 0.5f + cast<float>(y);
+    consumer(x, y) = producer(x, y) - producer(x, y + 1);
+    producer.compute_root().trace_realizations().trace_stores();
+    consumer.trace_realizations();
+    realize_traced(consumer, {3, 2});
+})
+
+TRACE_CASE(UpdatesTraceEachStore, {
+    Func f("histogram_like");
+    Var x("x");
+    RDom r(0, 6, "r");
+    f(x) = x;
+    f(r.x % 3) += r.x * 2;
+    f.trace_stores();
+    realize_traced(f, {3});
+})
+
+TRACE_CASE(TupleElementsHaveTheirIndex, {
+    Func f("pair");
+    Var x("x");
+    f(x) = Tuple(x * 2, cast<uint8_t>(x + 250));
+    f.trace_stores();
+    Func g("sum");
+    g(x) = f(x)[0] + cast<int>(f(x)[1]);
+    f.compute_root();
+    g.trace_stores();
+    realize_traced(g, {3});
+})
+
+TRACE_CASE(UserTagsFollowTheTypeTags, {
+    Func f("tagged");
+    Var x("x");
+    f(x) = cast<int16_t>(x) - 2;
+    f.trace_stores().add_trace_tag("first tag").add_trace_tag("second: 1 2 3");
+    // Reported with traced realizations or loads (Halide 14 leaves them out for stores alone).
+    Func g("tagged_consumer");
+    g(x) = f(x) + f(x + 1);
+    f.compute_root().trace_realizations();
+    realize_traced(g, {2});
+})
+
+TRACE_CASE(PrintValuesWithContext, {
+    Func f("printed");
+    Var x("x"), y("y");
+    f(x, y) = print(cast<float>(x) / 4.0f, "at", x, y, cast<uint8_t>(x + 200),
+                    cast<double>(y) * Expr(1e10));
+    realize_traced(f, {3, 2});
+})
+
+TRACE_CASE(PrintWhenOnlyWhereTheConditionHolds, {
+    Func f("printed_when");
+    Var x("x");
+    Expr e = cos(cast<float>(x));
+    f(x) = print_when(e < 0, e, "negative at", x);
+    realize_traced(f, {8});
+})
+
+TRACE_CASE(PrintInAVectorizedLoopPrintsEachLane, {
+    Func f("printed_vectors");
+    Var x("x");
+    f(x) = print(x * 3, "lane of", x);
+    f.vectorize(x, 4);
+    realize_traced(f, {8});
+})
+
+// Loom's own hooks: the trace handler receives the structured events (the default only prints
+// them), and the runtime formats any event as the default handler does.
+std::vector<std::string> events_seen;
+int32_t record_event(void *, const loom_trace_event_t *e) {
+    char line[512];
+    loom_trace_event_to_string(e, line, sizeof line);
+    events_seen.push_back(line);
+    return (int32_t)events_seen.size();
+}
+
+TEST(Tracing, ACustomTraceHandlerSeesEveryEventAndNothingIsPrinted) {
+    loom::Func f("custom");
+    loom::Var x("x");
+    f(x) = x * x;
+    f.trace_stores();
+    events_seen.clear();
+    loom_text.clear();
+    loom_trace_handler_t old_trace = loom_set_trace_handler(record_event);
+    loom_print_handler_t old_print = loom_set_print_handler(loom_capture);
+    loom::Buffer<int> out = f.realize({3});
+    loom_set_trace_handler(old_trace);
+    loom_set_print_handler(old_print);
+    EXPECT_TRUE(loom_text.empty());
+    EXPECT_THAT(events_seen,
+                testing::ElementsAre("Begin pipeline custom.0()",
+                                     "Tag custom.0() tag = \"func_type_and_dim: 1 0 32 1 1 0 3\"",
+                                     "Store custom.0(0) = 0", "Store custom.0(1) = 1",
+                                     "Store custom.0(2) = 4", "End pipeline custom.0()"));
+    EXPECT_EQ(out(2), 4);
+}
+
+TEST(Tracing, TheTargetFeatureTracesEveryFunc) {
+    loom::Func f("all_a"), g("all_b");
+    loom::Var x("x");
+    f(x) = x + 1;
+    g(x) = f(x) * 2;
+    f.compute_root();
+    events_seen.clear();
+    loom_trace_handler_t old = loom_set_trace_handler(record_event);
+    loom::Buffer<int> out(2);
+    g.realize(out, loom::get_host_target().with_feature(loom::Target::TraceStores));
+    loom_set_trace_handler(old);
+    // Tracing every store traces every realization too (Halide's rule).
+    EXPECT_THAT(events_seen, testing::Contains("Begin realization all_a.0(0, 2)"));
+    EXPECT_THAT(events_seen, testing::Contains("Store all_a.0(1) = 2"));
+    EXPECT_THAT(events_seen, testing::Contains("Store all_b.0(1) = 4"));
+    EXPECT_EQ(out(1), 4);
+}
+
+TEST(Tracing, UntracedPipelinesHaveNoTraceCalls) {
+    loom::Func f("plain");
+    loom::Var x("x");
+    f(x) = x;
+    std::string stmt = loom::Pipeline(f).lowered_stmt();
+    EXPECT_THAT(stmt, testing::Not(testing::HasSubstr("trace(")));
+}
+
+} // namespace
