@@ -135,7 +135,9 @@ std::string c_header(const std::vector<LoweredArgument> &args, const std::string
     for (const Target &t : targets)
         h << " " << t.to_string();
     h << " (the first the running CPU supports is used).\n"
-      << " * Link " << fn_name << ".a together with -lm -lpthread; nothing else is needed. */\n"
+      << " * Link the static library (or object) that holds it with -lm -lpthread; nothing else "
+         "is\n"
+      << " * needed. */\n"
       << "#ifndef " << guard << "\n#define " << guard << "\n\n"
       << "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n"
       << embedded_runtime_header() << "\n"

@@ -24,8 +24,8 @@ struct Argument {
         : name(p.name()), kind(InputBuffer), type(p.type()), dimensions(p.dimensions()) {}
     template<typename T>
     Argument(const Param<T> &p) : name(p.name()), kind(InputScalar), type(p.type()) {}
-    template<typename T>
-    Argument(const Buffer<T> &b)
+    template <typename T, int D>
+    Argument(const Buffer<T, D> &b)
         : name(b.name()), kind(InputBuffer), type(b.type()), dimensions(b.dimensions()) {}
 
     bool is_buffer() const { return kind != InputScalar; }

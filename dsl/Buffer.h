@@ -102,13 +102,18 @@ private:
     const loom_dimension_t &d;
 };
 
-template<typename T = void>
-class Buffer {
-    template<typename U>
-    friend class Buffer;
+/** The Dims of a Buffer whose dimension count is not fixed in its type (Halide's AnyDims). */
+constexpr int AnyDims = -1;
+
+/** Dims, where given (Buffer<uint8_t, 2>, as Halide 14 writes a Generator's Input), is the
+ * dimension count every value of the type has (checked when one is made or converted). */
+template <typename T = void, int Dims = AnyDims> class Buffer {
+    template <typename U, int D> friend class Buffer;
 
 public:
     using ElemType = T;
+    static constexpr int static_dimensions() { return Dims; }
+    static constexpr bool has_static_dimensions() { return Dims != AnyDims; }
 
     Buffer() = default;
 
@@ -123,6 +128,7 @@ public:
     explicit Buffer(const std::vector<int> &sizes, const std::string &name = "")
         : contents(Internal::BufferContents::allocate(static_type(), sizes, pick_name(name))) {
         static_assert(!std::is_void<T>::value, "Buffer<void> needs a Type: Buffer<>(type, sizes)");
+        check_dimensions();
     }
     /** An untyped buffer of a runtime-chosen type. */
     Buffer(Type type, const std::vector<int> &sizes, const std::string &name = "")
@@ -142,10 +148,11 @@ public:
     Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "")
         : contents(Internal::BufferContents::wrap(static_type(), data, sizes, pick_name(name))) {}
 
-    /** Converts between typed and untyped views of the same memory, checking the type. */
-    template<typename U>
-    Buffer(const Buffer<U> &other) : contents(other.contents) {
+    /** Converts between typed and untyped views of the same memory, checking the type (and
+     * the dimension count, where this type fixes it). */
+    template <typename U, int D> Buffer(const Buffer<U, D> &other) : contents(other.contents) {
         if (contents) check_type(contents->type());
+        check_dimensions();
     }
 
     bool defined() const { return contents != nullptr; }
@@ -294,6 +301,13 @@ private:
     }
     static std::string pick_name(const std::string &name) {
         return name.empty() ? Internal::unique_user_name('b') : name;
+    }
+    void check_dimensions() const {
+        if constexpr (Dims != AnyDims) {
+            user_assert(!contents || (int)contents->dims.size() == Dims)
+                << "Buffer " << contents->name << " has " << contents->dims.size()
+                << " dimensions, but its type says " << Dims << ".";
+        }
     }
     static void check_type(Type t) {
         if constexpr (!std::is_void<T>::value) {

@@ -266,15 +266,21 @@ struct RegisterGenerator {
 
 } // namespace Internal
 
-/** A buffer input: an ImageParam of element type T. */
-template <typename T> class Input<Buffer<T>> : public ImageParam {
+/** A buffer input: an ImageParam of element type T, with D dimensions where the type gives
+ * them (Input<Buffer<uint8_t, 2>> input{"input"}, as Halide 14 writes it). */
+template <typename T, int D> class Input<Buffer<T, D>> : public ImageParam {
 public:
     Input(const std::string &name, int dimensions) : ImageParam(type_of<T>(), dimensions, name) {
+        user_assert(D == AnyDims || D == dimensions)
+            << "Input " << name << " is a Buffer of " << D << " dimensions, but is given "
+            << dimensions << ". Give one count, in the type or the constructor.";
         Internal::GeneratorBase *g = Internal::generator_under_construction();
         user_assert(g) << "Input " << name << " must be a member of a Generator";
         ImageParam self = *this;
         g->add_input({[self] { return Argument(self); }});
     }
+    template <int Dims = D, typename = std::enable_if_t<Dims != AnyDims>>
+    explicit Input(const std::string &name) : Input(name, D) {}
 };
 
 /** A scalar input: a Param<T>, an argument of the C function. */
@@ -292,10 +298,16 @@ private:
     }
 };
 
-/** A buffer output: a Func of element type T that generate() defines (or assigns). */
-template <typename T> class Output<Buffer<T>> : public Func {
+/** A buffer output: a Func of element type T that generate() defines (or assigns), with D
+ * dimensions where the type gives them. */
+template <typename T, int D> class Output<Buffer<T, D>> : public Func {
 public:
+    template <int Dims = D, typename = std::enable_if_t<Dims != AnyDims>>
+    explicit Output(const std::string &name) : Output(name, D) {}
     Output(const std::string &name, int dimensions) : Func(name) {
+        user_assert(D == AnyDims || D == dimensions)
+            << "Output " << name << " is a Buffer of " << D << " dimensions, but is given "
+            << dimensions << ". Give one count, in the type or the constructor.";
         Internal::GeneratorBase *g = Internal::generator_under_construction();
         user_assert(g) << "Output " << name << " must be a member of a Generator";
         g->add_output({name, type_of<T>(), dimensions, [this] { return Func(*this); }});

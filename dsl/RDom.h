@@ -63,8 +63,7 @@ public:
          const Expr &min2, const Expr &extent2, const Expr &min3, const Expr &extent3,
          const std::string &name = "");
     /** The region a Buffer or ImageParam covers. */
-    template<typename T>
-    explicit RDom(const Buffer<T> &b) : RDom(region_of(b)) {}
+    template <typename T, int D> explicit RDom(const Buffer<T, D> &b) : RDom(region_of(b)) {}
     explicit RDom(const ImageParam &p) : RDom(region_of(p)) {}
 
     /** Restricts the domain to the points where `condition` holds (of this RDom's RVars). */

@@ -11,8 +11,8 @@ class Realization {
 public:
     Realization() = default;
     explicit Realization(std::vector<Buffer<>> buffers) : buffers(std::move(buffers)) {}
-    template<typename... T>
-    Realization(const Buffer<T> &...bs) : buffers{Buffer<>(bs)...} {}
+    template <typename... T, int... D>
+    Realization(const Buffer<T, D> &...bs) : buffers{Buffer<>(bs)...} {}
 
     size_t size() const { return buffers.size(); }
     Buffer<> &operator[](size_t i) { return buffers.at(i); }
@@ -20,12 +20,11 @@ public:
     const std::vector<Buffer<>> &as_vector() const { return buffers; }
 
     /** A single-output realization converts to a typed Buffer. */
-    template<typename T>
-    operator Buffer<T>() const {
+    template <typename T, int D> operator Buffer<T, D>() const {
         user_assert(buffers.size() == 1)
             << "Can't convert a Realization of " << buffers.size()
             << " buffers to one Buffer; index it with [i] instead";
-        return Buffer<T>(buffers[0]);
+        return Buffer<T, D>(buffers[0]);
     }
 
 private:
@@ -35,11 +34,10 @@ private:
 /** What realize() writes into: one Buffer, a Realization, or a list of Buffers. */
 struct RealizationArg {
     std::vector<Buffer<>> buffers;
-    template<typename T>
-    RealizationArg(const Buffer<T> &b) : buffers{Buffer<>(b)} {}
+    template <typename T, int D> RealizationArg(const Buffer<T, D> &b) : buffers{Buffer<>(b)} {}
     /** realize({f_out, g_out}) into the buffers of a Pipeline's outputs, as Halide's. */
-    template<typename T, typename U, typename... Rest>
-    RealizationArg(const Buffer<T> &a, const Buffer<U> &b, const Rest &...rest)
+    template <typename T, int D, typename U, int E, typename... Rest>
+    RealizationArg(const Buffer<T, D> &a, const Buffer<U, E> &b, const Rest &...rest)
         : buffers{Buffer<>(a), Buffer<>(b), Buffer<>(rest)...} {}
     RealizationArg(const Realization &r) : buffers(r.as_vector()) {}
     RealizationArg(std::vector<Buffer<>> bs) : buffers(std::move(bs)) {}

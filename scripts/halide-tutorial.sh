@@ -88,7 +88,7 @@ for e in "${entries[@]}"; do
         if [[ -f "$work/diff_${lesson}.txt" ]]; then
             echo "---- lesson $lesson: Halide 14 (<) and Loom (>) differ:"; head -40 "$work/diff_${lesson}.txt"
         elif [[ "$got" == "fails to build" ]]; then
-            echo "---- lesson $lesson does not build:"; grep -m 20 -E "lesson_${lesson}_.*error" "$work/build.log" || true
+            echo "---- lesson $lesson does not build:"; grep -m 20 -E "error" "$work/build.log" || true
         else
             echo "---- lesson $lesson: $got; its output ends:"; tail -20 "$work/out_${lesson}_loom.txt"
         fi

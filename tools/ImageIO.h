@@ -51,12 +51,12 @@ class load_image {
 public:
     load_image(const std::string &filename) : filename(filename) {}
 
-    template <typename T> operator Buffer<T>() const {
+    template <typename T, int D> operator Buffer<T, D>() const {
         Buffer<> loaded = Internal::load_file(filename);
         if constexpr (!std::is_void<T>::value) {
             Internal::check_loaded_type(loaded, type_of<T>(), filename);
         }
-        return Buffer<T>(loaded);
+        return Buffer<T, D>(loaded);
     }
 
 private:
@@ -70,12 +70,13 @@ class load_and_convert_image {
 public:
     load_and_convert_image(const std::string &filename) : filename(filename) {}
 
-    template <typename T> operator Buffer<T>() const {
+    template <typename T, int D> operator Buffer<T, D>() const {
         Buffer<> loaded = Internal::load_file(filename);
         if constexpr (!std::is_void<T>::value) {
-            if (loaded.type() != type_of<T>()) return Internal::convert_image(loaded, type_of<T>());
+            if (loaded.type() != type_of<T>())
+                return Buffer<T, D>(Internal::convert_image(loaded, type_of<T>()));
         }
-        return Buffer<T>(loaded);
+        return Buffer<T, D>(loaded);
     }
 
 private:

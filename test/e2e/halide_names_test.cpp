@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 
@@ -115,6 +116,76 @@ TEST(HalideNames, PrintMisusesAreNamed) {
                 HasSubstr("print_when()'s condition must be a boolean Expr"));
     EXPECT_THAT(error_of([&] { print(Expr(std::string("hello")), x); }),
                 HasSubstr("print()'s first argument is also its value"));
+}
+
+TEST(HalideNames, ABuffersTypeMayFixItsDimensionCount) {
+    Buffer<uint8_t, 2> image(4, 3);
+    EXPECT_EQ(image.dimensions(), 2);
+    static_assert(Buffer<uint8_t, 2>::static_dimensions() == 2, "Dims is the type's");
+    static_assert(!Buffer<uint8_t>::has_static_dimensions(), "AnyDims by default");
+    Buffer<> any(image);
+    Buffer<uint8_t, 2> back(any);
+    EXPECT_EQ(back.width(), 4);
+    Buffer<uint8_t> three(2, 2, 2);
+    EXPECT_THAT(error_of([&] { Buffer<uint8_t, 2> wrong(three); }),
+                HasSubstr("has 3 dimensions, but its type says 2"));
+}
+
+// Halide 14's Generator members with the dimension count in the type.
+class FixedDimsGenerator : public Generator<FixedDimsGenerator> {
+public:
+    Input<Buffer<uint8_t, 2>> input{"input"};
+    Input<uint8_t> offset{"offset"};
+    Output<Buffer<uint8_t, 2>> brighter{"brighter"};
+    Var x{"x"}, y{"y"};
+    void generate() { brighter(x, y) = input(x, y) + offset; }
+};
+LOOM_REGISTER_GENERATOR(FixedDimsGenerator, halide_names_fixed_dims)
+
+TEST(HalideNames, GeneratorMembersTakeTheirDimensionsFromTheType) {
+    auto g = Internal::GeneratorRegistry::create("halide_names_fixed_dims");
+    Pipeline p = g->build_pipeline(Target());
+    std::vector<Argument> args = g->arguments();
+    ASSERT_EQ(args.size(), 2u);
+    EXPECT_EQ(args[0].dimensions, 2);
+    auto *fixed = static_cast<FixedDimsGenerator *>(g.get());
+    Buffer<uint8_t> in(5, 4);
+    in(3, 2) = 40;
+    fixed->input.set(in);
+    fixed->offset.set(2);
+    Buffer<uint8_t> out = p.realize({5, 4});
+    EXPECT_EQ(out(3, 2), 42);
+    EXPECT_EQ(out(0, 0), 2);
+}
+
+// Halide's warning for an update left unscheduled beside scheduled stages, and unscheduled().
+TEST(HalideNames, AnUnscheduledUpdateBesideScheduledStagesIsWarnedAbout) {
+    auto warnings_of = [](Func f) {
+        std::ostringstream captured;
+        std::streambuf *old = std::cerr.rdbuf(captured.rdbuf());
+        f.compile_to_lowered_stmt(::testing::TempDir() + "loom_unscheduled.stmt", {});
+        std::cerr.rdbuf(old);
+        return captured.str();
+    };
+    Var x("x");
+    RDom r(0, 4, "r");
+    Func h("half_scheduled");
+    h(x) = x;
+    h(r) += 1;
+    h.vectorize(x, 4);
+    EXPECT_EQ(warnings_of(h),
+              "Warning: Update definition 0 of function half_scheduled has not been scheduled, "
+              "even though some other definitions have been. You may have forgotten to schedule "
+              "it. If this was intentional, call half_scheduled.update(0).unscheduled() to "
+              "suppress this warning.\n");
+    h.update(0).unscheduled();
+    EXPECT_EQ(warnings_of(h), "");
+    Func s("scheduled_update");
+    s(x) = x;
+    s(r) += 1;
+    s.update(0).unroll(r);
+    EXPECT_THAT(error_of([&] { s.update(0).unscheduled(); }),
+                HasSubstr("unscheduled() on scheduled_update.update(0), which has a schedule"));
 }
 
 } // namespace

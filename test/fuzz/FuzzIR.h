@@ -150,9 +150,26 @@ enum class Tail { Auto, GuardWithIf, ShiftInwards, RoundUp };
 
 struct Directive {
     enum Kind {
-        Split, Fuse, Reorder, Tile, TileInPlace, Rename,
-        Vectorize, VectorizeBy, Unroll, UnrollBy, Parallel, ParallelBy,
-        ComputeRoot, ComputeInline, ComputeAt, StoreRoot, StoreAt, ReorderStorage, ComputeWith
+        Split,
+        Fuse,
+        Reorder,
+        Tile,
+        TileInPlace,
+        Rename,
+        Vectorize,
+        VectorizeBy,
+        Unroll,
+        UnrollBy,
+        Parallel,
+        ParallelBy,
+        ComputeRoot,
+        ComputeInline,
+        ComputeAt,
+        StoreRoot,
+        StoreAt,
+        ReorderStorage,
+        ComputeWith,
+        Trace // factor's bits: 1 trace_loads, 2 trace_stores, 4 trace_realizations
     } kind;
     int ent = 0;
     int stage = 0;                   // loop directives: 0 pure, k > 0 update k - 1

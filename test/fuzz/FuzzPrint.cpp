@@ -203,6 +203,13 @@ std::string directive_text(const PipelineDesc &p, const Directive &d, const std:
                loop_ref(p, d.at_ent, d.at_loop, at_rvar) + ", LoopAlignStrategy::" +
                align[d.align] + ");";
     }
+    case Directive::Trace: {
+        std::string calls = f;
+        if (d.factor & 1) calls += ".trace_loads()";
+        if (d.factor & 2) calls += ".trace_stores()";
+        if (d.factor & 4) calls += ".trace_realizations()";
+        return calls + ";";
+    }
     case Directive::ReorderStorage: {
         std::vector<std::string> v;
         for (int i : d.storage_order) {

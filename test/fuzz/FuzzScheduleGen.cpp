@@ -38,8 +38,9 @@ const char *kRVar[] = {"x", "y", "z", "w"};
 
 class ScheduleGen {
 public:
-    ScheduleGen(const PipelineDesc &p, uint32_t seed, bool baseline, const std::set<std::string> &avoid)
-        : p(p), r(seed), baseline(baseline), avoid(avoid) {}
+    ScheduleGen(const PipelineDesc &p, uint32_t seed, bool baseline,
+                const std::set<std::string> &avoid)
+        : p(p), r(seed), trace_rng(seed ^ 0x74726163u), baseline(baseline), avoid(avoid) {}
 
     Schedule run() {
         build_entities();
@@ -57,6 +58,9 @@ public:
 private:
     const PipelineDesc &p;
     Rng r;
+    // Tracing draws from a stream of its own, so that the other choices (and every reproducer
+    // written before tracing was fuzzed) stay what they were for a seed.
+    Rng trace_rng;
     bool baseline;
     const std::set<std::string> &avoid;
     Schedule s;
@@ -356,6 +360,16 @@ private:
             d.ent = e;
             for (int i = 0; i < E.dims; i++) d.storage_order.push_back(i);
             for (int i = E.dims - 1; i > 0; i--) std::swap(d.storage_order[i], d.storage_order[r.uni(0, i)]);
+            s.directives.push_back(d);
+        }
+        // Tracing: the events wrap values, loads and productions in effects, which every pass
+        // must keep in place (the run's events are counted, not printed: see fuzz_test.cpp).
+        if (!baseline && E.real && e < (int)p.funcs.size() && !avoid.count("trace") &&
+            trace_rng.chance(6)) {
+            Directive d;
+            d.kind = Directive::Trace;
+            d.ent = e;
+            d.factor = trace_rng.uni(1, 7);
             s.directives.push_back(d);
         }
         place_reductions(e, {});

@@ -34,6 +34,7 @@
 // pair failed.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -134,11 +135,18 @@ size_t distinct_values(const std::vector<loom::Buffer<>> &bufs) {
     return seen.size();
 }
 
+// Trace events of the pairs that trace a Func: counted, not printed (a pair has thousands).
+std::atomic<int64_t> g_trace_events{0};
+int32_t count_trace_event(void *, const loom_trace_event_t *) {
+    return (int32_t)(++g_trace_events & 0x3fffffff) + 1;
+}
+
 struct Outcome {
     int pairs = 0;
     int failures = 0;
     int pipelines = 0;
     int sharing_loops = 0; // pairs whose schedule has a compute_with
+    int traced = 0;        // pairs whose schedule traces a Func
 };
 
 std::string header(uint32_t seed, int k, int j, const std::string &what) {
@@ -293,6 +301,12 @@ Outcome run_fuzz(const Options &o) {
                     break;
                 }
             }
+            for (const Directive &d : sched.directives) {
+                if (d.kind == Directive::Trace) {
+                    out.traced++;
+                    break;
+                }
+            }
             if (o.print && what.empty()) std::cout << reproducer(p, base, sched, header(o.seed, k, j, "Printed on request.")) << "\n";
             if (!what.empty()) {
                 report_failure(out, o.seed, k, j, what,
@@ -317,9 +331,11 @@ TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
     auto start = std::chrono::steady_clock::now();
     Outcome out = run_fuzz(o);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cout << "seed " << o.seed << ": ran " << out.pairs << " pairs (" << out.pipelines << " pipelines) in "
-              << s << " s: " << (out.pairs - out.failures) << " clean, " << out.failures << " failed; "
-              << out.sharing_loops << " schedules with compute_with\n";
+    std::cout << "seed " << o.seed << ": ran " << out.pairs << " pairs (" << out.pipelines
+              << " pipelines) in " << s << " s: " << (out.pairs - out.failures) << " clean, "
+              << out.failures << " failed; " << out.sharing_loops
+              << " schedules with compute_with, " << out.traced << " tracing ("
+              << g_trace_events.load() << " events)\n";
     if (out.failures == 0) std::cout << "ran " << out.pairs << " pairs clean\n";
     EXPECT_EQ(out.failures, 0) << "see the reproducers above";
 }
@@ -334,6 +350,7 @@ void add_avoid(const std::string &list) {
 }
 
 int main(int argc, char **argv) {
+    loom_set_trace_handler(count_trace_event);
     // Every pair must go through code generation: a pipeline loaded from the persistent JIT
     // cache (from an earlier run of the same seed) would skip what the fuzzer exercises, and
     // random pipelines would only fill the user's cache. LOOM_JIT_CACHE=1 turns it back on.

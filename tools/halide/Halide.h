@@ -19,3 +19,9 @@
 #include <loom.h>
 
 namespace Halide = loom;
+
+/** Halide's registration macro, for Loom's generator driver (loom_add_generator): the class and
+ * the name; Halide's optional third argument (a stub's name) is ignored. */
+#define LOOM_HALIDE_REGISTER_GENERATOR_2(GEN_CLASS, NAME, ...)                                     \
+    LOOM_REGISTER_GENERATOR(GEN_CLASS, NAME)
+#define HALIDE_REGISTER_GENERATOR(...) LOOM_HALIDE_REGISTER_GENERATOR_2(__VA_ARGS__, unused)

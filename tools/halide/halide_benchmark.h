@@ -3,4 +3,8 @@
 #pragma once
 
 #include "Benchmark.h"
-#include "Halide.h"
+
+// Halide::Tools is loom::Tools. Only the alias, not Halide.h: a program that calls
+// ahead-of-time pipelines includes this without Loom's compiler headers (lesson 21 of Halide's
+// tutorial). The alias may be declared again by Halide.h or HalideBuffer.h.
+namespace Halide = loom;
