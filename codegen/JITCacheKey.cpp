@@ -32,12 +32,13 @@ public:
         // wrapped_callees only keeps Funcs alive; the wrappers are keyed whether or not the
         // definitions were redirected to them yet.
         const auto &[name, args, output_types, init, updates, schedule, wrappers, wraps,
-                     wrapped_callees, trace] = *f;
+                     wrapped_callees, trace, output_constraints] = *f;
         (void)wrapped_callees;
         const auto &[trace_loads, trace_stores, trace_realizations, trace_tags] = trace;
         u64((uint64_t)trace_loads | (uint64_t)trace_stores << 1 |
             (uint64_t)trace_realizations << 2);
         strs(trace_tags);
+        dim_constraints(output_constraints);
         str(wraps);
         u64(wrappers.size());
         for (const auto &[caller, wrapper] : wrappers) {
@@ -239,6 +240,17 @@ private:
         expr(predicate);
     }
 
+    // Checked at entry, and the strides index the buffer.
+    void dim_constraints(const std::vector<DimConstraint> &constraints) {
+        u64(constraints.size());
+        for (const DimConstraint &c : constraints) {
+            const auto &[min, extent, stride] = c;
+            expr(min);
+            expr(extent);
+            expr(stride);
+        }
+    }
+
     void param(const ParameterContents *p) {
         if (!first_meeting(p)) return;
         inputs.push_back(p);
@@ -247,7 +259,7 @@ private:
         // are for auto-schedulers and change no code.
         [[maybe_unused]] const auto &[name, param_type, is_buffer, dimensions, scalar_bits,
                                       scalar_set, bound_buffer, scalar_estimate, buffer_estimates,
-                                      min_value, max_value, wrappers] = *p;
+                                      min_value, max_value, wrappers, constraints] = *p;
         str(name);
         type(param_type);
         u64(is_buffer);
@@ -263,6 +275,7 @@ private:
         // The range is checked by the compiled code.
         expr(min_value);
         expr(max_value);
+        dim_constraints(constraints);
     }
 
     void buffer(const BufferContents *b) {

@@ -155,6 +155,20 @@ public:
         check_dimensions();
     }
 
+    /** Channels innermost, as Halide's: (x, y, c) at c + channels * (x + width * y), for
+     * pipelines whose inputs or outputs are constrained to that layout
+     * (dim(0).set_stride(channels)). Zero-filled. */
+    static Buffer make_interleaved(int width, int height, int channels,
+                                   const std::string &name = "") {
+        static_assert(!std::is_void<T>::value, "make_interleaved needs an element type");
+        Buffer b(std::vector<int>{channels, width, height}, name);
+        auto &dims = b.get()->dims;
+        const loom_dimension_t c = dims[0], x = dims[1], y = dims[2];
+        dims = {x, y, c}; // the same memory, dimensions reordered: x and y outside c
+        b.get()->sync_raw();
+        return b;
+    }
+
     bool defined() const { return contents != nullptr; }
     const std::string &name() const { return get()->name; }
     Type type() const { return get()->type(); }

@@ -730,6 +730,12 @@ void Func::compile_jit(const Target &target) { pipeline().compile_jit(target); }
 
 void Func::print_loop_nest() { pipeline().print_loop_nest(); }
 
+OutputImageParam Func::output_buffer() const {
+    user_assert(func->defined()) << "output_buffer() of Func " << name()
+                                 << ", which has no definition yet. Define it first.";
+    return OutputImageParam(func);
+}
+
 Func &Func::trace_loads() {
     func->trace.loads = true;
     return *this;

@@ -10,6 +10,7 @@
 
 #include "dsl/Argument.h"
 #include "dsl/Function.h"
+#include "dsl/OutputImageParam.h"
 #include "dsl/Realization.h"
 #include "dsl/Stage.h"
 #include "dsl/Target.h"
@@ -253,6 +254,11 @@ public:
     Func &trace_stores();
     Func &trace_realizations();
     Func &add_trace_tag(const std::string &trace_tag);
+
+    /** The buffer a run writes this output into, to constrain its shape (Halide 14's
+     * output_buffer(): output_buffer().dim(0).set_stride(3) for an interleaved image, say). For
+     * a Func with one value; a Tuple's buffers share the constraints. */
+    OutputImageParam output_buffer() const;
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
                                  StmtOutputFormat format = StmtOutputFormat::Text,
                                  const Target &target = Target());

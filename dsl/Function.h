@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dsl/IR.h"
+#include "dsl/Parameter.h"
 #include "dsl/Schedule.h"
 
 namespace loom {
@@ -77,6 +78,9 @@ struct FunctionContents {
      * RedirectToWrappers.h): this Func keeps them alive, the wrappers reading them weakly. */
     std::vector<std::shared_ptr<FunctionContents>> wrapped_callees;
     TraceSettings trace;
+    /** The constraints of the output buffer (Func::output_buffer().dim(i).set_*); empty until
+     * one is set (default_constraints then apply). */
+    std::vector<DimConstraint> output_constraints;
 
     bool defined() const { return init.defined(); }
     bool has_updates() const { return !updates.empty(); }

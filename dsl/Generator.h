@@ -140,7 +140,13 @@ public:
             set(it->second);
             return;
         }
-        set(Internal::parse_generator_value<T>(name(), text));
+        if constexpr (std::is_enum<T>::value) {
+            user_error << "GeneratorParam " << name() << " is an enum: give its constructor the "
+                       << "names of its values ({{\"name\", value}, ...}) to set it to \"" << text
+                       << "\".";
+        } else {
+            set(Internal::parse_generator_value<T>(name(), text));
+        }
     }
     std::string value_string() const override {
         for (const auto &kv : enum_names) {
@@ -150,6 +156,8 @@ public:
             return v.to_string();
         } else if constexpr (std::is_same<T, bool>::value) {
             return v ? "true" : "false";
+        } else if constexpr (std::is_enum<T>::value) {
+            return std::to_string((long long)v);
         } else {
             std::ostringstream out;
             out << v;
@@ -312,6 +320,8 @@ public:
         user_assert(g) << "Output " << name << " must be a member of a Generator";
         g->add_output({name, type_of<T>(), dimensions, [this] { return Func(*this); }});
     }
+    /** The output buffer's dimension i, to constrain it (Halide's Output::dim). */
+    OutputImageParam::Dim dim(int i) const { return output_buffer().dim(i); }
     /** Makes the output the given Func (defined elsewhere in generate()). */
     Output &operator=(const Func &f) {
         Func::operator=(f);

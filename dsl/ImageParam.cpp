@@ -17,6 +17,7 @@ ImageParam::ImageParam(Type t, int dimensions, const std::string &name)
     contents->is_buffer = true;
     contents->dimensions = dimensions;
     contents->buffer_estimates.resize(dimensions);
+    contents->constraints = Internal::default_constraints(dimensions);
 }
 
 const std::string &ImageParam::name() const {
@@ -73,6 +74,27 @@ ImageParam &ImageParam::set_estimates(const Internal::Region &estimates) {
     for (int i = 0; i < contents->dimensions; i++)
         dim(i).set_estimate(estimates[i].min, estimates[i].extent);
     return *this;
+}
+
+ImageParam::Dim ImageParam::Dim::set_min(const Expr &min) {
+    Internal::constrain(param->constraints[d].min, min, "set_min", "ImageParam " + param->name, d);
+    return *this;
+}
+
+ImageParam::Dim ImageParam::Dim::set_extent(const Expr &extent) {
+    Internal::constrain(param->constraints[d].extent, extent, "set_extent",
+                        "ImageParam " + param->name, d);
+    return *this;
+}
+
+ImageParam::Dim ImageParam::Dim::set_stride(const Expr &stride) {
+    Internal::constrain(param->constraints[d].stride, stride, "set_stride",
+                        "ImageParam " + param->name, d);
+    return *this;
+}
+
+ImageParam::Dim ImageParam::Dim::set_bounds(const Expr &min, const Expr &extent) {
+    return set_min(min).set_extent(extent);
 }
 
 Expr ImageParam::Dim::field(const char *name) const {

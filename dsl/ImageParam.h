@@ -45,6 +45,14 @@ public:
         /** The min and extent auto-schedulers assume for this dimension (Halide's
          * Dimension::set_estimate); changes no code. */
         Dim set_estimate(const Expr &min, const Expr &extent);
+        /** Constraints the buffer each run is given must meet (checked at entry; the stride
+         * then indexes the buffer, so a constant one gives dense or strided vector loads).
+         * Dimension 0 has stride 1 unless set otherwise; an undefined Expr lifts a
+         * constraint (set_stride(Expr()): any stride). */
+        Dim set_min(const Expr &min);
+        Dim set_extent(const Expr &extent);
+        Dim set_stride(const Expr &stride);
+        Dim set_bounds(const Expr &min, const Expr &extent);
 
     private:
         std::shared_ptr<Internal::ParameterContents> param;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dsl/IR.h"
 #include "dsl/Type.h"
@@ -17,6 +18,27 @@ namespace Internal {
 
 struct BufferContents;
 struct FunctionContents;
+
+/** A constraint on one dimension of a pipeline's input or output buffer (Halide's
+ * dim(i).set_min / set_extent / set_stride): each defined field must hold of the buffer a run
+ * is given (checked at entry), and flattening indexes the buffer with the constrained stride (a
+ * constant lets loads and stores be dense vectors). By default dimension 0 has stride 1, as in
+ * Halide; set_stride(Expr()) lifts that. */
+struct DimConstraint {
+    Expr min, extent, stride;
+};
+
+/** The constraints of a buffer of `dimensions` dimensions that nothing has changed. */
+inline std::vector<DimConstraint> default_constraints(int dimensions) {
+    std::vector<DimConstraint> c(dimensions);
+    if (dimensions > 0) c[0].stride = IntImm::make(Int(32), 1);
+    return c;
+}
+
+/** Sets `slot` (a DimConstraint field) to `value` (an integer Expr, made Int(32); undefined
+ * lifts the constraint), with errors naming `directive`, `owner` and dimension d. */
+void constrain(Expr &slot, const Expr &value, const char *directive, const std::string &owner,
+               int d);
 
 struct ParameterContents {
     std::string name;
@@ -42,6 +64,8 @@ struct ParameterContents {
      * them (a wrapper reads this image, so an owning reference here would be a cycle); the
      * Funcs whose calls are redirected own theirs from then on. */
     std::map<std::string, std::weak_ptr<FunctionContents>> wrappers;
+    /** An image's constraints, one per dimension (ImageParam::Dim::set_*). */
+    std::vector<DimConstraint> constraints;
 
     template<typename T>
     void set_scalar(T value) {

@@ -519,13 +519,27 @@ Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail
 
 namespace {
 
+// The first variable of a specialization's condition that is not fixed for a whole run: not a
+// Param or an input's shape, nor the shape of the Func's own output buffer (f.stride.0, ...,
+// when the Func is a pipeline's output: Halide's output_buffer().stride()).
 class UsesLoopVars : public IRVisitor {
 public:
+    explicit UsesLoopVars(const Internal::FunctionContents &f) : f(f) {}
     std::string found;
 
 private:
+    const Internal::FunctionContents &f;
+    bool own_output_shape(const std::string &name) const {
+        for (int i = 0; i < f.outputs(); i++) {
+            for (const char *field : {".min.", ".extent.", ".stride."}) {
+                const std::string prefix = f.buffer_name(i) + field;
+                if (name.compare(0, prefix.size(), prefix) == 0) return true;
+            }
+        }
+        return false;
+    }
     void visit(const Variable *op) override {
-        if (!op->param && found.empty()) found = op->name;
+        if (!op->param && found.empty() && !own_output_shape(op->name)) found = op->name;
     }
 };
 
@@ -534,11 +548,12 @@ private:
 Stage Stage::specialize(const Expr &condition) {
     user_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
         << "specialize() of " << stage_name() << " needs a scalar bool condition, not " << condition;
-    UsesLoopVars uses;
+    UsesLoopVars uses(*func);
     condition.accept(&uses);
     user_assert(uses.found.empty())
         << "The condition of specialize() of " << stage_name() << " uses " << uses.found
-        << "; it may use only Params and the shapes of inputs, which are fixed for a whole run.";
+        << "; it may use only Params and the shapes of inputs and of its own output buffer, "
+           "which are fixed for a whole run.";
     user_assert(schedule().fuse_level.level.is_inlined())
         << "specialize() of " << stage_name() << ", which is computed with "
         << schedule().fuse_level.level.to_string()

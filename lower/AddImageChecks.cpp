@@ -56,14 +56,36 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             check_range(a.param->max_value, false);
             continue;
         }
-        std::string dense_message = (a.kind == Argument::OutputBuffer ? "Output" : "Input") +
-                                    std::string(" buffer ") + a.name +
-                                    " must be dense in dimension 0 (stride 1). Pass a buffer "
-                                    "whose innermost dimension is contiguous.";
-        if (a.dimensions > 0) {
-            checks.push_back(AssertStmt::make(
-                int_var(a.name + ".stride.0") == 1,
-                Call::make(Int(32), "loom_error", {Expr(dense_message)}, Call::Extern)));
+        const std::string which = a.kind == Argument::OutputBuffer ? "Output" : "Input";
+        const std::vector<DimConstraint> constraints = constraints_of(a);
+        for (int d = 0; d < (int)constraints.size(); d++) {
+            const DimConstraint &c = constraints[d];
+            const std::string ds = std::to_string(d);
+            auto check = [&](const char *field, const Expr &wanted) {
+                if (!wanted.defined()) return;
+                const Expr actual = int_var(a.name + "." + field + "." + ds);
+                Expr message;
+                if (d == 0 && std::string(field) == "stride" && is_const_one(wanted)) {
+                    // The default constraint.
+                    message = Expr(which + " buffer " + a.name +
+                                   " must be dense in dimension 0 (stride 1). Pass a buffer "
+                                   "whose innermost dimension is contiguous.");
+                } else {
+                    message = Call::make_intrinsic(
+                        Handle(), Call::stringify,
+                        {Expr(which + " buffer " + a.name + " is constrained to have " + field +
+                              " "),
+                         wanted, Expr(" in dimension " + ds + ", but has "), actual,
+                         Expr(std::string(". Pass a buffer that meets the constraint, or lift it "
+                                          "(dim(") +
+                              ds + ").set_" + field + "(Expr())).")});
+                }
+                checks.push_back(AssertStmt::make(
+                    actual == wanted, Call::make(Int(32), "loom_error", {message}, Call::Extern)));
+            };
+            check("min", c.min);
+            check("extent", c.extent);
+            check("stride", c.stride);
         }
         if (a.kind != Argument::InputBuffer) continue;
         auto found = read.find(a.name);

@@ -518,8 +518,14 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
                 std::string p = stage_var(f, k, v.first);
                 Expr mn = int_var(buffer + ".min." + ds);
                 Expr extent = int_var(buffer + ".extent." + ds);
-                // bound() on an output: the region is the bound's (checked equal to the
-                // buffer's above), so a constant extent can be unrolled or vectorized.
+                // A constraint on the output buffer (output_buffer().dim(d).set_bounds, checked
+                // at entry) or bound() on the output: the region is theirs, so a constant
+                // extent can be unrolled or vectorized.
+                if (v.second < (int)f->output_constraints.size()) {
+                    const DimConstraint &c = f->output_constraints[v.second];
+                    if (c.min.defined()) mn = c.min;
+                    if (c.extent.defined()) extent = c.extent;
+                }
                 for (const Bound &b : f->schedule.bounds) {
                     if (b.var == f->args[v.second]) {
                         mn = b.min;

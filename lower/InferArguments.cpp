@@ -154,5 +154,11 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
     return args;
 }
 
+std::vector<DimConstraint> constraints_of(const LoweredArgument &a) {
+    if (a.param && a.param->is_buffer && !a.param->constraints.empty()) return a.param->constraints;
+    if (a.output && !a.output->output_constraints.empty()) return a.output->output_constraints;
+    return default_constraints(a.dimensions);
+}
+
 }  // namespace Internal
 }  // namespace loom

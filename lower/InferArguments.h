@@ -23,6 +23,10 @@ struct LoweredArgument {
     int value_index = 0;                        // for outputs: the Tuple element
 };
 
+/** The shape constraints of a buffer argument: an ImageParam's or an output Func's (set with
+ * dim(i).set_*), else the default (stride 1 in dimension 0). */
+std::vector<DimConstraint> constraints_of(const LoweredArgument &a);
+
 /** Inputs sorted by name, then one output per Tuple element of each output Func. If
  * `requested` is non-empty, inputs follow its order and must be exactly the inputs used. */
 std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &outputs,

@@ -118,9 +118,11 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
         return inject_tracing(in, outputs[0]->name, env, outputs, target);
     });
     // Bounds inference needs the Realizes and the Func calls, so it runs before flattening.
-    s = logger.run("bounds inference", s, [&](const Stmt &in) { return bounds_inference(in, outputs, env); });
-    s = logger.run("finish tracing", s,
-                   [&](const Stmt &in) { return finish_tracing(in, env, target); });
+    // With the tracing finished in the same step: the load and store events name the trace ids
+    // that finish_tracing binds, so the IR is whole (and verified) only after both.
+    s = logger.run("bounds inference", s, [&](const Stmt &in) {
+        return finish_tracing(bounds_inference(in, outputs, env), env, target);
+    });
     // After bounds inference, whose boxes it reads; before sliding window, so that each
     // iteration's window is the whole region that iteration needs.
     s = logger.run("storage folding", s, [&](const Stmt &in) { return storage_folding(in, env); });

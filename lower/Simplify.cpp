@@ -677,7 +677,12 @@ private:
             if (!is_const_zero(c)) return mutate(op->then_case);
             return op->else_case.defined() ? mutate(op->else_case) : make_no_op();
         }
-        Stmt t = mutate(op->then_case), e = mutate(op->else_case);
+        // Inside `if (v == k && ...)`, v is k: the branch sees the constant (a specialization
+        // on an output's extent == 3 makes the loop over that dimension unrollable, as in
+        // Halide).
+        const std::map<std::string, Expr> known = equalities_in(c);
+        Stmt t = mutate(known.empty() ? op->then_case : substitute(known, op->then_case));
+        Stmt e = mutate(op->else_case);
         if (e.defined() && is_no_op(e)) e = Stmt();
         if (is_no_op(t) && !e.defined()) return make_no_op();
         if (c.same_as(op->condition) && t.same_as(op->then_case) && e.same_as(op->else_case)) {
@@ -714,6 +719,28 @@ private:
 Expr simplify(const Expr &e) { return Simplify().mutate(e); }
 Expr simplify_for_bounds(const Expr &e) { return Simplify(true).mutate(e); }
 Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
+
+std::map<std::string, Expr> equalities_in(const Expr &condition) {
+    std::map<std::string, Expr> known;
+    std::vector<Expr> pending{condition};
+    while (!pending.empty()) {
+        Expr c = pending.back();
+        pending.pop_back();
+        if (const And *a = c.as<And>()) {
+            pending.push_back(a->a);
+            pending.push_back(a->b);
+        } else if (const EQ *eq = c.as<EQ>()) {
+            const Variable *v = eq->a.as<Variable>();
+            Expr k = eq->b;
+            if (!v) {
+                v = eq->b.as<Variable>();
+                k = eq->a;
+            }
+            if (v && is_const(k) && v->type.is_scalar()) known[v->name] = k;
+        }
+    }
+    return known;
+}
 
 Expr simplify_to_constant(const Expr &e, const std::map<std::string, Expr> &lets,
                           size_t max_nodes) {

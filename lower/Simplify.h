@@ -20,6 +20,9 @@ namespace Internal {
 
 Expr simplify(const Expr &e);
 Stmt simplify(const Stmt &s);
+
+/** The `variable == constant` terms of a conjunction: what holds inside `if (condition)`. */
+std::map<std::string, Expr> equalities_in(const Expr &condition);
 /** simplify, and a sum holding min(x, e) - x (or max) written min(0, e - x): interval
  * arithmetic then bounds the difference by e - x alone instead of counting x twice (the
  * iterations of a partitioned loop over a producer's region, (min(x, end) - x) / factor). For

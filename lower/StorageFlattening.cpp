@@ -18,7 +18,11 @@ public:
     StorageFlattening(const std::vector<LoweredArgument> &args, const Environment &env)
         : env(env) {
         for (const LoweredArgument &a : args) {
-            if (a.kind != Argument::InputScalar) external.insert(a.name);
+            if (a.kind == Argument::InputScalar) continue;
+            external.insert(a.name);
+            constrained_strides[a.name] = {};
+            for (const DimConstraint &c : constraints_of(a))
+                constrained_strides[a.name].push_back(c.stride);
         }
     }
     using IRMutator::mutate;
@@ -26,6 +30,10 @@ public:
 private:
     const Environment &env;
     std::set<std::string> external;
+    // The strides of the arguments' buffers where a constraint fixes them (undefined where
+    // not): an argument is indexed with its constraint (checked at entry), so that a constant
+    // stride (1 in dimension 0 by default) makes dense or strided vector accesses.
+    std::map<std::string, std::vector<Expr>> constrained_strides;
     // fold_storage: buffer -> (dimension -> fold). A folded dimension stores x at x mod fold.
     std::map<std::string, std::map<size_t, Expr>> folds;
     // How many loops enclose the statement being visited: a Func computed inside a loop often
@@ -55,7 +63,10 @@ private:
             std::string ds = std::to_string(d);
             Expr offset = args[d] - int_var(buffer + ".min." + ds);
             if (folded != folds.end() && folded->second.count(d)) offset = args[d] % folded->second.at(d);
-            Expr stride = (d == 0 && external.count(buffer)) ? Expr(1) : int_var(buffer + ".stride." + ds);
+            Expr stride = int_var(buffer + ".stride." + ds);
+            auto c = constrained_strides.find(buffer);
+            if (c != constrained_strides.end() && d < c->second.size() && c->second[d].defined())
+                stride = c->second[d];
             index = index + offset * stride;
         }
         return index;

@@ -1,5 +1,8 @@
 #include "lower/UnrollLoops.h"
 
+#include <memory>
+#include <vector>
+
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
 #include "lower/LetTrackingMutator.h"
@@ -44,6 +47,26 @@ private:
             copies.push_back(LetStmt::make(op->name, simplify(op->min + (int)i), body));
         }
         return copies.empty() ? make_no_op() : Block::make(copies);
+    }
+
+    // Inside `if (v == k && ...)`, v is k: an unrolled loop's extent may be known only there
+    // (a specialization on an output's extent, as Halide's tutorial lesson 16 writes).
+    Stmt visit(const IfThenElse *op) override {
+        const std::map<std::string, Expr> known = equalities_in(op->condition);
+        if (known.empty()) return IRMutator::visit(op);
+        Stmt then_case;
+        {
+            std::vector<std::unique_ptr<Rebinding>> scopes;
+            for (const auto &[name, value] : known) {
+                scopes.push_back(std::make_unique<Rebinding>(*this, name));
+                lets[name] = value;
+            }
+            then_case = mutate(op->then_case);
+            for (const auto &kv : known)
+                lets.erase(kv.first);
+        }
+        Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+        return IfThenElse::make(op->condition, then_case, else_case);
     }
 };
 

@@ -17,6 +17,13 @@ namespace {
 using namespace loom;
 using ::testing::HasSubstr;
 
+int occurrences(const std::string &text, const std::string &piece) {
+    int n = 0;
+    for (size_t p = text.find(piece); p != std::string::npos; p = text.find(piece, p + 1))
+        n++;
+    return n;
+}
+
 std::string error_of(const std::function<void()> &f) {
     try {
         f();
@@ -186,6 +193,77 @@ TEST(HalideNames, AnUnscheduledUpdateBesideScheduledStagesIsWarnedAbout) {
     s.update(0).unroll(r);
     EXPECT_THAT(error_of([&] { s.update(0).unscheduled(); }),
                 HasSubstr("unscheduled() on scheduled_update.update(0), which has a schedule"));
+}
+
+// Halide's buffer constraints: an interleaved input and output (stride 3 in x, 1 in c), checked
+// at entry (a planar buffer is refused, naming the constraint) and used to index the buffers;
+// lifting the constraints accepts either layout.
+TEST(HalideNames, BufferConstraintsAreCheckedAndIndexTheBuffers) {
+    ImageParam in(UInt(8), 3, "interleaved_in");
+    Var x("x"), y("y"), c("c");
+    Func f("interleaved_out");
+    f(x, y, c) = in(x, y, c) + cast<uint8_t>(c);
+    in.dim(0).set_stride(3);
+    in.dim(2).set_stride(1).set_bounds(0, 3);
+    f.output_buffer().dim(0).set_stride(3);
+    f.output_buffer().dim(2).set_stride(1).set_bounds(0, 3);
+    f.bound(c, 0, 3).reorder(c, x, y).unroll(c).vectorize(x, 8);
+    Buffer<uint8_t> input = Buffer<uint8_t>::make_interleaved(16, 4, 3);
+    EXPECT_EQ(input.dim(0).stride(), 3);
+    EXPECT_EQ(input.dim(2).stride(), 1);
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 16; i++)
+            for (int k = 0; k < 3; k++)
+                input(i, j, k) = (uint8_t)(i + 10 * j + 50 * k);
+    in.set(input);
+    Buffer<uint8_t> out = Buffer<uint8_t>::make_interleaved(16, 4, 3);
+    f.realize(out);
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 16; i++)
+            for (int k = 0; k < 3; k++)
+                ASSERT_EQ(out(i, j, k), i + 10 * j + 51 * k) << i << "," << j;
+
+    Buffer<uint8_t> planar(16, 4, 3);
+    in.set(planar);
+    EXPECT_THAT(error_of([&] { f.realize(out); }),
+                HasSubstr("Input buffer interleaved_in is constrained to have stride 3 in "
+                          "dimension 0, but has 1"));
+    EXPECT_THAT(error_of([&] { f.output_buffer().dim(0).set_stride(Expr(1.5f)); }),
+                HasSubstr("In set_stride of dimension 0 of the output buffer of interleaved_out: "
+                          "give an integer Expr"));
+
+    in.dim(0).set_stride(Expr());
+    in.dim(2).set_stride(Expr());
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 16; i++)
+            for (int k = 0; k < 3; k++)
+                planar(i, j, k) = (uint8_t)(2 * i + j + 7 * k);
+    f.realize(out);
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 16; i++)
+            for (int k = 0; k < 3; k++)
+                ASSERT_EQ(out(i, j, k), 2 * i + j + 8 * k) << i << "," << j;
+}
+
+// A specialization on the output buffer's shape (Halide's tutorial lesson 16): inside it the
+// extent is known, so the loop over it unrolls; elsewhere the general loop runs.
+TEST(HalideNames, ASpecializationOnTheOutputsShapeUnrollsItsLoop) {
+    Func f("spec_on_output");
+    Var x("x"), y("y"), c("c");
+    f(x, y, c) = x * 2 + y * 7 + c * 100;
+    f.specialize(f.output_buffer().dim(2).extent() == 3).reorder(c, x, y).unroll(c);
+    const std::string stmt = Pipeline(f).lowered_stmt();
+    // Three stores, one per channel, in the specialized branch; the loop over c in the other.
+    EXPECT_THAT(stmt, HasSubstr("(spec_on_output.stride.2*2)")) << stmt;
+    EXPECT_EQ(occurrences(stmt, "for (spec_on_output.s0.c"), 1) << stmt;
+    for (int channels : {3, 4}) {
+        Buffer<int> out(5, 2, channels);
+        f.realize(out);
+        for (int k = 0; k < channels; k++)
+            for (int j = 0; j < 2; j++)
+                for (int i = 0; i < 5; i++)
+                    ASSERT_EQ(out(i, j, k), i * 2 + j * 7 + k * 100);
+    }
 }
 
 } // namespace

@@ -41,7 +41,13 @@ void realize_traced(loom::Func f, const std::vector<int> &sizes,
     loom_print_handler_t old = loom_set_print_handler(loom_capture);
     loom::Buffer<> out(f.output_types()[0], sizes);
     if (!mins.empty()) out.set_min(mins);
-    f.realize(out);
+    // Every lowering pass's output verified, as in a debug build: the events name trace ids
+    // that only the step after bounds inference binds.
+    loom::Pipeline p(f);
+    loom::CompileOptions verify = p.options();
+    verify.verify_ir = true;
+    p.set_options(verify);
+    p.realize(out);
     loom_set_print_handler(old);
 }
 
@@ -219,7 +225,13 @@ TEST(Tracing, TheTargetFeatureTracesEveryFunc) {
     events_seen.clear();
     loom_trace_handler_t old = loom_set_trace_handler(record_event);
     loom::Buffer<int> out(2);
-    g.realize(out, loom::get_host_target().with_feature(loom::Target::TraceStores));
+    // Every lowering pass's output verified (as in a debug build): the events name trace ids
+    // that only the step after bounds inference binds.
+    loom::Pipeline p(g);
+    loom::CompileOptions verify = p.options();
+    verify.verify_ir = true;
+    p.set_options(verify);
+    p.realize(out, loom::get_host_target().with_feature(loom::Target::TraceStores));
     loom_set_trace_handler(old);
     // Tracing every store traces every realization too (Halide's rule).
     EXPECT_THAT(events_seen, testing::Contains("Begin realization all_a.0(0, 2)"));
