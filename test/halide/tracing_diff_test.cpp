@@ -116,7 +116,8 @@ TRACE_CASE(ProducerComputedPerRowWithLoadsAndStores, {
 })
 
 // (Each case names its Funcs apart: Halide renames a Func whose name another one in the process
-// already has.)
+// already had (producer$1), so the texts match where each test runs in a process of its own, as
+// ctest runs them, and where no two cases share a name.)
 TRACE_CASE(FloatValuesAndRealizations, {
     Func producer("float_producer"), consumer("float_consumer");
     Var x("x"), y("y");
