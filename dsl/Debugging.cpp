@@ -1,6 +1,8 @@
 // print and print_when (dsl/IROperator.h): one effectful intrinsic, Call::print, which code
-// generation turns into a line built on the stack and handed to loom_print.
+// generation turns into a line built on the stack and handed to loom_print. And the tracing
+// directives of Func (lower/InjectTracing.h turns them into events).
 #include "dsl/Error.h"
+#include "dsl/Func.h"
 #include "dsl/IR.h"
 #include "dsl/IROperator.h"
 
@@ -33,5 +35,27 @@ Expr print_when(const Expr &condition, const std::vector<Expr> &values) {
 }
 
 Expr print(const std::vector<Expr> &values) { return print_when(Internal::const_true(), values); }
+
+Func &Func::trace_loads() {
+    func->trace.loads = true;
+    return *this;
+}
+
+Func &Func::trace_stores() {
+    func->trace.stores = true;
+    return *this;
+}
+
+Func &Func::trace_realizations() {
+    func->trace.realizations = true;
+    return *this;
+}
+
+Func &Func::add_trace_tag(const std::string &trace_tag) {
+    user_assert(trace_tag.find('\0') == std::string::npos)
+        << "add_trace_tag() on Func " << name() << ": a tag may not contain a null character.";
+    func->trace.tags.push_back(trace_tag);
+    return *this;
+}
 
 } // namespace loom

@@ -730,34 +730,6 @@ void Func::compile_jit(const Target &target) { pipeline().compile_jit(target); }
 
 void Func::print_loop_nest() { pipeline().print_loop_nest(); }
 
-OutputImageParam Func::output_buffer() const {
-    user_assert(func->defined()) << "output_buffer() of Func " << name()
-                                 << ", which has no definition yet. Define it first.";
-    return OutputImageParam(func);
-}
-
-Func &Func::trace_loads() {
-    func->trace.loads = true;
-    return *this;
-}
-
-Func &Func::trace_stores() {
-    func->trace.stores = true;
-    return *this;
-}
-
-Func &Func::trace_realizations() {
-    func->trace.realizations = true;
-    return *this;
-}
-
-Func &Func::add_trace_tag(const std::string &trace_tag) {
-    user_assert(trace_tag.find('\0') == std::string::npos)
-        << "add_trace_tag() on Func " << name() << ": a tag may not contain a null character.";
-    func->trace.tags.push_back(trace_tag);
-    return *this;
-}
-
 void Func::compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args,
                                    StmtOutputFormat format, const Target &target) {
     pipeline().compile_to_lowered_stmt(filename, args, format, target);

@@ -1,6 +1,7 @@
 #include "dsl/OutputImageParam.h"
 
 #include "dsl/Error.h"
+#include "dsl/Func.h"
 #include "dsl/IROperator.h"
 
 namespace loom {
@@ -44,6 +45,12 @@ OutputImageParam::Dim OutputImageParam::Dim::set_stride(const Expr &stride) {
 
 OutputImageParam::Dim OutputImageParam::Dim::set_bounds(const Expr &min, const Expr &extent) {
     return set_min(min).set_extent(extent);
+}
+
+OutputImageParam Func::output_buffer() const {
+    user_assert(func->defined()) << "output_buffer() of Func " << name()
+                                 << ", which has no definition yet. Define it first.";
+    return OutputImageParam(func);
 }
 
 } // namespace loom

@@ -17,6 +17,37 @@ namespace loom {
 
 using namespace Internal;
 
+namespace {
+
+// `d` (an update of `func`, factored into `intm`) becomes the merge of intm's partial results
+// over merged's RVars: func(pure...) op= intm(pure..., merged RVars...), its loops those RVars
+// (innermost first) and then the pure Vars. Where its left side was not pure Vars (a
+// histogram), the merge covers every point: the left side becomes the Func's own Vars.
+void become_merge(const FunctionPtr &func, Definition &d, Func &intm,
+                  const std::shared_ptr<ReductionDomainContents> &merged,
+                  const std::vector<Var> &pure, bool pure_lhs, const Reduction &red, Type t) {
+    std::vector<Expr> reads(pure.begin(), pure.end());
+    for (const ReductionVariable &rv : merged->domain)
+        reads.push_back(Variable::make(Int(32), rv.var, nullptr, merged));
+    if (!pure_lhs) d.args.assign(pure.begin(), pure.end());
+    // Weak: the call goes into func's own definition (see FunctionRef).
+    Expr self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
+    d.values = {combine(red.op, self, Expr(intm(reads)))};
+    d.rdom = merged;
+    d.predicate = Expr();
+    d.schedule = StageSchedule();
+    d.schedule.touched = true; // as Halide's rfactor leaves it
+    for (const ReductionVariable &rv : merged->domain) {
+        Dim m{rv.var};
+        m.is_rvar = true;
+        d.schedule.dims.push_back(m);
+    }
+    for (const Var &v : pure)
+        d.schedule.dims.push_back(Dim{v.name()});
+}
+
+} // namespace
+
 Func Stage::rfactor(const RVar &r, const Var &v) { return rfactor({{r, v}}); }
 
 // rfactor of the outer loops of split RVars (split(r.x, rxo, rxi, k) then rfactor(rxo, u)):
@@ -82,23 +113,7 @@ Func Stage::rfactor_split(const std::vector<std::pair<std::string, Var>> &loops,
     intm.function()->updates.back().schedule = schedule;
 
     // This update now combines the slices.
-    std::vector<Expr> reads(pure.begin(), pure.end());
-    for (const ReductionVariable &rv : merged->domain)
-        reads.push_back(Variable::make(Int(32), rv.var, nullptr, merged));
-    if (!pure_lhs) d.args.assign(pure.begin(), pure.end());
-    // Weak: the call goes into func's own definition (see FunctionRef).
-    Expr self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
-    d.values = {combine(red.op, self, Expr(intm(reads)))};
-    d.rdom = merged;
-    d.predicate = Expr();
-    d.schedule = StageSchedule();
-    d.schedule.touched = true; // as Halide's rfactor leaves it
-    for (const ReductionVariable &rv : merged->domain) {
-        Dim m{rv.var};
-        m.is_rvar = true;
-        d.schedule.dims.push_back(m);
-    }
-    for (const Var &v : pure) d.schedule.dims.push_back(Dim{v.name()});
+    become_merge(func, d, intm, merged, pure, pure_lhs, red, t);
     return intm;
 }
 
@@ -223,27 +238,8 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     // This update now merges the partial results over the preserved RVars.
     auto merged = std::make_shared<ReductionDomainContents>();
     merged->name = d.rdom->name + "_merge";
-    std::vector<Expr> reads(pure.begin(), pure.end());
-    for (const ReductionVariable &rv : kept) {
-        merged->domain.push_back(rv);
-        reads.push_back(Variable::make(Int(32), rv.var, nullptr, merged));
-    }
-    if (!pure_lhs) {
-        // The merge covers every point of the Func: its left side becomes the Func's Vars.
-        d.args.assign(pure.begin(), pure.end());
-        self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
-    }
-    d.values = {combine(red.op, self, Expr(intm(reads)))};
-    d.rdom = merged;
-    d.predicate = Expr();
-    d.schedule = StageSchedule();
-    d.schedule.touched = true; // as Halide's rfactor leaves it
-    for (const ReductionVariable &rv : kept) {
-        Dim dim{rv.var};
-        dim.is_rvar = true;
-        d.schedule.dims.push_back(dim);
-    }
-    for (const Var &v : pure) d.schedule.dims.push_back(Dim{v.name()});
+    merged->domain = kept;
+    become_merge(func, d, intm, merged, pure, pure_lhs, red, t);
     return intm;
 }
 
