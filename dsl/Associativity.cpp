@@ -2,11 +2,11 @@
 
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {
-
 
 namespace {
 
@@ -70,12 +70,50 @@ Expr reduction_identity(Reduction::Op op, Type t) {
     return Expr();
 }
 
+namespace {
+
+class UsesRVar : public IRVisitor {
+public:
+    bool found = false;
+
+private:
+    void visit(const Variable *op) override { found |= (bool)op->rdom; }
+};
+
+bool uses_rvar(const Expr &e) {
+    UsesRVar u;
+    e.accept(&u);
+    return u.found;
+}
+
+/** d writes values that neither read f nor vary with the RVars: f(g(r)) = h(x), say. */
+bool is_constant_assignment(const FunctionPtr &f, const Definition &d) {
+    for (const Expr &a : d.args) {
+        if (calls(a, f->name)) return false;
+    }
+    for (const Expr &v : d.values) {
+        if (calls(v, f->name) || uses_rvar(v)) return false;
+    }
+    return true;
+}
+
+bool matches_single_reduction(const FunctionPtr &f, const Definition &d, Reduction *r) {
+    if (d.values.size() != 1) return false;
+    Expr self = Call::make(d.values[0].type(), f->name, d.args, Call::Halide, f, 0);
+    return match_reduction(d.values[0], self, f->name, r);
+}
+
+} // namespace
 
 bool is_order_independent_reduction(const FunctionPtr &f, const Definition &d) {
-    if (d.values.size() != 1 || !d.values[0].type().is_int_or_uint()) return false;
-    Expr self = Call::make(d.values[0].type(), f->name, d.args, Call::Halide, f, 0);
     Reduction r;
-    return match_reduction(d.values[0], self, f->name, &r);
+    return is_constant_assignment(f, d) || matches_single_reduction(f, d, &r);
+}
+
+bool reordering_changes_rounding(const FunctionPtr &f, const Definition &d) {
+    Reduction r;
+    return matches_single_reduction(f, d, &r) && d.values[0].type().is_float() &&
+           (r.op == Reduction::Add || r.op == Reduction::Mul);
 }
 
 }  // namespace Internal

@@ -20,9 +20,18 @@ bool match_reduction(const Expr &value, const Expr &self, const std::string &fun
 Expr combine(Reduction::Op op, const Expr &a, const Expr &b);
 Expr reduction_identity(Reduction::Op op, Type t);
 
-/** Whether update definition d of f is an integer reduction (+ * min max & | ^), whose result
- * does not depend on the order its RVars iterate in (integer arithmetic wraps exactly). */
+/** Whether the RVars of update definition d of f may iterate in any order, Halide 14's rule:
+ * either d is f(args) = f(args) op e with op associative and commutative (+ * min max & | ^,
+ * e not reading f), or d never reads f and its values use no RVar (every iteration that writes
+ * a point writes the same value there). Integer arithmetic wraps exactly, so an integer
+ * reduction gives the same bits in any order; a float + or * reduction is associative only up
+ * to rounding: reordering it changes the last bits, as it does in Halide (documented in
+ * README.md, "Schedules that reorder a float reduction"). */
 bool is_order_independent_reduction(const FunctionPtr &f, const Definition &d);
+
+/** Whether a schedule that changes the order of d's RVars changes d's rounding: d is a float +
+ * or * reduction (float min and max are exact in any order). */
+bool reordering_changes_rounding(const FunctionPtr &f, const Definition &d);
 
 }  // namespace Internal
 }  // namespace loom

@@ -1,9 +1,10 @@
 // Stage::rfactor: splits an associative, commutative update into an intermediate Func that
 // computes partial results over some RVars (made pure) and an update that merges them.
 //
-// Loom allows it only for integer reductions (+, *, min, max, &, |, ^), whose results do not
-// depend on the order of the operations (integer arithmetic wraps): a float sum reordered
-// rounds differently, and every schedule of a Loom pipeline must give the same bits.
+// Halide's rule: the update is f(args) = f(args) op e with op one of + * min max & | ^. An
+// integer reduction gives the same bits factored or not; a float + or * reduction factored
+// sums in another order and rounds differently, as in Halide (README.md, "Schedules that
+// reorder a float reduction").
 #include "dsl/Func.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
@@ -50,11 +51,11 @@ void become_merge(const FunctionPtr &func, Definition &d, Func &intm,
 
 Func Stage::rfactor(const RVar &r, const Var &v) { return rfactor({{r, v}}); }
 
-// rfactor of the outer loops of split RVars (split(r.x, rxo, rxi, k) then rfactor(rxo, u)):
-// the intermediate keeps the update's schedule with each such loop made a pure Var (u), so
-// each u reduces its own slice of r.x; this update then combines the slices over new RVars,
-// one per preserved loop. Where the update's left side is not pure Vars (a histogram), the
-// intermediate scatters as the update did, into its slice.
+// rfactor of loops of split RVars (split(r.x, rxo, rxi, k) then rfactor(rxo, u) or
+// rfactor(rxi, u)): the intermediate keeps the update's schedule with each such loop made a
+// pure Var (u), so each u reduces its own slice of r.x (a block of it, or every k-th point); this
+// update then combines the slices over new RVars, one per preserved loop. Where the update's left
+// side is not pure Vars (a histogram), the intermediate scatters as the update did, into its slice.
 Func Stage::rfactor_split(const std::vector<std::pair<std::string, Var>> &loops,
                           const Reduction &red, const std::vector<Var> &pure, bool pure_lhs,
                           Type t) {
@@ -69,7 +70,7 @@ Func Stage::rfactor_split(const std::vector<std::pair<std::string, Var>> &loops,
         const std::string loop = d.schedule.dims[dim].var;
         const Split *split = nullptr;
         for (const Split &s : d.schedule.splits) {
-            if (s.kind == Split::SplitVar && s.outer == loop) split = &s;
+            if (s.kind == Split::SplitVar && (s.outer == loop || s.inner == loop)) split = &s;
             user_assert(s.old_var != loop)
                 << where << ": " << loop_name << " is split again; rfactor the loop before "
                 << "splitting it";
@@ -80,18 +81,21 @@ Func Stage::rfactor_split(const std::vector<std::pair<std::string, Var>> &loops,
         }
         user_assert(split && rv && d.schedule.dims[dim].is_rvar)
             << where << ": " << loop_name << " is neither an RVar of the RDom " << d.rdom->name
-            << " nor the outer loop of a split of one";
+            << " nor a loop of a split of one";
+        const bool outer = split->outer == loop;
         for (const Var &p : pure) {
             user_assert(p.name() != u.name())
                 << where << ": the new Var " << u.name() << " is already an argument";
         }
         for (Split &s : schedule.splits) {
             if (s.outer == loop) s.outer = u.name();
+            if (s.inner == loop) s.inner = u.name();
         }
         schedule.dims[dim] = Dim{u.name()};
         slice_vars.push_back(u);
-        // One slice per iteration of the split's outer loop.
-        Expr slices = (rv->extent + split->factor - 1) / split->factor;
+        // One slice per iteration of the loop: the outer loop runs ceil(extent / factor)
+        // times, the inner one `factor` times (a slice past the RDom's end keeps the identity).
+        Expr slices = outer ? (rv->extent + split->factor - 1) / split->factor : split->factor;
         merged->domain.push_back(
             ReductionVariable{merged->name + "$" + std::to_string(merged->domain.size()),
                               make_zero(Int(32)), slices});
@@ -139,10 +143,6 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
             pure.emplace_back(a);
     }
     Type t = d.values[0].type();
-    user_assert(t.is_int_or_uint())
-        << where << ": the reduction has type " << t << ". Reordering a float reduction changes "
-        << "its rounding, and every Loom schedule gives the same bits, so rfactor applies to "
-           "integer reductions.";
     // Weak: the call goes into func's own definition (see FunctionRef).
     Expr self = Call::make(t, func->name, d.args, Call::Halide, FunctionRef(func).weakened(), 0);
     Reduction red;
@@ -170,7 +170,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
         }
         (is_preserved ? kept : lifted).push_back(rv);
     }
-    // Split loops (the outer loop of a split RVar), all of them: the intermediate keeps the
+    // Split loops (loops of split RVars), all of them: the intermediate keeps the
     // update's schedule.
     bool any_split = false, all_split = true;
     for (const auto &p : preserved) {
@@ -179,7 +179,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
         all_split = all_split && !is_rvar;
     }
     user_assert(!any_split || all_split)
-        << where << ": preserve either RVars of the RDom " << d.rdom->name << " or outer loops "
+        << where << ": preserve either RVars of the RDom " << d.rdom->name << " or loops "
         << "of splits of them, not both in one rfactor.";
     if (all_split) {
         std::vector<std::pair<std::string, Var>> loops;
@@ -190,7 +190,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>> &preserved) {
     for (const auto &p : preserved) {
         user_assert(rvar_to_var.count(p.first.name()))
             << where << ": " << p.first.name() << " is not an RVar of the update's RDom "
-            << d.rdom->name << ", nor the outer loop of a split of one";
+            << d.rdom->name << ", nor a loop of a split of one";
     }
 
     // The intermediate: f_intm(pure..., new...) reduces the lifted RVars.

@@ -270,11 +270,17 @@ Stage &Stage::reorder(const std::vector<VarOrRVar> &vars) {
     for (const Dim &d : reordered) {
         if (d.is_rvar) after.push_back(d.var);
     }
-    user_assert(before == after || (index > 0 && is_order_independent_reduction(func, definition())))
+    // Halide's rule: they may move relative to each other when the update is an associative and
+    // commutative reduction (for float + and *, up to rounding: docs/SCHEDULING.md).
+    user_assert(before == after ||
+                (index > 0 && is_order_independent_reduction(func, definition())))
         << "In reorder of " << stage_name() << ": the RVar loops would change order. RVars "
         << "iterate in the RDom's order (an update may read what earlier iterations wrote), so "
         << "they may move relative to pure Vars but not relative to each other, unless the update "
-        << "is an integer reduction f(x) = f(x) op e with op one of + * min max & | ^.";
+        << "is a reduction f(args) = f(args) op e with op one of + * min max & | ^ and e not "
+           "reading "
+        << func->name << ", or writes values that use no RVar and do not read " << func->name
+        << ".";
     dims = reordered;
     return *this;
 }

@@ -131,6 +131,9 @@ bool invariant_in(const For *loop, const Candidate &c) {
 
 // `loop` with the body left once the production of `c` is taken out.
 Stmt without_production(const For *loop, const Candidate &c) {
+    // Nothing after the production (its consumer's loops were found empty): the loop is left
+    // with nothing to do.
+    if (c.after.empty()) return make_no_op();
     Stmt body = Block::make(c.after);
     for (auto it = c.lets.rbegin(); it != c.lets.rend(); ++it)
         body = LetStmt::make((*it)->name, (*it)->value, body);

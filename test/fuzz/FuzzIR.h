@@ -184,9 +184,19 @@ struct Directive {
     int align = 3;                   // ComputeWith: LoopAlignStrategy (AlignStart .. Auto)
 };
 
+/** The tolerance for outputs of a schedule that reorders a float reduction: a relative error of
+ * 1e-3 of the larger magnitude (at least 1). A reordered sum of n terms rounds within about
+ * n * 2^-24 of the terms' magnitude; the fuzzer's reductions have at most a few hundred terms,
+ * and what reads their results (a division, a power) may magnify the difference. */
+constexpr double kReorderedReductionTolerance = 1e-3;
+
 struct Schedule {
     std::vector<Directive> directives;
     std::vector<std::string> notes;  // what the generator chose, for the reproducer
+    /** A directive reorders the RVars of a float + or * reduction: the outputs may differ
+     * from the unscheduled ones by rounding (README.md, "Schedules that reorder a float
+     * reduction"), and are compared within a tolerance. */
+    bool reorders_float_reduction = false;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -625,7 +625,14 @@ private:
             for (size_t k = 0; k < fd.types.size(); k++) {
                 ET t = fd.types[k];
                 NodeP v = ensure_uses(gen(t, 2, c), rd, c);
-                u.values.push_back(bounded(bin(accumulate_op(t), t, self_call(f, (int)k, u.lhs), v)));
+                const Op op = accumulate_op(t);
+                // A float sum bounds its terms, not itself (at most 16 of them: finite), so that
+                // it stays f = f + e, a reduction whose RVars a schedule may reorder.
+                if (is_float(t) && op == Op::Add && fd.types.size() == 1) {
+                    u.values.push_back(bin(op, t, self_call(f, (int)k, u.lhs), bounded(v)));
+                } else {
+                    u.values.push_back(bounded(bin(op, t, self_call(f, (int)k, u.lhs), v)));
+                }
             }
         }
         p.funcs[f].updates.push_back(u);

@@ -285,7 +285,8 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
     std::ostringstream out;
     out << header_comment;
     out << "// Build: g++ -std=c++17 repro.cpp -I<loom>/dsl -I<loom> -L<build> -lloom -o repro\n";
-    out << "#include <loom.h>\n\n#include <cstdint>\n#include <cstdio>\n#include <cstring>\n"
+    out << "#include <loom.h>\n\n#include <algorithm>\n#include <cmath>\n#include "
+           "<cstdint>\n#include <cstdio>\n#include <cstring>\n"
            "#include <type_traits>\n#include <vector>\n\nusing namespace loom;\n\n";
     out << "static LoopLevel update_loop(const Func &f, int k, const VarOrRVar &v) {\n"
            "    return f.update(k).at(v);\n}\n\n";
@@ -364,6 +365,13 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
            "            return 2;\n"
            "        }\n"
            "    }\n";
+    // A schedule that reorders a float reduction is compared as the fuzzer compares it.
+    out << "    // "
+        << (scheduled.reorders_float_reduction
+                ? "The schedule reorders a float reduction: floats compare within a tolerance."
+                : "Every schedule gives the same bits.")
+        << "\n    const bool tolerant = " << (scheduled.reorders_float_reduction ? "true" : "false")
+        << ";\n    const double tolerance = " << kReorderedReductionTolerance << ";\n";
     out << R"(    int mismatches = 0;
     for (size_t i = 0; i < results[0].size(); i++) {
         const Buffer<> &a = results[0][i], &b = results[1][i];
@@ -371,6 +379,11 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
         const char *pa = (const char *)a.raw_data(), *pb = (const char *)b.raw_data();
         for (int64_t e = 0; e < a.number_of_elements(); e++) {
             if (std::memcmp(pa + e * bytes, pb + e * bytes, bytes) == 0) continue;
+            if (tolerant && a.type().is_float()) {
+                const double fa = ((const float *)pa)[e], fb = ((const float *)pb)[e];
+                const double scale = std::max(1.0, std::max(std::fabs(fa), std::fabs(fb)));
+                if (std::fabs(fa - fb) <= tolerance * scale) continue;
+            }
             if (mismatches++ < 10) {
                 std::printf("%s differs at (", a.name().c_str());
                 int64_t rest = e;

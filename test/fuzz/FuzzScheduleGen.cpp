@@ -453,6 +453,8 @@ private:
             }
             const UpdateDesc &u = p.funcs[e].updates[k - 1];
             st.rvars_commute = order_independent(e, u);
+            st.reorder_rounds = st.rvars_commute && is_float(p.funcs[e].types[0]) &&
+                                (u.values[0]->op == Op::Add || u.values[0]->op == Op::Mul);
             if (u.rdom >= 0) {
                 const RDomDesc &rd = p.rdoms[u.rdom];
                 int n = (int)rd.mins.size();
@@ -478,10 +480,11 @@ private:
         }
     }
 
-    /** Loom's rule for reordering RVars: a single integer value f(lhs) op e, op one of
-     * + * min max & | ^, with e not reading f. */
+    /** Loom's (and Halide's) rule for reordering RVars: a single value f(lhs) op e, op one of
+     * + * min max & | ^, with e not reading f. (Halide's other case, a value that uses no RVar,
+     * the generator leaves out: its pipelines' update values nearly always use one.) */
     bool order_independent(int f, const UpdateDesc &u) const {
-        if (u.values.size() != 1 || is_float(p.funcs[f].types[0])) return false;
+        if (u.values.size() != 1) return false;
         const Node &v = *u.values[0];
         static const std::vector<Op> ops = {Op::Add, Op::Mul, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor};
         if (v.kind != Node::Bin || std::find(ops.begin(), ops.end(), v.op) == ops.end()) return false;
@@ -708,7 +711,9 @@ private:
             for (int i = 0; i < n; i++) names.push_back(st.loops[all[i]].name);
             StageM trial = st;
             reorder_model(trial, names);
-            if (!st.rvars_commute && !rvar_order_ok(trial)) return;
+            const bool rvars_move = !rvar_order_ok(trial);
+            if (!st.rvars_commute && rvars_move) return;
+            s.reorders_float_reduction |= rvars_move && st.reorder_rounds;
             st = trial;
             d.kind = Directive::Reorder;
             d.names = names;

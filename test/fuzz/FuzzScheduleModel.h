@@ -37,7 +37,8 @@ struct LoopM {
 struct StageM {
     bool update = false;
     bool output = false;
-    bool rvars_commute = false; // an integer f = f op e reduction: RVars may be reordered
+    bool rvars_commute = false;  // f = f op e, op associative: RVars may be reordered
+    bool reorder_rounds = false; // ... and op is float + or *: reordered, it rounds differently
     std::vector<LoopM> loops;   // innermost first, as Loom keeps them
     int fresh = 0;
     // Points the rounding splits of the Func's stages may add, per pure dimension: shared by all

@@ -34,8 +34,10 @@
 // pair failed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -102,22 +104,39 @@ std::string describe_value(const loom::Buffer<> &b, int64_t e) {
     return s.str();
 }
 
-/** Empty when a and b hold the same bytes; otherwise where they differ. */
-std::string compare(const std::vector<loom::Buffer<>> &a, const std::vector<loom::Buffer<>> &b) {
+bool within_tolerance(float a, float b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    if (std::isinf(a) || std::isinf(b)) return a == b;
+    const double scale = std::max({1.0, std::fabs((double)a), std::fabs((double)b)});
+    return std::fabs((double)a - (double)b) <= kReorderedReductionTolerance * scale;
+}
+
+/** Empty when a and b hold the same bytes (with `tolerant`, float elements need only be
+ * within_tolerance); otherwise where they differ. */
+std::string compare(const std::vector<loom::Buffer<>> &a, const std::vector<loom::Buffer<>> &b,
+                    bool tolerant = false) {
     std::string diff;
     for (size_t i = 0; i < a.size(); i++) {
         const int bytes = a[i].type().bytes();
+        const bool is_float = a[i].type().is_float();
         const char *pa = (const char *)a[i].raw_data(), *pb = (const char *)b[i].raw_data();
         int64_t n = a[i].number_of_elements(), bad = 0, first = -1;
         if (std::memcmp(pa, pb, n * bytes) == 0) continue;
         for (int64_t e = 0; e < n; e++) {
             if (std::memcmp(pa + e * bytes, pb + e * bytes, bytes) == 0) continue;
+            if (tolerant && is_float &&
+                within_tolerance(((const float *)pa)[e], ((const float *)pb)[e]))
+                continue;
             if (first < 0) first = e;
             bad++;
         }
+        if (bad == 0) continue;
         diff += a[i].name() + ": " + std::to_string(bad) + " of " + std::to_string(n) +
                 " elements differ, first at " + describe_position(a[i], first) + ": unscheduled " +
-                describe_value(a[i], first) + ", scheduled " + describe_value(b[i], first) + "; ";
+                describe_value(a[i], first) + ", scheduled " + describe_value(b[i], first) +
+                (tolerant && is_float ? " (beyond the tolerance for a reordered float reduction)"
+                                      : "") +
+                "; ";
     }
     return diff;
 }
@@ -147,6 +166,7 @@ struct Outcome {
     int pipelines = 0;
     int sharing_loops = 0; // pairs whose schedule has a compute_with
     int traced = 0;        // pairs whose schedule traces a Func
+    int float_reordered = 0; // pairs whose schedule reorders a float reduction (tolerance)
 };
 
 std::string header(uint32_t seed, int k, int j, const std::string &what) {
@@ -289,12 +309,13 @@ Outcome run_fuzz(const Options &o) {
             g_crash_report = reproducer(p, base, sched, header(o.seed, k, j, "The scheduled pipeline crashed."));
             try {
                 std::vector<loom::Buffer<>> got = realize(p, sched, inputs, &timing);
-                std::string diff = compare(expected, got);
+                std::string diff = compare(expected, got, sched.reorders_float_reduction);
                 if (!diff.empty()) what = "outputs differ: " + diff;
             } catch (const std::exception &e) {
                 what = std::string("the scheduled pipeline threw: ") + e.what();
             }
             out.pairs++;
+            out.float_reordered += sched.reorders_float_reduction;
             for (const Directive &d : sched.directives) {
                 if (d.kind == Directive::ComputeWith) {
                     out.sharing_loops++;
@@ -335,7 +356,9 @@ TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
               << " pipelines) in " << s << " s: " << (out.pairs - out.failures) << " clean, "
               << out.failures << " failed; " << out.sharing_loops
               << " schedules with compute_with, " << out.traced << " tracing ("
-              << g_trace_events.load() << " events)\n";
+              << g_trace_events.load() << " events), " << out.float_reordered
+              << " reordering a float reduction (compared within a relative "
+              << kReorderedReductionTolerance << ")\n";
     if (out.failures == 0) std::cout << "ran " << out.pairs << " pairs clean\n";
     EXPECT_EQ(out.failures, 0) << "see the reproducers above";
 }

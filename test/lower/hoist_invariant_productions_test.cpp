@@ -135,3 +135,32 @@ TEST(HoistInvariantProductions, AProductionThatReadsTheLoopVariableStays) {
 }
 
 }  // namespace
+
+// Fuzz seed 99 pair 339: a guarded tile whose rows are split by 5 and unrolled by 2 leaves an
+// unrolled copy whose consumer loops are all found empty; the production inside it then had
+// nothing after it, and taking it out left a loop without a body (an internal error). The
+// outputs equal plain C++.
+TEST(HoistInvariantProductions, ALoopLeftWithNothingAfterTheProductionGoesAway) {
+    Buffer<int> in = ramp_input(W, H);
+    Func g("g"), f("f");
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), yio("yio"), yii("yii");
+    RDom r0(0, 4, "r0"), r1(-2, 3, "r1");
+    Func c = BoundaryConditions::repeat_edge(in);
+    f(x, y) = x + 2 * y;
+    f(x, y) = f(x, y) - select(sum(c(x + r1.x, 0)) >= c(x + r0.x, 1), x, 6);
+    f.update(0).tile(x, y, xo, yo, xi, yi, 8, 8, TailStrategy::GuardWithIf);
+    f.update(0).split(yi, yio, yii, 5).unroll(yii, 2);
+    const int w = 21, h = 13;
+    Buffer<int> out = f.realize({w, h});
+    for (int yy = 0; yy < h; yy++) {
+        for (int xx = 0; xx < w; xx++) {
+            int s = 0;
+            for (int k = -2; k <= 0; k++)
+                s += clamped(in, xx + k, 0);
+            int v = xx + 2 * yy;
+            for (int k = 0; k < 4; k++)
+                v -= s >= clamped(in, xx + k, 1) ? xx : 6;
+            ASSERT_EQ(out(xx, yy), v) << xx << " " << yy;
+        }
+    }
+}
