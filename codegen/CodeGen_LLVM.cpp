@@ -653,6 +653,9 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::print:
         print(op);
         return;
+    case Call::require:
+        require(op);
+        return;
     case Call::stringify:
         stringify(op);
         return;

@@ -280,6 +280,7 @@ private:
     llvm::Value *string_of(const std::vector<Expr> &pieces, int lane);
     void stringify(const Call *op);
     void print(const Call *op);
+    void require(const Call *op);
     void trace(const Call *op);
     void visit(const LetStmt *op) override;
     void visit(const AssertStmt *op) override;

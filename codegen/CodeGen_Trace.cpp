@@ -117,6 +117,31 @@ void CodeGen::print(const Call *op) {
     value = codegen(op->args[1]);
 }
 
+void CodeGen::require(const Call *op) {
+    user_assert(!is_nvptx)
+        << "A GPU kernel calls require(): Loom's CUDA backend cannot stop a pipeline from a "
+           "kernel. Check the requirement in a Func computed on the CPU.";
+    const Expr &condition = op->args[0];
+    const std::vector<Expr> pieces(op->args.begin() + 2, op->args.end());
+    llvm::Value *cond = codegen(condition);
+    llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+    llvm::FunctionCallee fail_fn =
+        runtime_function("loom_error_requirement_failed", builder.getInt32Ty(), {ptr, ptr});
+    // Lane by lane, in lane order: the message names the first point that fails, as a
+    // scalarized loop would.
+    const int lanes = op->type.lanes();
+    for (int lane = 0; lane < lanes; lane++) {
+        const int which = lanes > 1 ? lane : -1;
+        llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "requirement_failed", function);
+        llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "requirement_ok", function);
+        builder.CreateCondBr(lane_of(builder, cond, which), ok, fail);
+        builder.SetInsertPoint(fail);
+        return_error(builder.CreateCall(fail_fn, {user_context, string_of(pieces, which)}));
+        builder.SetInsertPoint(ok);
+    }
+    value = codegen(op->args[1]);
+}
+
 void CodeGen::trace(const Call *op) {
     user_assert(!is_nvptx)
         << "A GPU kernel traces the loads or stores of Func " << op->args[0].as<StringImm>()->value

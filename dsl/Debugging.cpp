@@ -1,6 +1,7 @@
 // print and print_when (dsl/IROperator.h): one effectful intrinsic, Call::print, which code
-// generation turns into a line built on the stack and handed to loom_print. And the tracing
-// directives of Func (lower/InjectTracing.h turns them into events).
+// generation turns into a line built on the stack and handed to loom_print; require, whose
+// intrinsic hands such a line to loom_error_requirement_failed where its condition fails. And the
+// tracing directives of Func (lower/InjectTracing.h turns them into events).
 #include "dsl/Error.h"
 #include "dsl/Func.h"
 #include "dsl/IR.h"
@@ -35,6 +36,27 @@ Expr print_when(const Expr &condition, const std::vector<Expr> &values) {
 }
 
 Expr print(const std::vector<Expr> &values) { return print_when(Internal::const_true(), values); }
+
+Expr require(const Expr &condition, const std::vector<Expr> &values) {
+    user_assert(condition.defined() && condition.type().is_bool())
+        << "require()'s condition must be a boolean Expr (a comparison, say); it has type "
+        << (condition.defined() ? type_to_string(condition.type()) : std::string("undefined"));
+    user_assert(!values.empty() && values[0].defined() && !values[0].type().is_handle())
+        << "require() needs a value after its condition: require(condition, value, \"text\", ...).";
+    const Expr &value = values[0];
+    // Halide's message: "Requirement Failed: (false) " and the values, a space between each two.
+    std::vector<Expr> args{condition, value, Expr(std::string("Requirement Failed: (false) "))};
+    for (size_t i = 0; i < values.size(); i++) {
+        user_assert(values[i].defined()) << "require() of an undefined Expr.";
+        user_assert(values[i].type().is_scalar() ||
+                    values[i].type().lanes() == value.type().lanes())
+            << "require() of vectors of different widths";
+        args.push_back(values[i]);
+        if (i + 1 < values.size()) args.push_back(Expr(std::string(" ")));
+    }
+    return Internal::Call::make_intrinsic(value.type(), Internal::Call::require, std::move(args),
+                                          Internal::Call::Intrinsic);
+}
 
 Func &Func::trace_loads() {
     func->trace.loads = true;

@@ -256,6 +256,7 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case rounded_up: return "rounded_up";
     case trace: return "trace";
     case print: return "print";
+    case require: return "require";
     case stringify: return "stringify";
     }
     // clang-format on

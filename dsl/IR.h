@@ -260,6 +260,9 @@ struct Call : ExprNode<Call> {
         print,      // (condition, value, pieces...): where condition holds, prints the pieces
                     // (strings and scalars) as one line; returns value. Lane by lane in vectors.
         stringify,  // (pieces...): the pieces as one string (a Handle), for a trace's tag.
+        require,    // (condition, value, pieces...): value where condition holds; where it
+                    // does not, the pipeline stops with an error whose message is the pieces
+                    // (loom_error_requirement_failed). Lane by lane in vectors.
     };
     // clang-format on
     std::string name;

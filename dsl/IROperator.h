@@ -370,6 +370,17 @@ void collect_print_args(std::vector<Expr> &out, const T &first, const Args &...r
 }
 } // namespace Internal
 
+/** Halide's require: `value` where `condition` holds; where it does not, the pipeline stops and
+ * realize() throws "Requirement Failed: (false) <value> <args...>" (an AOT pipeline returns
+ * loom_code_requirement_failed). The rest of the arguments are printed as print() prints them. */
+Expr require(const Expr &condition, const std::vector<Expr> &values);
+template <typename... Args>
+Expr require(const Expr &condition, const Expr &value, const Args &...rest) {
+    std::vector<Expr> values{value};
+    Internal::collect_print_args(values, rest...);
+    return require(condition, values);
+}
+
 template <typename... Args> Expr print(const Expr &first, const Args &...rest) {
     std::vector<Expr> values{first};
     Internal::collect_print_args(values, rest...);

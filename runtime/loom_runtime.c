@@ -88,6 +88,11 @@ int32_t loom_error_bound_too_small(void *user_context, const char *func_name, co
     return loom_code_out_of_bounds;
 }
 
+int32_t loom_error_requirement_failed(void *user_context, const char *message) {
+    current_handler(user_context, message);
+    return loom_code_requirement_failed;
+}
+
 int32_t loom_error_param_out_of_range(void *user_context, const char *param_name, double value,
                                       double bound, int32_t below_minimum) {
     char message[384];

@@ -122,7 +122,8 @@ enum loom_error_code_t {
     loom_code_out_of_memory = -3,
     loom_code_bad_buffer = -4,
     loom_code_buffer_too_small = -5,
-    loom_code_device_error = -6
+    loom_code_device_error = -6,
+    loom_code_requirement_failed = -7
 };
 
 /* Receives every error message a pipeline reports. The default prints to stderr;
@@ -158,6 +159,9 @@ int32_t loom_error_bound_too_small(void *user_context, const char *func_name, co
 int32_t loom_error_param_out_of_range(void *user_context, const char *param_name, double value,
                                       double bound, int32_t below_minimum);
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes);
+/* A require() whose condition failed: passes its message on; returns loom_code_requirement_failed.
+ */
+int32_t loom_error_requirement_failed(void *user_context, const char *message);
 int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
                                   int32_t fold, int32_t window);
 

@@ -250,3 +250,68 @@ TEST(Tracing, UntracedPipelinesHaveNoTraceCalls) {
 }
 
 } // namespace
+
+// require(): the value where the condition holds; where it fails, realize() throws Halide's
+// message for the first failing point (in a vector, the first failing lane; in a parallel loop,
+// some failing point's). Halide's text is "Error: Requirement Failed: ..."; Loom's ends the same.
+template <typename F, typename V, typename B>
+std::string realize_error(F f, V x, B out, int vector) {
+    if (vector > 1) f.vectorize(x, vector);
+    try {
+        f.realize(out);
+    } catch (const std::exception &e) {
+        std::string m = e.what();
+        const size_t at = m.find("Requirement Failed");
+        return at == std::string::npos ? m : m.substr(at, m.find('\n', at) - at);
+    }
+    return "";
+}
+
+TEST(RequireVsHalide, TheValueWhereItHoldsAndHalidesMessageWhereItFails) {
+    for (int vector : {1, 4, 8}) {
+        SCOPED_TRACE(vector);
+        Halide::Func hf("f");
+        Halide::Var hx("x");
+        Halide::Param<int> hp("p");
+        hf(hx) = Halide::require(hx < hp, hx * 2, "x must be below", hp, "got", hx);
+        loom::Func lf("f");
+        loom::Var lx("x");
+        loom::Param<int> lp("p");
+        lf(lx) = loom::require(lx < lp, lx * 2, "x must be below", lp, "got", lx);
+        hp.set(5);
+        lp.set(5);
+        Halide::Buffer<int> hout(16);
+        loom::Buffer<int> lout(16);
+        const std::string halide_message = realize_error(hf, hx, hout, vector);
+        EXPECT_EQ(halide_message, "Requirement Failed: (false) 10 x must be below 5 got 5");
+        EXPECT_EQ(realize_error(lf, lx, lout, vector), halide_message);
+        hp.set(100);
+        lp.set(100);
+        EXPECT_EQ(realize_error(lf, lx, lout, 0), "");
+        for (int i = 0; i < 16; i++)
+            EXPECT_EQ(lout(i), 2 * i) << i;
+    }
+}
+
+TEST(RequireVsHalide, AFailureInAParallelLoopStopsThePipeline) {
+    loom::Func f("f");
+    loom::Var x("x"), y("y");
+    loom::Buffer<float> in(32, 32, "in");
+    in.fill(1.0f);
+    in(7, 19) = -3.0f;
+    f(x, y) = loom::require(in(x, y) >= 0.0f, in(x, y) * 2.0f, "in is negative at", x, y);
+    f.parallel(y).vectorize(x, 8);
+    std::string error;
+    try {
+        f.realize({32, 32});
+    } catch (const std::exception &e) {
+        error = e.what();
+    }
+    EXPECT_NE(error.find("Requirement Failed: (false) -6.000000 in is negative at 7 19"),
+              std::string::npos)
+        << error;
+    in(7, 19) = 4.0f;
+    loom::Buffer<float> out = f.realize({32, 32});
+    EXPECT_EQ(out(7, 19), 8.0f);
+    EXPECT_EQ(out(31, 31), 2.0f);
+}
