@@ -726,6 +726,14 @@ void Func::realize(RealizationArg outputs, const Target &target) {
     pipeline().realize(std::move(outputs), target);
 }
 
+void Func::infer_input_bounds(RealizationArg outputs, const Target &target) {
+    pipeline().infer_input_bounds(std::move(outputs), target);
+}
+
+void Func::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target) {
+    pipeline().infer_input_bounds(sizes, target);
+}
+
 void Func::compile_jit(const Target &target) { pipeline().compile_jit(target); }
 
 void Func::print_loop_nest() { pipeline().print_loop_nest(); }

@@ -237,6 +237,9 @@ public:
     Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());
     /** Runs the pipeline over the region of the given buffers (their mins may be non-zero). */
     void realize(RealizationArg outputs, const Target &target = Target());
+    /** Pipeline(*this).infer_input_bounds: buffers for the unbound ImageParams it reads. */
+    void infer_input_bounds(RealizationArg outputs, const Target &target = Target());
+    void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target());
     /** Compiles now, so that the first realize() does not pay for it. */
     void compile_jit(const Target &target = Target());
 

@@ -324,21 +324,65 @@ Buffer<> crop_to_sizes(const Buffer<> &whole, const std::vector<int32_t> &sizes)
     return Buffer<>::from_contents(c);
 }
 
-}  // namespace
-
-Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) {
+// Bounds-query buffers (no memory) over [0, sizes[i]) for every output of `outputs`.
+std::vector<Buffer<>> output_queries(const std::vector<FunctionPtr> &outputs,
+                                     const std::vector<int32_t> &sizes, const char *what) {
     std::vector<Buffer<>> query;
-    for (const FunctionPtr &f : contents->outputs) {
-        user_assert(f->defined()) << "Can't realize Func " << f->name
+    for (const FunctionPtr &f : outputs) {
+        user_assert(f->defined()) << "Can't " << what << " Func " << f->name
                                   << " because it has no definition";
         user_assert((int)sizes.size() == f->dimensions())
-            << "Func " << f->name << " has " << f->dimensions() << " dimensions but realize was "
-            << "given " << sizes.size() << " sizes. Pass one size per dimension.";
+            << "Func " << f->name << " has " << f->dimensions() << " dimensions but " << what
+            << " was given " << sizes.size() << " sizes. Pass one size per dimension.";
         for (int i = 0; i < f->outputs(); i++) {
             query.push_back(Buffer<>::from_contents(BufferContents::bounds_query(
                 f->output_types[i], std::vector<int>(sizes.begin(), sizes.end()), f->buffer_name(i))));
         }
     }
+    return query;
+}
+
+} // namespace
+
+void Pipeline::infer_input_bounds(RealizationArg outputs, const Target &target) {
+    const std::vector<LoweredArgument> &arguments = prepare(*contents, target);
+    // Each unbound ImageParam gets a buffer without memory: the run writes the region it reads
+    // into it (lower/AddImageChecks) and computes nothing.
+    std::vector<std::shared_ptr<ParameterContents>> queried;
+    for (const LoweredArgument &a : arguments) {
+        if (a.kind != Argument::InputBuffer || a.buffer || !a.param || a.param->buffer) continue;
+        a.param->buffer =
+            BufferContents::bounds_query(a.type, std::vector<int>(a.dimensions, 0), a.name);
+        queried.push_back(a.param);
+    }
+    if (queried.empty()) return;
+    try {
+        realize(std::move(outputs), target);
+    } catch (...) {
+        for (const auto &p : queried)
+            p->buffer.reset();
+        throw;
+    }
+    for (const auto &p : queried) {
+        const BufferContents &q = *p->buffer;
+        std::vector<int> extents;
+        for (const loom_dimension_t &d : q.dims)
+            extents.push_back(d.extent);
+        std::shared_ptr<BufferContents> b = BufferContents::allocate(q.type(), extents, q.name);
+        for (size_t d = 0; d < q.dims.size(); d++)
+            b->dims[d].min = q.dims[d].min;
+        b->sync_raw();
+        p->buffer = b;
+    }
+}
+
+void Pipeline::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target) {
+    infer_input_bounds(
+        RealizationArg(output_queries(contents->outputs, sizes, "infer_input_bounds")), target);
+}
+
+Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) {
+    std::vector<Buffer<>> query = output_queries(contents->outputs, sizes, "realize");
     // As Halide's realize: a bounds query first, for a schedule that writes more than the
     // requested region (a split that rounds up); then a run on buffers of the region it writes,
     // and the requested region of those is the result.

@@ -73,6 +73,12 @@ public:
 
     Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());
     void realize(RealizationArg outputs, const Target &target = Target());
+    /** Halide's infer_input_bounds: binds each ImageParam that has no buffer to a new buffer
+     * (zeroed) covering the region the pipeline reads from it to compute `outputs` (or the
+     * region [0, sizes[i]) of each output), computing nothing. ImageParams bound already keep
+     * their buffers. */
+    void infer_input_bounds(RealizationArg outputs, const Target &target = Target());
+    void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target());
     void compile_jit(const Target &target = Target());
 
     /** The lowered loop nest, as text. */

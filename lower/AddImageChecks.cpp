@@ -5,10 +5,26 @@
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "lower/Bounds.h"
+#include "lower/InjectDeviceCopies.h"
 #include "lower/Simplify.h"
 
 namespace loom {
 namespace Internal {
+
+namespace {
+
+// An ImageParam (not a Buffer baked into the pipeline): Pipeline::infer_input_bounds binds one
+// without memory to learn the region the pipeline reads.
+bool is_queryable_input(const LoweredArgument &a) {
+    return a.kind == Argument::InputBuffer && !a.buffer && a.param;
+}
+
+Expr is_bounds_query(const std::string &buffer) {
+    return Call::make(Int(32), "loom_buffer_is_bounds_query",
+                      {Variable::make(Handle(), buffer_struct_name(buffer))}, Call::Extern) != 0;
+}
+
+} // namespace
 
 Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
     // The checks go inside the region lets at the top (the outputs', then those of the Funcs
@@ -38,6 +54,7 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
     }
     const std::map<std::string, Box> read = boxes_required_of(body, inputs, FixedRegionLets::Named);
     std::vector<Stmt> checks;
+    Expr any_input_query; // whether some ImageParam is a bounds query
     for (const LoweredArgument &a : args) {
         if (a.kind == Argument::InputScalar) {
             // A Param's range, checked before anything reads the value.
@@ -57,6 +74,9 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             continue;
         }
         const std::string which = a.kind == Argument::OutputBuffer ? "Output" : "Input";
+        // This buffer's checks, and for an ImageParam the bounds query that replaces them
+        // where it has no memory (infer_input_bounds: the region read is written into it).
+        std::vector<Stmt> own, queries;
         const std::vector<DimConstraint> constraints = constraints_of(a);
         for (int d = 0; d < (int)constraints.size(); d++) {
             const DimConstraint &c = constraints[d];
@@ -80,17 +100,17 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
                                           "(dim(") +
                               ds + ").set_" + field + "(Expr())).")});
                 }
-                checks.push_back(AssertStmt::make(
+                own.push_back(AssertStmt::make(
                     actual == wanted, Call::make(Int(32), "loom_error", {message}, Call::Extern)));
             };
             check("min", c.min);
             check("extent", c.extent);
             check("stride", c.stride);
         }
-        if (a.kind != Argument::InputBuffer) continue;
         auto found = read.find(a.name);
-        if (found == read.end() || found->second.empty()) continue;
-        const Box &box = found->second;
+        const bool reads_it =
+            a.kind == Argument::InputBuffer && found != read.end() && !found->second.empty();
+        const Box &box = reads_it ? found->second : Box();
         for (int d = 0; d < (int)box.size(); d++) {
             user_assert(box[d].is_bounded())
                 << "Can't infer the region of input " << a.name << " that the pipeline reads in "
@@ -108,8 +128,34 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
                                       {Expr(a.name), Expr(d), box[d].min, box[d].max, valid_min,
                                        valid_max},
                                       Call::Extern);
-            checks.push_back(AssertStmt::make(simplify(ok), message));
+            own.push_back(AssertStmt::make(simplify(ok), message));
+            queries.push_back(
+                Evaluate::make(Call::make(Int(32), "loom_buffer_bounds_query",
+                                          {Variable::make(Handle(), buffer_struct_name(a.name)),
+                                           Expr(d), box[d].min, box[d].max},
+                                          Call::Extern)));
         }
+        if (!is_queryable_input(a)) {
+            checks.insert(checks.end(), own.begin(), own.end());
+            continue;
+        }
+        const Expr is_query = is_bounds_query(a.name);
+        any_input_query = any_input_query.defined() ? any_input_query || is_query : is_query;
+        Stmt query = queries.empty() ? make_no_op() : Block::make(queries);
+        Stmt check = own.empty() ? make_no_op() : Block::make(own);
+        checks.push_back(IfThenElse::make(is_query, query, check));
+    }
+    // An input without memory asks for its region: the pipeline computes nothing unless the
+    // outputs ask for theirs too (the bounds-query branch inside `body`, which then runs).
+    if (any_input_query.defined()) {
+        Expr output_query = const_false();
+        for (const LoweredArgument &a : args) {
+            if (a.kind == Argument::OutputBuffer) {
+                output_query = is_bounds_query(a.name);
+                break;
+            }
+        }
+        body = IfThenElse::make(!any_input_query || output_query, body);
     }
     checks.insert(checks.end(), asserts.begin(), asserts.end());
     checks.push_back(body);

@@ -54,6 +54,11 @@ int32_t loom_buffer_bounds_query(void *user_context, loom_buffer_t *buffer, int3
     (void)user_context;
     if (max < min) return 0; /* nothing written in this dimension */
     loom_dimension_t *d = &buffer->dim[dimension];
+    if (d->extent <= 0) { /* an empty region (an input's query starts with one) */
+        d->min = min;
+        d->extent = max - min + 1;
+        return 0;
+    }
     const int64_t lo = d->min < min ? d->min : min;
     const int64_t old_max = (int64_t)d->min + d->extent - 1;
     const int64_t hi = old_max > max ? old_max : max;

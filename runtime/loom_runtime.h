@@ -147,7 +147,10 @@ int32_t loom_error_output_too_small(void *user_context, const char *buffer_name,
  * it writes instead of running it. The pipeline widens the output's dim[d] (min, extent) to cover
  * [min, max] in every dimension d it writes (loom_buffer_bounds_query) and returns 0 without
  * computing anything; the caller then allocates that region and runs it again. A JIT
- * realize(sizes) does this (a schedule that rounds up may write past the requested sizes). */
+ * realize(sizes) does this (a schedule that rounds up may write past the requested sizes).
+ * An ImageParam's buffer without memory is a query too (infer_input_bounds): the pipeline
+ * writes the region it reads into it and computes nothing. A dimension of extent 0 is empty:
+ * the first region written replaces it. */
 int32_t loom_buffer_is_bounds_query(void *user_context, const loom_buffer_t *buffer);
 int32_t loom_buffer_bounds_query(void *user_context, loom_buffer_t *buffer, int32_t dimension,
                                  int32_t min, int32_t max);

@@ -751,3 +751,71 @@ TEST(MachineParams, GenericAndStringFormAsHalides) {
 }
 
 }  // namespace
+
+namespace {
+
+// The region each input's inferred buffer covers, as "min,extent;" per dimension.
+template <typename B> std::string region_of(const B &b) {
+    std::string s;
+    for (int d = 0; d < b.dimensions(); d++)
+        s += std::to_string(b.dim(d).min()) + "," + std::to_string(b.dim(d).extent()) + ";";
+    return s;
+}
+
+// A stencil over two ImageParams, g computed at the root, f split (ShiftInwards: the split
+// stays inside the output, in both).
+template <typename F, typename V, typename I>
+void define_stencil(F &g, F &f, V x, V y, I &in, I &weights) {
+    g(x, y) = in(x - 1, y * 2) + in(x + 2, y * 2 + 1) * weights(y % 3);
+    f(x, y) = g(x, y) + g(x + 1, y - 1);
+    g.compute_root();
+    f.split(x, x, V("xi"), 8);
+}
+
+} // namespace
+
+TEST(InferInputBounds, UnboundImageParamsGetHalidesRegions) {
+    Halide::ImageParam hin(Halide::Int(32), 2, "in"), hw(Halide::Int(32), 1, "w");
+    Halide::Func hg("g"), hf("f");
+    Halide::Var hx("x"), hy("y");
+    define_stencil(hg, hf, hx, hy, hin, hw);
+    hf.infer_input_bounds({21, 7});
+    loom::ImageParam lin(loom::Int(32), 2, "in"), lw(loom::Int(32), 1, "w");
+    loom::Func lg("g"), lf("f");
+    loom::Var lx("x"), ly("y");
+    define_stencil(lg, lf, lx, ly, lin, lw);
+    lf.infer_input_bounds({21, 7});
+    EXPECT_EQ(region_of(lin.get()), region_of(hin.get()));
+    EXPECT_EQ(region_of(lw.get()), region_of(hw.get()));
+    EXPECT_EQ(region_of(lin.get()), "-1,25;-2,16;");
+    // The inferred buffers are bound: the pipeline now runs over that region and gives the
+    // values of a plain C++ evaluation.
+    loom::Buffer<int> in(lin.get()), w(lw.get());
+    in.for_each_position([&](const std::vector<int> &p) { in(p) = p[0] * 3 - p[1] * 5; });
+    w.for_each_position([&](const std::vector<int> &p) { w(p) = p[0] + 7; });
+    loom::Buffer<int> out = lf.realize({21, 7});
+    auto g = [&](int x, int y) {
+        return in(x - 1, y * 2) + in(x + 2, y * 2 + 1) * w(((y % 3) + 3) % 3);
+    };
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 21; x++)
+            ASSERT_EQ(out(x, y), g(x, y) + g(x + 1, y - 1)) << x << " " << y;
+}
+
+TEST(InferInputBounds, ABoundImageParamKeepsItsBufferAndTheOutputIsNotComputed) {
+    loom::ImageParam in(loom::UInt(8), 1, "in");
+    loom::Buffer<uint8_t> mine(100, "mine");
+    loom::ImageParam other(loom::UInt(8), 1, "other");
+    in.set(mine);
+    loom::Func f("f");
+    loom::Var x("x");
+    f(x) = in(x) + other(x * 3 + 1);
+    loom::Buffer<uint8_t> out(10);
+    out.set_min({5});
+    out.fill(9);
+    f.infer_input_bounds(out);
+    for (int i = 5; i < 15; i++)
+        EXPECT_EQ(out(i), 9) << "the output was computed";
+    EXPECT_EQ(in.get().raw_data(), mine.raw_data());
+    EXPECT_EQ(region_of(other.get()), "16,28;");
+}
