@@ -22,7 +22,21 @@ namespace Internal {
 namespace codegen_detail {
 
 void CodeGen::visit(const Allocate *op) {
-    if (is_nvptx && thread_loop_depth == 0) return shared_allocation(op);
+    const MemoryType memory = op->memory_type;
+    const std::string asked = std::string("store_in(MemoryType::") + memory_type_name(memory) + ")";
+    if (is_nvptx && thread_loop_depth == 0) {
+        user_assert(memory == MemoryType::Auto || memory == MemoryType::GPUShared)
+            << "Func " << op->name << " is stored " << asked << " but allocated at the block "
+            << "level of a GPU kernel, where its storage is the block's shared memory. Use "
+               "MemoryType::GPUShared or Auto, or compute it inside the thread loops.";
+        return shared_allocation(op);
+    }
+    user_assert(memory != MemoryType::GPUShared)
+        << "Func " << op->name << " is stored " << asked << " but allocated "
+        << (is_nvptx ? "inside the thread loops of a GPU kernel (per thread)"
+                     : "outside any GPU kernel")
+        << ". Compute it at the gpu_blocks loop of a GPU kernel (compute_at(consumer, block "
+           "Var)), or store it in Auto memory.";
     llvm::Value *count = builder.getInt64(1);
     for (const Expr &e : op->extents) {
         llvm::Value *ext = builder.CreateSExt(codegen(e), builder.getInt64Ty());
@@ -38,8 +52,17 @@ void CodeGen::visit(const Allocate *op) {
     // A small allocation of constant size (a tile of accumulators, a few rows) lives on the
     // stack, in the function's entry block so that a loop around it does not grow the
     // stack: LLVM then knows it aliases nothing and can keep it in registers.
-    if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes)) {
-        if (constant->getZExtValue() <= kMaxStackAllocationBytes) {
+    // store_in(Stack or Register) asks for the stack whatever the size (a GPU thread's own
+    // memory stays limited); store_in(Heap) for the heap.
+    const bool on_stack_asked = memory == MemoryType::Stack || memory == MemoryType::Register;
+    auto *constant = llvm::dyn_cast<llvm::ConstantInt>(bytes);
+    user_assert(!on_stack_asked || constant)
+        << "Func " << op->name << " is stored " << asked << ", which needs a size known at "
+        << "compile time, but its allocation's size depends on the region computed at run "
+           "time. Fix its region with bound() (or compute it at a loop where the region is a "
+           "constant), or store it in Heap or Auto memory.";
+    if (constant && memory != MemoryType::Heap) {
+        if (constant->getZExtValue() <= kMaxStackAllocationBytes || (on_stack_asked && !is_nvptx)) {
             llvm::IRBuilder<> entry(&function->getEntryBlock(), function->getEntryBlock().begin());
             // Of array type, not `alloca i8, n`: SROA splits only the former.
             llvm::AllocaInst *slot = entry.CreateAlloca(

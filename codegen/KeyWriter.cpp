@@ -129,6 +129,7 @@ void KeyWriter::fields(const Allocate *op) {
     str(op->name);
     type(op->type);
     exprs(op->extents);
+    u64((uint64_t)op->memory_type);
     stmt(op->body);
 }
 void KeyWriter::fields(const Free *op) { str(op->name); }

@@ -623,6 +623,18 @@ Func &Func::set_estimates(const Internal::Region &estimates) {
     return *this;
 }
 
+Func &Func::store_in(MemoryType memory_type) {
+    const bool offered = memory_type == MemoryType::Auto || memory_type == MemoryType::Heap ||
+                         memory_type == MemoryType::Stack || memory_type == MemoryType::Register ||
+                         memory_type == MemoryType::GPUShared;
+    user_assert(offered) << "store_in of Func " << name()
+                         << ": MemoryType::" << Internal::memory_type_name(memory_type)
+                         << " is memory of a target Loom has no backend for (Hexagon, AMX, "
+                            "GPU textures). Use Auto, Heap, Stack, Register or GPUShared.";
+    func->schedule.memory_type = memory_type;
+    return *this;
+}
+
 Func &Func::reorder_storage(const std::vector<Var> &vars) {
     std::vector<std::string> order;
     for (const Var &v : vars) {

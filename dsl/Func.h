@@ -171,6 +171,10 @@ public:
     Func &store_at(const Func &consumer, const VarOrRVar &var);
     Func &store_at(const LoopLevel &level);
     Func &store_root();
+    /** Where this Func's storage lives (Halide's store_in): MemoryType::Heap, Stack (a size
+     * known at compile time, else realize() says so), Register, GPUShared (at the block level
+     * of a GPU kernel), or Auto, Loom's choice. */
+    Func &store_in(MemoryType memory_type);
     /** Computes the Func over exactly [min, min + extent) in var, and checks at run time that
      * its consumers read nothing outside. */
     Func &bound(const Var &var, const Expr &min, const Expr &extent);

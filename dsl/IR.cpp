@@ -338,14 +338,40 @@ Stmt Provide::make(const std::string &name, std::vector<Expr> values, std::vecto
     return n;
 }
 
-Stmt Allocate::make(const std::string &name, Type type, std::vector<Expr> extents, Stmt body) {
+Stmt Allocate::make(const std::string &name, Type type, std::vector<Expr> extents, Stmt body,
+                    MemoryType memory_type) {
     internal_assert(body.defined()) << "Allocate " << name << " of undefined body";
     auto *n = new Allocate;
     n->name = name;
     n->type = type;
     n->extents = std::move(extents);
     n->body = std::move(body);
+    n->memory_type = memory_type;
     return n;
+}
+
+const char *memory_type_name(MemoryType t) {
+    switch (t) {
+    case MemoryType::Auto:
+        return "Auto";
+    case MemoryType::Heap:
+        return "Heap";
+    case MemoryType::Stack:
+        return "Stack";
+    case MemoryType::Register:
+        return "Register";
+    case MemoryType::GPUShared:
+        return "GPUShared";
+    case MemoryType::GPUTexture:
+        return "GPUTexture";
+    case MemoryType::LockedCache:
+        return "LockedCache";
+    case MemoryType::VTCM:
+        return "VTCM";
+    case MemoryType::AMXTile:
+        return "AMXTile";
+    }
+    return "?";
 }
 
 Stmt Free::make(const std::string &name) {

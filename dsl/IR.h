@@ -331,6 +331,25 @@ const char *for_type_name(ForType t);
  * loop is never Default_GPU. */
 enum class DeviceAPI : uint8_t { Host, CUDA, Default_GPU };
 
+/** Where a Func's storage lives (Func::store_in; Halide's names). Auto: Loom chooses (a small
+ * allocation of constant size on the stack, others on the heap; at the block level of a GPU
+ * kernel, shared memory). Heap: loom_malloc, whatever the size. Stack and Register: on the
+ * stack (registers where every access is at a constant index), which needs a size known at
+ * compile time. GPUShared: a GPU kernel's shared memory. The others name memories of targets
+ * Loom has no backend for, and store_in refuses them. */
+enum class MemoryType : uint8_t {
+    Auto,
+    Heap,
+    Stack,
+    Register,
+    GPUShared,
+    GPUTexture,
+    LockedCache,
+    VTCM,
+    AMXTile
+};
+const char *memory_type_name(MemoryType t);
+
 /** for (name = min; name < min + extent; name++) body. min and extent are evaluated once,
  * before the first iteration; an extent <= 0 runs no iteration. */
 struct For : StmtNode<For> {
@@ -369,7 +388,9 @@ struct Allocate : StmtNode<Allocate> {
     Type type;
     std::vector<Expr> extents;
     Stmt body;
-    static Stmt make(const std::string &name, Type type, std::vector<Expr> extents, Stmt body);
+    MemoryType memory_type = MemoryType::Auto; // from the Func's store_in
+    static Stmt make(const std::string &name, Type type, std::vector<Expr> extents, Stmt body,
+                     MemoryType memory_type = MemoryType::Auto);
 };
 
 /** Releases an Allocate's memory; emitted by storage flattening at the end of its body. */

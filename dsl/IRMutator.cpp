@@ -164,7 +164,8 @@ Stmt IRMutator::visit(const Allocate *op) {
     }
     Stmt b = mutate(op->body);
     changed |= !b.same_as(op->body);
-    return changed ? Allocate::make(op->name, op->type, std::move(extents), b) : Stmt(op);
+    return changed ? Allocate::make(op->name, op->type, std::move(extents), b, op->memory_type)
+                   : Stmt(op);
 }
 
 Stmt IRMutator::visit(const Free *op) { return op; }

@@ -227,7 +227,9 @@ private:
             os << " * ";
             print(e);
         }
-        os << "]\n";
+        os << "]";
+        if (op->memory_type != MemoryType::Auto) os << " in " << memory_type_name(op->memory_type);
+        os << "\n";
         print(op->body);
     }
     void visit(const Free *op) override {

@@ -16,6 +16,8 @@ class VarOrRVar;
 
 /** Where a loop runs: the schedule's GPU directives take one (Halide's DeviceAPI). */
 using DeviceAPI = Internal::DeviceAPI;
+/** Where a Func's storage lives (Func::store_in; Halide's MemoryType). */
+using MemoryType = Internal::MemoryType;
 
 /** What a split does with the iterations past a multiple of the factor. */
 enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
@@ -176,6 +178,7 @@ struct FuncSchedule {
     std::vector<StorageFold> folds;
     std::vector<BoundAlignment> alignments;
     std::vector<StorageAlignment> storage_alignments;
+    MemoryType memory_type = MemoryType::Auto; // store_in
 };
 
 }  // namespace Internal

@@ -145,7 +145,8 @@ Stmt with_production_before(const Candidate &c, const Stmt &loop) {
     Stmt result = Block::make(c.production, loop);
     for (auto it = c.allocations.rbegin(); it != c.allocations.rend(); ++it) {
         result = Block::make(result, Free::make((*it)->name));
-        result = Allocate::make((*it)->name, (*it)->type, (*it)->extents, result);
+        result =
+            Allocate::make((*it)->name, (*it)->type, (*it)->extents, result, (*it)->memory_type);
     }
     for (auto it = c.consumed.rbegin(); it != c.consumed.rend(); ++it)
         result = ProducerConsumer::make(*it, false, result);

@@ -710,7 +710,7 @@ private:
         }
         Stmt body = mutate(op->body);
         if (!changed && body.same_as(op->body)) return op;
-        return Allocate::make(op->name, op->type, extents, body);
+        return Allocate::make(op->name, op->type, extents, body, op->memory_type);
     }
 };
 

@@ -126,7 +126,7 @@ private:
                 extents.push_back(int_var(buffer + ".extent." + std::to_string(d)));
             }
             body = Block::make(body, Free::make(buffer));
-            body = Allocate::make(buffer, op->types[i], extents, body);
+            body = Allocate::make(buffer, op->types[i], extents, body, f->schedule.memory_type);
             // Dense layout in storage order (reorder_storage; dimension 0 innermost by default):
             // each dimension's stride is the product of the extents stored inside it.
             std::vector<int> order;

@@ -294,7 +294,7 @@ private:
         }
         ScopedBinding<int> bind(widened, op->name, 0);
         Stmt body = mutate(op->body);
-        return Allocate::make(op->name, op->type, extents, body);
+        return Allocate::make(op->name, op->type, extents, body, op->memory_type);
     }
 
     Stmt visit(const AssertStmt *op) override {

@@ -327,6 +327,83 @@ TEST(RFactor, RejectsUpdatesThatAreNotReductions) {
     }
 }
 
+// store_in: a row of g per row of f, of constant size (small: Loom puts it on the stack by
+// itself). Heap moves it to loom_malloc; Stack keeps it on the stack, also past the size Loom
+// would choose; the values are a plain C++ evaluation's whatever the memory.
+void define_rows(Func &g, Func &f, Var x, Var y, int width) {
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    f.bound(x, 0, width);
+    g.compute_at(f, y);
+}
+
+void expect_rows(Func f, int width) {
+    Buffer<int> out = f.realize({width, 4});
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < width; x++)
+            ASSERT_EQ(out(x, y), x * 3 + y + (x + 1) * 3 + y) << x;
+}
+
+TEST(StoreIn, HeapAndStackPlaceAnAllocationAndThePrintedStatementSaysWhere) {
+    for (MemoryType m :
+         {MemoryType::Auto, MemoryType::Heap, MemoryType::Stack, MemoryType::Register}) {
+        SCOPED_TRACE(Internal::memory_type_name(m));
+        Func g("g"), f("f");
+        Var x("x"), y("y");
+        define_rows(g, f, x, y, 16);
+        g.store_in(m);
+        Pipeline p(f);
+        const std::string stmt = p.lowered_stmt(), ir = p.llvm_ir();
+        if (m == MemoryType::Auto) {
+            EXPECT_THAT(stmt, Not(HasSubstr("] in "))) << stmt;
+        } else {
+            EXPECT_THAT(stmt, HasSubstr(std::string("] in ") + Internal::memory_type_name(m)))
+                << stmt;
+        }
+        EXPECT_EQ(ir.find("call ptr @loom_malloc") != std::string::npos, m == MemoryType::Heap)
+            << ir;
+        expect_rows(f, 16);
+    }
+    // 64 KiB rows: Loom's own choice is the heap; Stack keeps them on the stack.
+    for (MemoryType m : {MemoryType::Auto, MemoryType::Stack}) {
+        Func g("g"), f("f");
+        Var x("x"), y("y");
+        define_rows(g, f, x, y, 16384);
+        g.store_in(m);
+        const std::string ir = Pipeline(f).llvm_ir();
+        EXPECT_EQ(ir.find("call ptr @loom_malloc") != std::string::npos, m == MemoryType::Auto);
+        expect_rows(f, 16384);
+    }
+}
+
+TEST(StoreIn, StackNeedsAConstantSizeAndForeignMemoryIsRefused) {
+    Func g("g"), f("f");
+    Var x("x"), y("y");
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_at(f, y).store_in(MemoryType::Stack);
+    try {
+        f.realize({10, 3});
+        FAIL() << "a Stack allocation of a size known only at run time must be refused";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("Func g is stored store_in(MemoryType::Stack)"));
+        EXPECT_THAT(e.what(), HasSubstr("bound()"));
+    }
+    try {
+        g.store_in(MemoryType::VTCM);
+        FAIL() << "VTCM must be refused";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("store_in of Func g: MemoryType::VTCM"));
+    }
+    g.store_in(MemoryType::GPUShared);
+    try {
+        f.realize({10, 3});
+        FAIL() << "GPUShared outside a GPU kernel must be refused";
+    } catch (const CompileError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("allocated outside any GPU kernel"));
+    }
+}
+
 TEST(LoopPartitioning, GuardWithIfSteadyStateIsVectorWithoutGuard) {
     Var x("x"), y("y");
     Func f("f");
