@@ -623,6 +623,18 @@ Func &Func::set_estimates(const Internal::Region &estimates) {
     return *this;
 }
 
+void Func::define_as_buffer(const Buffer<> &im) {
+    user_assert(im.defined()) << "Func(Buffer) of an undefined Buffer: allocate it first.";
+    static const Var *const implicit[] = {&_0, &_1, &_2, &_3, &_4, &_5, &_6, &_7, &_8, &_9};
+    user_assert(im.dimensions() <= 10)
+        << "Func(Buffer) of Buffer " << im.name() << ", which has " << im.dimensions()
+        << " dimensions: Loom names at most 10 (_0 ... _9). Define the Func with Vars of your own.";
+    std::vector<Expr> args;
+    for (int d = 0; d < im.dimensions(); d++)
+        args.push_back(*implicit[d]);
+    (*this)(args) = im(args);
+}
+
 Func &Func::store_in(MemoryType memory_type) {
     const bool offered = memory_type == MemoryType::Auto || memory_type == MemoryType::Heap ||
                          memory_type == MemoryType::Stack || memory_type == MemoryType::Register ||

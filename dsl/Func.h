@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dsl/Argument.h"
+#include "dsl/Buffer.h"
 #include "dsl/Function.h"
 #include "dsl/OutputImageParam.h"
 #include "dsl/Realization.h"
@@ -70,6 +71,11 @@ public:
     explicit Func(Internal::FunctionPtr f);
     /** A zero-dimensional Func whose value is e (Halide's Func(Expr)). */
     explicit Func(const Expr &e);
+    /** Halide's Func(Buffer): a Func of its own name defined as f(_0, _1, ...) = im(_0, _1,
+     * ...), so that reads of a buffer can be wrapped and scheduled (Func(im).in(g), say). */
+    template <typename T, int Dims> explicit Func(const Buffer<T, Dims> &im) : Func() {
+        define_as_buffer(Buffer<>(im));
+    }
 
     template<typename... Args>
     FuncRef operator()(const Args &...args) const {
@@ -298,6 +304,7 @@ public:
     const Internal::FunctionPtr &function() const { return func; }
 
 private:
+    void define_as_buffer(const Buffer<> &im);
     Internal::FunctionPtr func;
     std::shared_ptr<Pipeline> cached_pipeline;
 };

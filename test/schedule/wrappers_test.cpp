@@ -261,3 +261,32 @@ TEST(Wrappers, MisusesAreNamed) {
 }
 
 } // namespace
+
+namespace {
+
+// Func(Buffer) (Halide's): a Func reading the buffer at its own coordinates (_0, _1), whose
+// wrapper in blur stages a tile of the buffer; the values are the buffer's.
+TEST(Wrappers, AFuncOfABufferIsWrappedLikeAnyFunc) {
+    Buffer<int32_t> input(W + 1, H + 1, "input");
+    for (int j = 0; j <= H; j++)
+        for (int i = 0; i <= W; i++)
+            input(i, j) = i * 17 - j * 5;
+    Func in(input);
+    EXPECT_EQ(in.dimensions(), 2);
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func blur("blur");
+    blur(x, y) = in(x, y) + in(x + 1, y + 1);
+    blur.tile(x, y, xo, yo, xi, yi, 8, 8);
+    Func staged = in.in(blur);
+    staged.compute_at(blur, xo).vectorize(_0, 4);
+    Buffer<int32_t> b = blur.realize({W, H});
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < W; i++)
+            ASSERT_EQ(b(i, j), input(i, j) + input(i + 1, j + 1)) << i;
+    const std::string stmt = Pipeline(blur).lowered_stmt();
+    EXPECT_TRUE(reads(stmt, staged.name(), "input")) << stmt;
+    EXPECT_THAT(loops_around(stmt, "produce " + staged.name() + " {").back(), HasSubstr("xo"))
+        << stmt;
+}
+
+} // namespace
