@@ -152,6 +152,11 @@ std::string c_header(const std::vector<LoweredArgument> &args, const std::string
          "region.\n"
       << " *\n";
     for (const LoweredArgument &a : args) {
+        if (is_embedded(a)) {
+            h << " *   (" << a.name << ": a Buffer the pipeline reads, embedded in the library as "
+              << "it was when the library was compiled; no parameter)\n";
+            continue;
+        }
         h << " *   " << a.name << ": ";
         if (a.kind == Argument::InputScalar) {
             h << "scalar " << c_scalar_type(a.type);
@@ -163,15 +168,18 @@ std::string c_header(const std::vector<LoweredArgument> &args, const std::string
         h << "\n";
     }
     h << " */\nint32_t " << fn_name << "(";
+    bool first = true;
     for (size_t i = 0; i < args.size(); i++) {
         const LoweredArgument &a = args[i];
+        if (is_embedded(a)) continue;
         std::string name = a.name;
         for (char &c : name) {
             if (!std::isalnum((unsigned char)c)) c = '_';
         }
-        h << (i ? ", " : "")
+        h << (first ? "" : ", ")
           << (a.kind == Argument::InputScalar ? c_scalar_type(a.type) + " " : "loom_buffer_t *")
           << name;
+        first = false;
     }
     h << ");\n\n#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard
       << " */\n";

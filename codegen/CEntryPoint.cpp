@@ -5,8 +5,11 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
+#include "dsl/Buffer.h"
 #include "dsl/Error.h"
 #include "runtime/loom_runtime.h"
 
@@ -32,6 +35,7 @@ public:
         llvm::Type *ptr = builder.getPtrTy();
         std::vector<llvm::Type *> params;
         for (const LoweredArgument &a : args) {
+            if (is_embedded(a)) continue;
             params.push_back(a.kind == Argument::InputScalar ? scalar_type(ctx, a.type) : ptr);
         }
         auto *type = llvm::FunctionType::get(builder.getInt32Ty(), params, false);
@@ -39,15 +43,25 @@ public:
         fn->addFnAttr(llvm::Attribute::NoUnwind);
         builder.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn));
 
+        // The C parameter of each argument (none for an embedded Buffer).
+        std::vector<llvm::Value *> c_params;
+        for (size_t i = 0, p = 0; i < args.size(); i++)
+            c_params.push_back(is_embedded(args[i]) ? nullptr : fn->getArg((unsigned)p++));
         for (size_t i = 0; i < args.size(); i++) {
-            if (args[i].kind != Argument::InputScalar) check_buffer(args[i], fn->getArg(i));
+            if (args[i].kind != Argument::InputScalar && c_params[i])
+                check_buffer(args[i], c_params[i]);
         }
 
         // args[i] points at the buffer, or at a stack slot holding the scalar.
         llvm::Value *argv =
             builder.CreateAlloca(ptr, builder.getInt32(std::max<size_t>(args.size(), 1)), "argv");
         for (size_t i = 0; i < args.size(); i++) {
-            llvm::Value *value = fn->getArg(i);
+            if (!c_params[i]) {
+                builder.CreateStore(embedded_buffer(args[i]),
+                                    builder.CreateConstGEP1_64(ptr, argv, i));
+                continue;
+            }
+            llvm::Value *value = c_params[i];
             value->setName(args[i].name);
             if (args[i].kind == Argument::InputScalar) {
                 llvm::Value *slot =
@@ -124,6 +138,63 @@ private:
              builder.CreateGlobalStringPtr(problem), got ? got : builder.getInt32(0),
              builder.getInt32(expected)}));
         builder.SetInsertPoint(pass);
+    }
+
+    /** The loom_buffer_t of a Buffer the pipeline reads directly, with its elements, as
+     * globals of the library (Halide embeds such buffers too): its bytes as they were when the
+     * library was compiled, read-only; the descriptor writable, for the device fields a GPU
+     * pipeline sets on it. */
+    llvm::Value *embedded_buffer(const LoweredArgument &a) {
+        const BufferContents &b = *a.buffer;
+        const int bytes = std::max(a.type.bytes(), 1);
+        // The span of memory the elements occupy, from the lowest to the highest address.
+        int64_t lo = 0, hi = 0;
+        bool empty = false;
+        for (const loom_dimension_t &d : b.dims) {
+            empty = empty || d.extent <= 0;
+            const int64_t reach = (int64_t)(d.extent - 1) * d.stride;
+            (reach < 0 ? lo : hi) += reach;
+        }
+        std::vector<uint8_t> data;
+        if (!empty && b.raw.host) {
+            data.assign(b.raw.host + lo * bytes, b.raw.host + (hi + 1) * bytes);
+        }
+        llvm::Type *i8 = builder.getInt8Ty(), *i32 = builder.getInt32Ty(),
+                   *ptr = builder.getPtrTy();
+        const std::string base = fn_name + "." + a.name;
+        auto *data_global = new llvm::GlobalVariable(
+            m, llvm::ArrayType::get(i8, data.size()), true, llvm::GlobalValue::PrivateLinkage,
+            llvm::ConstantDataArray::get(ctx, data), base + ".data");
+        data_global->setAlignment(llvm::Align(64));
+        llvm::Constant *host =
+            llvm::ConstantExpr::getGetElementPtr(i8, data_global, builder.getInt64(-lo * bytes));
+        llvm::StructType *dim_type = llvm::StructType::get(ctx, {i32, i32, i32, i32});
+        std::vector<llvm::Constant *> dims;
+        for (const loom_dimension_t &d : b.dims) {
+            dims.push_back(llvm::ConstantStruct::get(
+                dim_type, {builder.getInt32(d.min), builder.getInt32(d.extent),
+                           builder.getInt32(d.stride), builder.getInt32(0)}));
+        }
+        auto *dims_type = llvm::ArrayType::get(dim_type, dims.size());
+        auto *dims_global =
+            new llvm::GlobalVariable(m, dims_type, true, llvm::GlobalValue::PrivateLinkage,
+                                     llvm::ConstantArray::get(dims_type, dims), base + ".dim");
+        // loom_buffer_t, field by field (runtime/loom_runtime.h).
+        llvm::StructType *type_type = llvm::StructType::get(ctx, {i8, i8, builder.getInt16Ty()});
+        llvm::StructType *buffer_type =
+            llvm::StructType::get(ctx, {ptr, type_type, i32, ptr, builder.getInt64Ty(), i32, i32});
+        const loom_type_t t = b.raw.type;
+        llvm::Constant *init = llvm::ConstantStruct::get(
+            buffer_type,
+            {host,
+             llvm::ConstantStruct::get(type_type, {builder.getInt8(t.code), builder.getInt8(t.bits),
+                                                   builder.getInt16(t.lanes)}),
+             builder.getInt32((int32_t)b.dims.size()), dims_global, builder.getInt64(0),
+             builder.getInt32(0), builder.getInt32(0)});
+        internal_assert(m.getDataLayout().getTypeAllocSize(buffer_type) == sizeof(loom_buffer_t))
+            << "The embedded loom_buffer_t of " << a.name << " does not match the runtime's layout";
+        return new llvm::GlobalVariable(m, buffer_type, false, llvm::GlobalValue::PrivateLinkage,
+                                        init, base + ".buffer");
     }
 
     void check_buffer(const LoweredArgument &a, llvm::Value *buffer) {

@@ -1,6 +1,8 @@
 // The C entry point of an ahead-of-time pipeline:
 //   int32_t fn(loom_buffer_t *in0, ..., <scalar> p0, ..., loom_buffer_t *out0, ...)
-// with the arguments in the pipeline's order. It validates every buffer argument (not NULL,
+// with the arguments in the pipeline's order, less the Buffers the pipeline reads directly:
+// those are embedded in the library (their elements as they were at compile time, as Halide
+// embeds them). It validates every buffer argument (not NULL,
 // a host pointer, the element type and dimension count the pipeline was compiled for) and
 // returns loom_code_bad_buffer with a message through the runtime's error handler otherwise;
 // then packs the arguments and calls the first variant whose CPU features the running

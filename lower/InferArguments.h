@@ -23,6 +23,12 @@ struct LoweredArgument {
     int value_index = 0;                        // for outputs: the Tuple element
 };
 
+/** A Buffer the pipeline reads directly (not an ImageParam): an ahead-of-time library holds its
+ * elements, and its C entry point takes no parameter for it. */
+inline bool is_embedded(const LoweredArgument &a) {
+    return a.kind == Argument::InputBuffer && a.buffer != nullptr;
+}
+
 /** The shape constraints of a buffer argument: an ImageParam's or an output Func's (set with
  * dim(i).set_*), else the default (stride 1 in dimension 0). */
 std::vector<DimConstraint> constraints_of(const LoweredArgument &a);

@@ -23,6 +23,7 @@
 #include "blur_gpu_aot.h"
 #include "blur_multi_aot.h"
 #include "blur_unfused_aot.h"
+#include "gamma_lut_aot.h"
 
 namespace loom_apps {
 namespace blur_jit {
@@ -257,6 +258,37 @@ TEST(AheadOfTime, MisusesReturnTheirErrorCodeWithAMessage) {
             << misuse.what << ": " << messages[0];
     }
     loom_set_error_handler(previous);
+}
+
+} // namespace
+
+namespace {
+
+// A Buffer the pipeline reads (the generator's table) is embedded in the library: the C
+// function takes the input and the output only, and reads the table's elements as they were
+// when the library was built (the generator's formula, repeated here).
+TEST(AheadOfTime, ABufferThePipelineReadsIsEmbeddedInTheLibrary) {
+    const int w = 37, h = 5;
+    std::vector<uint8_t> in(w * h);
+    for (int i = 0; i < w * h; i++)
+        in[i] = (uint8_t)(i * 53 + 11);
+    std::vector<uint16_t> out(w * h, 0);
+    loom_dimension_t in_dims[2] = {{0, w, 1, 0}, {0, h, w, 0}};
+    loom_dimension_t out_dims[2] = {{0, w, 1, 0}, {0, h, w, 0}};
+    loom_buffer_t in_buf{}, out_buf{};
+    in_buf.host = in.data();
+    in_buf.type = {1, 8, 1};
+    in_buf.dimensions = 2;
+    in_buf.dim = in_dims;
+    out_buf.host = (uint8_t *)out.data();
+    out_buf.type = {1, 16, 1};
+    out_buf.dimensions = 2;
+    out_buf.dim = out_dims;
+    int32_t (*fn)(loom_buffer_t *, loom_buffer_t *) = gamma_lut_aot; // two parameters: no table
+    ASSERT_EQ(fn(&in_buf, &out_buf), 0);
+    auto entry = [](int i) { return (uint16_t)(i < 0 ? 7 : (i * i * 3) / 17 + i); };
+    for (int i = 0; i < w * h; i++)
+        ASSERT_EQ(out[i], (uint16_t)(entry(in[i]) + entry(-1))) << i;
 }
 
 } // namespace

@@ -57,7 +57,27 @@ public:
     }
 };
 
+// A gamma curve through a table the generator fills itself: a Buffer the pipeline reads
+// directly, which the library embeds (its C function takes only input and output). The table
+// has 257 entries from -1, so that its descriptor's min is carried too.
+class GammaLutGenerator : public Generator<GammaLutGenerator> {
+public:
+    Input<Buffer<uint8_t>> input{"input", 2};
+    Output<Buffer<uint16_t>> output{"output", 2};
+
+    void generate() {
+        Buffer<uint16_t> table(257, "gamma_table");
+        table.set_min({-1});
+        for (int i = -1; i < 256; i++)
+            table(i) = (uint16_t)(i < 0 ? 7 : (i * i * 3) / 17 + i);
+        Var x("x"), y("y");
+        output(x, y) = table(cast<int32_t>(input(x, y))) + table(-1);
+        output.vectorize(x, 8);
+    }
+};
+
 } // namespace
 
+LOOM_REGISTER_GENERATOR(GammaLutGenerator, gamma_lut)
 LOOM_REGISTER_GENERATOR(BlurGenerator, blur)
 LOOM_REGISTER_GENERATOR(BilateralGridGenerator, bilateral_grid)
