@@ -1,5 +1,6 @@
 #include "dsl/Buffer.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -37,6 +38,91 @@ std::vector<loom_dimension_t> dense_dims(const std::vector<int> &sizes, const st
 BufferContents::~BufferContents() {
     if (raw.device) loom_cuda_device_free(nullptr, &raw);
 }
+
+std::shared_ptr<BufferContents> BufferContents::view() {
+    copy_to_host();
+    auto v = std::make_shared<BufferContents>();
+    v->name = name;
+    v->dims = dims;
+    v->storage = storage;
+    v->raw.host = raw.host;
+    v->raw.type = raw.type;
+    v->sync_raw();
+    return v;
+}
+
+void BufferContents::release_device() {
+    copy_to_host();
+    if (raw.device) loom_cuda_device_free(nullptr, &raw);
+    raw.device = 0;
+    raw.flags = 0;
+}
+
+namespace {
+
+void check_dimension(const BufferContents &b, int d, const char *what, int extra = 0) {
+    user_assert(d >= 0 && d < (int)b.dims.size() + extra)
+        << what << " of Buffer " << b.name << " names dimension " << d << ", but it has "
+        << b.dims.size() << " (0 to " << (int)b.dims.size() - 1 + extra << " may be named).";
+}
+
+} // namespace
+
+void BufferContents::crop(int d, int min, int extent) {
+    check_dimension(*this, d, "crop");
+    loom_dimension_t &dim = dims[d];
+    user_assert(extent >= 0 && min >= dim.min &&
+                (int64_t)min + extent <= (int64_t)dim.min + dim.extent)
+        << "crop of Buffer " << name << " to [" << min << ", " << (int64_t)min + extent - 1
+        << "] in dimension " << d << ", which covers only [" << dim.min << ", "
+        << (int64_t)dim.min + dim.extent - 1 << "]. A crop stays inside the buffer.";
+    release_device();
+    if (raw.host) raw.host += (int64_t)(min - dim.min) * dim.stride * type().bytes();
+    dim.min = min;
+    dim.extent = extent;
+    sync_raw();
+}
+
+void BufferContents::slice(int d, int pos) {
+    check_dimension(*this, d, "slice");
+    const loom_dimension_t dim = dims[d];
+    user_assert(pos >= dim.min && (int64_t)pos < (int64_t)dim.min + dim.extent)
+        << "slice of Buffer " << name << " at " << pos << " in dimension " << d
+        << ", which covers only [" << dim.min << ", " << (int64_t)dim.min + dim.extent - 1 << "].";
+    release_device();
+    if (raw.host) raw.host += (int64_t)(pos - dim.min) * dim.stride * type().bytes();
+    dims.erase(dims.begin() + d);
+    sync_raw();
+}
+
+void BufferContents::translate(int d, int delta) {
+    check_dimension(*this, d, "translate");
+    release_device();
+    dims[d].min += delta;
+    sync_raw();
+}
+
+void BufferContents::transpose(int d1, int d2) {
+    check_dimension(*this, d1, "transpose");
+    check_dimension(*this, d2, "transpose");
+    release_device();
+    std::swap(dims[d1], dims[d2]);
+    sync_raw();
+}
+
+void BufferContents::embed(int d, int pos) {
+    check_dimension(*this, d, "embed", 1);
+    release_device();
+    // Extent 1: the stride is never multiplied by a non-zero offset; the outermost one's, as
+    // add_dimension gives, keeps the layout readable.
+    int64_t stride = 1;
+    for (const loom_dimension_t &dim : dims)
+        stride = std::max<int64_t>(stride, (int64_t)dim.extent * dim.stride);
+    dims.insert(dims.begin() + d, loom_dimension_t{pos, 1, (int32_t)stride, 0});
+    sync_raw();
+}
+
+void BufferContents::add_dimension() { embed((int)dims.size(), 0); }
 
 void BufferContents::copy_to_host() {
     if (!(raw.flags & loom_buffer_device_dirty)) return;

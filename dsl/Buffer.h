@@ -3,6 +3,7 @@
 // each further dimension's stride is the product of the extents before it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -53,6 +54,20 @@ struct BufferContents {
     ~BufferContents();
     /** Brings a newer device copy back to host memory; throws if the copy fails. */
     void copy_to_host();
+
+    // Views (Halide's crop, slice, translate, transpose, embed, add_dimension): the same host
+    // memory seen over other coordinates. A view has no device copy: view() brings a newer
+    // device copy home first, and the in-place forms let go of the device copy.
+    /** New contents over the same host memory and coordinates. */
+    std::shared_ptr<BufferContents> view();
+    void crop(int d, int min, int extent);
+    void slice(int d, int pos);
+    void translate(int d, int delta);
+    void transpose(int d1, int d2);
+    void embed(int d, int pos);
+    void add_dimension();
+    /** Before changing the coordinates in place: the device copy home, then freed. */
+    void release_device();
 };
 
 /** Makes the Call that reads a buffer at the given coordinates inside a definition. */
@@ -286,6 +301,105 @@ public:
     void allocate() { get()->allocate_host(); }
     /** Copies a newer device copy to the host (nothing if the host's is current). */
     void copy_to_host() const { get()->copy_to_host(); }
+    // Views (Halide's names): the same memory over other coordinates. The -ed forms return a
+    // new Buffer; the others change this one's contents (seen through every handle to them).
+    // A view has no device copy: after writing through a view of a buffer that has one, call
+    // set_host_dirty() on that buffer.
+    /** Dimension d narrowed to [min, min + extent), inside the buffer. */
+    Buffer cropped(int d, int min, int extent) const {
+        return with(&Internal::BufferContents::crop, d, min, extent);
+    }
+    void crop(int d, int min, int extent) { get()->crop(d, min, extent); }
+    /** Every dimension narrowed: rect[i] = {min, extent}. */
+    Buffer cropped(const std::vector<std::pair<int, int>> &rect) const {
+        Buffer b = view_of_this();
+        b.crop(rect);
+        return b;
+    }
+    void crop(const std::vector<std::pair<int, int>> &rect) {
+        for (size_t i = 0; i < rect.size(); i++)
+            crop((int)i, rect[i].first, rect[i].second);
+    }
+    /** Dimension d removed, at coordinate pos (its min when not given). */
+    Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> sliced(int d, int pos) const {
+        return Buffer < T,
+               Dims == AnyDims
+                   ? AnyDims
+                   : Dims - 1 >
+                         ::from_contents(with(&Internal::BufferContents::slice, d, pos).contents);
+    }
+    Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> sliced(int d) const {
+        return sliced(d, dim(d).min());
+    }
+    void slice(int d, int pos) {
+        static_assert(Dims == AnyDims,
+                      "slice() in place changes the dimension count: use sliced()");
+        get()->slice(d, pos);
+    }
+    void slice(int d) { slice(d, dim(d).min()); }
+    /** Coordinates of dimension d moved by delta (the same elements). */
+    Buffer translated(int d, int delta) const {
+        return with(&Internal::BufferContents::translate, d, delta);
+    }
+    void translate(int d, int delta) { get()->translate(d, delta); }
+    Buffer translated(const std::vector<int> &deltas) const {
+        Buffer b = view_of_this();
+        b.translate(deltas);
+        return b;
+    }
+    void translate(const std::vector<int> &deltas) {
+        for (size_t i = 0; i < deltas.size(); i++)
+            translate((int)i, deltas[i]);
+    }
+    /** Dimensions d1 and d2 swapped. */
+    Buffer transposed(int d1, int d2) const {
+        return with(&Internal::BufferContents::transpose, d1, d2);
+    }
+    void transpose(int d1, int d2) { get()->transpose(d1, d2); }
+    /** Dimension i moves to position order[i] (Halide's rule; order lists each once). */
+    Buffer transposed(const std::vector<int> &order) const {
+        Buffer b = view_of_this();
+        b.transpose(order);
+        return b;
+    }
+    void transpose(const std::vector<int> &order) {
+        std::vector<bool> seen(order.size());
+        bool permutation = (int)order.size() == dimensions();
+        for (int o : order) {
+            permutation = permutation && o >= 0 && o < (int)order.size() && !seen[o];
+            if (permutation) seen[o] = true;
+        }
+        user_assert(permutation) << "transpose of Buffer " << name() << ": the order must list "
+                                 << "each of its " << dimensions() << " dimensions once.";
+        // Swaps that sort `order` carry each dimension to its place.
+        std::vector<int> pending = order;
+        for (int i = 0; i < (int)pending.size(); i++) {
+            while (pending[i] != i) {
+                const int j = pending[i];
+                transpose(i, j);
+                std::swap(pending[i], pending[j]);
+            }
+        }
+    }
+    /** A new dimension of extent 1 at d, its only coordinate pos. */
+    Buffer<T, Dims == AnyDims ? AnyDims : Dims + 1> embedded(int d, int pos = 0) const {
+        return Buffer < T,
+               Dims == AnyDims
+                   ? AnyDims
+                   : Dims + 1 >
+                         ::from_contents(with(&Internal::BufferContents::embed, d, pos).contents);
+    }
+    void embed(int d, int pos = 0) {
+        static_assert(Dims == AnyDims,
+                      "embed() in place changes the dimension count: use embedded()");
+        get()->embed(d, pos);
+    }
+    /** A new outermost dimension of extent 1. */
+    void add_dimension() {
+        static_assert(Dims == AnyDims, "add_dimension() changes the dimension count");
+        get()->add_dimension();
+    }
+
     /** A handle sharing existing contents (checked against T). */
     static Buffer from_contents(std::shared_ptr<Internal::BufferContents> c) {
         Buffer b;
@@ -297,6 +411,16 @@ public:
 
 private:
     std::shared_ptr<Internal::BufferContents> contents;
+
+    Buffer view_of_this() const { return Buffer::from_contents(get()->view()); }
+    /** A view of this buffer with `op` applied to it (the dimension count checks are the
+     * caller's type's). */
+    template <typename... A>
+    Buffer<T> with(void (Internal::BufferContents::*op)(A...), A... args) const {
+        std::shared_ptr<Internal::BufferContents> v = get()->view();
+        (v.get()->*op)(args...);
+        return Buffer<T>::from_contents(v);
+    }
 
     using NamedShape = std::pair<std::vector<int>, std::string>;
     template <typename... Args> static NamedShape named_shape(int first, const Args &...rest) {
