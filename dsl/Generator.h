@@ -206,6 +206,11 @@ public:
     const std::string &generator_name() const { return registered_name; }
     /** The target being compiled for (the first, for a multi-target library). */
     Target get_target() const { return target; }
+    /** Halide's: elements of t per SIMD register of the target the library is built for. */
+    int natural_vector_size(const Type &t) const { return target.natural_vector_size(t); }
+    template <typename T> int natural_vector_size() const {
+        return target.natural_vector_size<T>();
+    }
     /** Whether the pipeline is auto-scheduled after schedule() (auto_schedule=true). */
     bool get_auto_schedule() const { return auto_schedule; }
     /** What the auto-scheduler is told of the machine (machine_params=...). */

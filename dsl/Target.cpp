@@ -1,5 +1,6 @@
 #include "dsl/Target.h"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -131,6 +132,19 @@ std::string Target::to_string() const {
         if (has_feature(f.feature)) s += std::string("-") + f.name;
     }
     return s;
+}
+
+int Target::natural_vector_size(const Type &t) const {
+    if (is_host_default()) return get_host_target().natural_vector_size(t);
+    user_assert(arch == X86) << "natural_vector_size of Target " << to_string()
+                             << ": Loom generates code for x86-64 only.";
+    const bool is_integer = t.is_int_or_uint();
+    const int bytes = std::max(t.bytes(), 1);
+    if (is_integer ? has_feature(AVX512_Skylake)
+                   : has_feature(AVX512) || has_feature(AVX512_Skylake))
+        return 64 / bytes;
+    if (has_feature(AVX2) || (!is_integer && has_feature(AVX))) return 32 / bytes;
+    return 16 / bytes;
 }
 
 Target get_host_target() {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "dsl/Type.h"
+
 namespace loom {
 
 struct Target {
@@ -60,6 +62,13 @@ struct Target {
     explicit Target(const std::string &spec);
 
     bool is_host_default() const { return arch == ArchUnknown; }
+    /** Halide's natural_vector_size: how many elements of t fill one SIMD register of this
+     * target (the host's, for a default Target): 64 bytes with AVX-512 (integers need its
+     * Skylake subset), 32 with AVX2 (AVX: floats only), else 16. */
+    int natural_vector_size(const Type &t) const;
+    template <typename T> int natural_vector_size() const {
+        return natural_vector_size(type_of<T>());
+    }
     bool has_feature(Feature f) const { return features.count(f) != 0; }
     Target with_feature(Feature f) const {
         Target t = *this;

@@ -981,3 +981,19 @@ TEST(BufferViews, AViewOutsideTheBufferIsRefusedWithTheRange) {
 }
 
 } // namespace
+
+TEST(Target, NaturalVectorSizeAsHalides) {
+    for (const char *spec :
+         {"x86-64-linux", "x86-64-linux-sse41", "x86-64-linux-avx", "x86-64-linux-avx-avx2",
+          "x86-64-linux-avx-avx2-avx512", "x86-64-linux-avx-avx2-avx512-avx512_skylake"}) {
+        SCOPED_TRACE(spec);
+        const Halide::Target h(spec);
+        const loom::Target l(spec);
+        EXPECT_EQ(l.natural_vector_size(loom::UInt(8)), h.natural_vector_size(Halide::UInt(8)));
+        EXPECT_EQ(l.natural_vector_size(loom::Int(16)), h.natural_vector_size(Halide::Int(16)));
+        EXPECT_EQ(l.natural_vector_size<float>(), h.natural_vector_size<float>());
+        EXPECT_EQ(l.natural_vector_size<double>(), h.natural_vector_size<double>());
+    }
+    EXPECT_EQ(loom::Target().natural_vector_size<float>(),
+              loom::get_host_target().natural_vector_size<float>());
+}
