@@ -236,7 +236,8 @@ private:
                 const Loop &loop = loops[at];
                 if (loop.for_type != ForType::Serial) continue;
                 if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
-                const int d = slidable_dimension(*f, loop, mins, maxs, splits_by_dim);
+                const int d =
+                    slidable_dimension(*f, loop, at + 1 < loops.size(), mins, maxs, splits_by_dim);
                 if (d < 0) continue;
                 Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
                 Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
@@ -313,11 +314,17 @@ private:
     // `loop`, or -1: the only one whose bounds move with the loop, forward, in names bound
     // outside it, over loops of f's own that a slid region can run (see row_splits), along
     // which every update keeps to its own row (see update_stays_in_place), and whose max
-    // does not read a min slid before (its value differs from the one expanded). The
+    // does not read a min slid before (its value differs from the one expanded). Where loops
+    // lie inside `loop` (`inner_loops`), a later iteration of them may compute again, in
+    // storage, points an earlier one computed, and the next iteration of `loop` reads what the
+    // last one left: every update must then keep to its own point in every dimension, so that
+    // each production leaves final values at every point it writes (an update that scatters
+    // along another dimension covers less than the pure stage, whose region includes what the
+    // update reads, and leaves the rest with the pure stage's values). The
     // lets are written in the names of the regions of the other Funcs computed in the same
     // iteration, which are expanded with their values before any slide (a slid min is not
     // what this Func's consumers read of it in the first iteration).
-    int slidable_dimension(const FunctionContents &f, const Loop &loop,
+    int slidable_dimension(const FunctionContents &f, const Loop &loop, bool inner_loops,
                            const std::vector<Expr> &mins, const std::vector<Expr> &maxs,
                            const std::vector<std::optional<std::vector<RowSplit>>> &splits_by_dim) {
         size_t dims = f.args.size();
@@ -337,7 +344,10 @@ private:
             if (!never_decreases(emin, loop.name) || !never_decreases(emax, loop.name)) return -1;
             if (!splits_by_dim[d] || max_uses_slid) return -1;
             for (int k = 1; k < f.stages(); k++) {
-                if (!update_stays_in_place(f, k, d)) return -1;
+                for (size_t other = 0; other < dims; other++) {
+                    if ((other == d || inner_loops) && !update_stays_in_place(f, k, other))
+                        return -1;
+                }
             }
             found = (int)d;
         }

@@ -216,6 +216,46 @@ TEST(SlidingWindowUpdates, ScatterAlongTheSlidDimensionDoesNotSlide) {
     EXPECT_EQ(per_iteration(c, "g.s1.r$x"), std::vector<int64_t>(H, W * (H + 1)));
 }
 
+// g slides along x over f's outer loop x only if what an iteration of x leaves in storage is
+// final: the inner loop y computes g again in each of its iterations, and a scan down a fixed
+// range of rows (which the pure stage's region covers in every iteration) followed by a pure
+// update over f's rows leaves the scanned rows of other iterations without the update. g is
+// then not slid over x; every iteration of x computes both columns f reads (fuzz seed 31337
+// pair 1790: the slide read columns the last row of the previous iteration had left without
+// the update).
+TEST(SlidingWindowUpdates, ScatterAlongAnInnerLoopsDimensionBlocksTheOuterSlide) {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    RDom r(1, 3, "r");
+    g(x, y) = (x * 7 + y * 13) % 17 - 8;
+    g(x, r.x) = g(x, r.x) + g(x, r.x - 1);
+    g(x, y) = g(x, y) * 3 + 1;
+    f(x, y) = g(x, y) + 2 * g(x - 1, y);
+    f.reorder(y, x);
+    g.store_root().compute_at(f, y);
+
+    auto g_ref = [](int x, int y) {
+        int v = pure_value(x, y);
+        if (y >= 0 && y <= 3) {
+            v = pure_value(x, 0);
+            for (int row = 1; row <= y; row++)
+                v += pure_value(x, row);
+        }
+        return v * 3 + 1;
+    };
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++)
+            expected[y][x] = g_ref(x, y) + 2 * g_ref(x - 1, y);
+    }
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, expected), 0);
+
+    // The pure update runs over both columns f reads, in every row of every column of f.
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.x");
+    EXPECT_EQ(per_iteration(c, "g.s2.x"), std::vector<int64_t>(W, 2 * H));
+}
+
 // An update whose loop over the slid dimension is split with GuardWithIf computes exactly the
 // slid region: g slides, each stage computing one new row per row of f.
 TEST(SlidingWindowUpdates, GuardedSplitOfAnUpdateSlides) {
