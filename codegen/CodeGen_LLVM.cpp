@@ -656,6 +656,20 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::require:
         require(op);
         return;
+    case Call::make_buffer:
+        make_buffer(op);
+        return;
+    case Call::extern_stage:
+        extern_stage(op);
+        return;
+    case Call::extern_bounds_query:
+        extern_bounds_query(op);
+        return;
+    case Call::extern_input:
+    case Call::extern_output:
+        internal_error << "An extern stage's " << Call::intrinsic_name(op->op)
+                       << " reached codegen; storage flattening makes it a buffer";
+        return;
     case Call::stringify:
         stringify(op);
         return;

@@ -48,6 +48,7 @@ private:
     void visit(const Load *op) override;
     void visit(const Store *op) override;
     void visit(const Free *op) override;
+    void visit(const Call *op) override;
     void visit(const Let *op) override;
     void visit(const LetStmt *op) override;
     void visit(const For *op) override;
@@ -282,6 +283,12 @@ private:
     void print(const Call *op);
     void require(const Call *op);
     void trace(const Call *op);
+    // ---- CodeGen_Extern.cpp: extern stages' buffers, bounds queries and calls ----
+    void make_buffer(const Call *op);
+    llvm::Value *call_extern_function(const std::string &callee, const std::vector<Expr> &args,
+                                      const char *reporter, std::vector<llvm::Value *> &generated);
+    void extern_stage(const Call *op);
+    void extern_bounds_query(const Call *op);
     void visit(const LetStmt *op) override;
     void visit(const AssertStmt *op) override;
     void visit(const ProducerConsumer *op) override;

@@ -48,6 +48,14 @@ void FreeNames::visit(const Store *op) {
     IRVisitor::visit(op);
 }
 void FreeNames::visit(const Free *op) { use_buffer(op->name); }
+void FreeNames::visit(const Call *op) {
+    // The memory an extern stage's buffer describes.
+    if (op->is_intrinsic(Call::make_buffer)) {
+        const std::string &buffer = op->args[0].as<StringImm>()->value;
+        if (!buffer.empty()) use_buffer(buffer);
+    }
+    IRVisitor::visit(op);
+}
 void FreeNames::visit(const Let *op) {
     op->value.accept(this);
     ScopedBinding<int> b(bound_vars, op->name, 0);

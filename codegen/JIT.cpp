@@ -94,6 +94,8 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_trace", &loom_trace);
     add("loom_print", &loom_print);
     add("loom_error_requirement_failed", &loom_error_requirement_failed);
+    add("loom_error_extern_stage_failed", &loom_error_extern_stage_failed);
+    add("loom_error_extern_bounds_query_failed", &loom_error_extern_bounds_query_failed);
     add("loom_append_string", &loom_append_string);
     add("loom_append_int64", &loom_append_int64);
     add("loom_append_uint64", &loom_append_uint64);

@@ -32,7 +32,21 @@ public:
         // wrapped_callees only keeps Funcs alive; the wrappers are keyed whether or not the
         // definitions were redirected to them yet.
         const auto &[name, args, output_types, init, updates, schedule, wrappers, wraps,
-                     wrapped_callees, trace, output_constraints] = *f;
+                     wrapped_callees, trace, output_constraints, extern_stage] = *f;
+        out += extern_stage ? 'x' : '-';
+        if (extern_stage) {
+            const auto &[function_name, extern_args] = *extern_stage;
+            str(function_name);
+            u64(extern_args.size());
+            for (const ExternStage::Arg &a : extern_args) {
+                const auto &[kind, arg_func, arg_buffer, arg_expr, arg_param] = a;
+                u64((uint64_t)kind);
+                function(arg_func.get());
+                buffer(arg_buffer.get());
+                expr(arg_expr);
+                param(arg_param.get());
+            }
+        }
         (void)wrapped_callees;
         const auto &[trace_loads, trace_stores, trace_realizations, trace_tags] = trace;
         u64((uint64_t)trace_loads | (uint64_t)trace_stores << 1 |

@@ -18,6 +18,12 @@ std::set<std::string> buffers_loaded(const Stmt &s) {
             names.insert(op->name);
             IRVisitor::visit(op);
         }
+        // A buffer an extern stage is given may be read by it.
+        void visit(const Call *op) override {
+            if (op->is_intrinsic(Call::make_buffer))
+                names.insert(op->args[0].as<StringImm>()->value);
+            IRVisitor::visit(op);
+        }
     } loads;
     if (s.defined()) s.accept(&loads);
     return loads.names;

@@ -213,6 +213,10 @@ void FuncRef::define(std::vector<Expr> values) {
 void FuncRef::define_update(std::vector<Expr> values) {
     const std::string &name = func->name;
     std::string where = "the update definition " + std::to_string(func->updates.size()) + " of Func " + name;
+    user_assert(!func->is_extern())
+        << "Func " << name << " is an extern stage (define_extern of "
+        << func->extern_stage->function_name
+        << "): it can't have update definitions. Update a Func that reads it instead.";
     user_assert((int)args.size() == func->dimensions())
         << "In " << where << ": it has " << args.size() << " arguments, but " << name << " has "
         << func->dimensions() << " dimensions.";

@@ -10,6 +10,7 @@
 
 #include "dsl/Argument.h"
 #include "dsl/Buffer.h"
+#include "dsl/ExternFuncArgument.h"
 #include "dsl/Function.h"
 #include "dsl/OutputImageParam.h"
 #include "dsl/Realization.h"
@@ -298,6 +299,38 @@ public:
                              const std::string &fn_name, const Target &target);
     void compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
                                   const std::string &fn_name, const Target &target);
+
+    /** Halide's extern stage: the Func is computed by the C function `function_name`, called
+     * once per production as `int function_name(params..., loom_buffer_t *out...)` with a
+     * scalar per Expr and a loom_buffer_t * per Func (one per Tuple element), Buffer or
+     * ImageParam, then one per output type, describing the region to write. It returns 0, or
+     * an error code the pipeline returns. First it is called in bounds-query mode: every
+     * buffer's host is null, the outputs describe the region to compute, and it writes into
+     * each input buffer's dim[] the region it will read (as Halide's is_bounds_query()). The
+     * Func's pure Vars are _0, _1, ... or the given ones. It has no loops of its own: schedule
+     * where it is computed and stored (compute_root, compute_at, store_at), not its loops. */
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params, Type t, int dimensionality,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params,
+                       const std::vector<Type> &types, int dimensionality,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params, Type t,
+                       const std::vector<Var> &arguments,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    void define_extern(const std::string &function_name,
+                       const std::vector<ExternFuncArgument> &params,
+                       const std::vector<Type> &types, const std::vector<Var> &arguments,
+                       NameMangling mangling = NameMangling::Default,
+                       DeviceAPI device_api = DeviceAPI::Host);
+    bool is_extern() const;
+    /** The C function an extern stage calls (an error for other Funcs). */
+    const std::string &extern_function_name() const;
 
     /** The pipeline whose single output is this Func (cached, so compiled code is reused). */
     Pipeline pipeline();

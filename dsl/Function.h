@@ -61,6 +61,24 @@ struct TraceSettings {
     bool any() const { return loads || stores || realizations || !tags.empty(); }
 };
 
+struct FunctionContents;
+
+/** What Func::define_extern gives: the C function that computes the Func, called once per
+ * production with its arguments in order (a scalar per Expr, a loom_buffer_t * per input Func
+ * (one per Tuple element), Buffer or ImageParam, then one per output), and first in bounds-query
+ * mode (lower/ExternStages.h). */
+struct ExternStage {
+    struct Arg {
+        enum Kind { Func, Buffer, Scalar, Image } kind = Scalar;
+        std::shared_ptr<FunctionContents> func;   // Func
+        std::shared_ptr<BufferContents> buffer;   // Buffer
+        Expr expr;                                // Scalar
+        std::shared_ptr<ParameterContents> param; // Image (an ImageParam)
+    };
+    std::string function_name;
+    std::vector<Arg> args;
+};
+
 struct FunctionContents {
     std::string name;
     std::vector<std::string> args;  // names of the pure Vars, in order
@@ -81,8 +99,11 @@ struct FunctionContents {
     /** The constraints of the output buffer (Func::output_buffer().dim(i).set_*); empty until
      * one is set (default_constraints then apply). */
     std::vector<DimConstraint> output_constraints;
+    /** Set by define_extern (then init has the pure Vars as arguments and no values). */
+    std::shared_ptr<ExternStage> extern_stage;
 
-    bool defined() const { return init.defined(); }
+    bool defined() const { return init.defined() || extern_stage != nullptr; }
+    bool is_extern() const { return extern_stage != nullptr; }
     bool has_updates() const { return !updates.empty(); }
     /** Stage 0 is the pure definition; stage k > 0 is updates[k - 1]. */
     const Definition &stage(int k) const { return k == 0 ? init : updates.at(k - 1); }

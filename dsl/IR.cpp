@@ -258,6 +258,11 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case print: return "print";
     case require: return "require";
     case stringify: return "stringify";
+    case extern_stage: return "extern_stage";
+    case extern_bounds_query: return "extern_bounds_query";
+    case extern_input: return "extern_input";
+    case extern_output: return "extern_output";
+    case make_buffer: return "make_buffer";
     }
     // clang-format on
     return "<unknown intrinsic>";

@@ -263,6 +263,25 @@ struct Call : ExprNode<Call> {
         require,    // (condition, value, pieces...): value where condition holds; where it
                     // does not, the pipeline stops with an error whose message is the pieces
                     // (loom_error_requirement_failed). Lane by lane in vectors.
+        // Extern stages (Func::define_extern, lower/ExternStages.h):
+        extern_stage,        // (function, args...): calls the C function once (Intrinsic);
+                             // args are scalars and make_buffer handles; a nonzero result
+                             // stops the pipeline (loom_error_extern_stage_failed)
+        extern_bounds_query, // (function, position, dimension, is_max, args...): calls the
+                             // function in bounds-query mode (buffers without host memory,
+                             // the output ones describing the region to compute) and returns
+                             // the min or max the buffer at `position` of args got
+        extern_input,        // (call at the region's mins, call at its maxs): before storage
+                             // flattening, the storage of the Func or image both calls read,
+                             // the region between them what the stage reads of it
+        extern_output,       // (call at the region's mins, call at its maxs): before storage
+                             // flattening, the region of an extern stage's own Func it
+                             // computes (the calls are not reads)
+        make_buffer,         // (buffer or "", zero of the element type, element offset,
+                             // written (1 for an extern stage's output, else 0), (min,
+                             // extent, stride) per dimension): a loom_buffer_t on the
+                             // stack over the named buffer's memory from the offset (null
+                             // host for ""), valid until the pipeline returns
     };
     // clang-format on
     std::string name;

@@ -28,3 +28,13 @@
 #include "dsl/Tuple.h"
 #include "dsl/Type.h"
 #include "dsl/Var.h"
+
+// Halide's names for the runtime's structures, which an extern stage's C function takes
+// (Func::define_extern). Not where Halide's own runtime header is included too (a program
+// comparing the two compilers, which defines LOOM_NO_HALIDE_RUNTIME_NAMES where it may include
+// Halide.h after this header), whose structures these are not.
+#if !defined(HALIDE_HALIDERUNTIME_H) && !defined(LOOM_NO_HALIDE_RUNTIME_NAMES)
+using halide_buffer_t = loom_buffer_t;
+using halide_dimension_t = loom_dimension_t;
+using halide_type_t = loom_type_t;
+#endif

@@ -371,6 +371,35 @@ private:
         result = bounds(op->body);
     }
 
+    // An argument of an extern stage's bounds query, one value for every point of the scope,
+    // or undefined: a name or a scalar of one value, or a make_buffer whose region covers the
+    // regions it has over the scope (min, extent and stride per dimension; the strides of one
+    // value).
+    Expr over_every_region(const Expr &a) {
+        if (a.as<StringImm>()) return a;
+        const Call *buffer = a.as<Call>();
+        if (!buffer || !buffer->is_intrinsic(Call::make_buffer)) {
+            Interval b = bounds(a);
+            return b.is_single_point() ? b.min : Expr();
+        }
+        std::vector<Expr> args(buffer->args.begin(), buffer->args.begin() + 4);
+        for (size_t i = 1; i < 4; i++) {
+            Interval b = bounds(args[i]);
+            if (!b.is_single_point()) return Expr();
+            args[i] = b.min;
+        }
+        for (size_t d = 4; d + 2 < buffer->args.size(); d += 3) {
+            const Expr &mn = buffer->args[d], &extent = buffer->args[d + 1];
+            Interval lo = bounds(mn), hi = bounds(simplify(mn + extent - 1));
+            Interval stride = bounds(buffer->args[d + 2]);
+            if (!lo.min.defined() || !hi.max.defined() || !stride.is_single_point()) return Expr();
+            args.push_back(lo.min);
+            args.push_back(simplify(hi.max - lo.min + 1));
+            args.push_back(stride.min);
+        }
+        return Call::with_args(buffer, args);
+    }
+
     void visit(const Call *op) override {
         if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::rounded_up)) {
             // A rounded-up point is computed, and read where it is: as it is (bounds inference
@@ -414,6 +443,21 @@ private:
             Interval a = bounds(op->args[0]);
             result = Interval(a.min.defined() ? Call::with_args(op, {a.min}) : Expr(),
                               a.max.defined() ? Call::with_args(op, {a.max}) : Expr());
+        } else if (op->is_intrinsic(Call::extern_bounds_query)) {
+            // The region an extern stage reads of an input, queried with the region of its
+            // Func, which may move over the loops in scope: the query over the union of those
+            // regions gives one region, which covers what each asks for where, as Halide
+            // assumes, a larger output region never reads less (lower/ExternStages.h).
+            std::vector<Expr> args;
+            for (const Expr &a : op->args) {
+                args.push_back(over_every_region(a));
+                if (!args.back().defined()) break;
+            }
+            if (args.size() == op->args.size()) {
+                result = Interval::single_point(Call::with_args(op, args));
+            } else {
+                result = type_bounds(op->type);
+            }
         } else {
             result = type_bounds(op->type);
         }
@@ -695,6 +739,16 @@ private:
     }
 
     void visit(const Call *op) override {
+        // An extern stage writes its region of its Func: extern_output(call at the mins, call
+        // at the maxs), a box given by its corners, which are not reads (lower/ExternStages.h).
+        if (op->is_intrinsic(Call::extern_output)) {
+            if (!provided) return;
+            for (const Expr &corner : op->args) {
+                const Call *c = corner.as<Call>();
+                add(c->name, c->args);
+            }
+            return;
+        }
         IRVisitor::visit(op);
         if (provided || (op->call_type != Call::Halide && op->call_type != Call::Image)) return;
         add(op->name, op->args);

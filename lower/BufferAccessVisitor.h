@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dsl/IR.h"
+#include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 
 namespace loom {
@@ -41,6 +42,18 @@ protected:
     }
     void visit(const Call *op) override {
         if (!op->is_pure() && !op->is_intrinsic(Call::prefetch)) effect();
+        // A buffer handed to an extern stage (its call is an effect): an input is read, an
+        // output written.
+        if (op->is_intrinsic(Call::make_buffer)) {
+            const std::string &buffer = op->args[0].as<StringImm>()->value;
+            if (!buffer.empty()) {
+                if (is_const_one(op->args[3])) {
+                    stored(buffer);
+                } else {
+                    read(buffer);
+                }
+            }
+        }
         IRVisitor::visit(op);
     }
 };

@@ -41,6 +41,13 @@ std::vector<FunctionPtr> direct_callees(const FunctionPtr &f) {
     };
     for (int k = 0; k < f->stages(); k++)
         scan(f->stage(k));
+    // An extern stage reads the Funcs it is given, and the Funcs its scalar arguments call.
+    if (f->is_extern()) {
+        for (const ExternStage::Arg &a : f->extern_stage->args) {
+            if (a.kind == ExternStage::Arg::Func) finder.callees.push_back(a.func);
+            if (a.kind == ExternStage::Arg::Scalar) a.expr.accept(&finder);
+        }
+    }
     // An update reading the Func itself is not a dependency on another stage.
     std::vector<FunctionPtr> others;
     for (const FunctionPtr &c : finder.callees) {

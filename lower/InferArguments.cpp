@@ -8,6 +8,7 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/Parameter.h"
 #include "dsl/RDom.h"
+#include "lower/ExternStages.h"
 
 namespace loom {
 namespace Internal {
@@ -97,6 +98,17 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
                 for (const ReductionVariable &rv : d.rdom->domain) {
                     rv.min.accept(&finder);
                     rv.extent.accept(&finder);
+                }
+            }
+        }
+        // An extern stage's scalars and images (lower/ExternStages.h).
+        if (f->is_extern()) {
+            for (const ExternStage::Arg &a : f->extern_stage->args) {
+                if (a.kind == ExternStage::Arg::Scalar) {
+                    a.expr.accept(&finder);
+                } else if (a.kind != ExternStage::Arg::Func) {
+                    const int dims = a.buffer ? (int)a.buffer->dims.size() : a.param->dimensions;
+                    extern_input_call(a, 0, std::vector<Expr>(dims, Expr(0))).accept(&finder);
                 }
             }
         }

@@ -27,8 +27,9 @@ bool is_inlined(const FunctionPtr &f, const std::vector<FunctionPtr> &outputs) {
     for (const FunctionPtr &o : outputs) {
         if (o == f) return false;
     }
-    // A Func with updates is never substituted into its callers (see innermost_use).
-    return f->schedule.compute_level.is_inlined() && !f->has_updates();
+    // A Func with updates is never substituted into its callers (see innermost_use), nor is
+    // an extern stage, which has no Expr to substitute.
+    return f->schedule.compute_level.is_inlined() && !f->has_updates() && !f->is_extern();
 }
 
 namespace {

@@ -1,4 +1,5 @@
 #include "lower/StageNest.h"
+#include "lower/ExternStages.h"
 
 #include <algorithm>
 #include <functional>
@@ -569,6 +570,7 @@ Stmt build_group_produce(const FusedGroup &group, const Environment &env, Inline
 }
 
 Stmt build_produce(const FunctionPtr &f, InlineCalls &inliner) {
+    if (f->is_extern()) return build_extern_produce(f, inliner);
     std::vector<Stmt> stages;
     for (int k = 0; k < f->stages(); k++)
         stages.push_back(build_stage(f, k, inliner));

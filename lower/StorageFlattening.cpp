@@ -95,7 +95,60 @@ private:
         return s;
     }
 
+    Expr stride_of(const std::string &buffer, size_t d) {
+        auto c = constrained_strides.find(buffer);
+        if (c != constrained_strides.end() && d < c->second.size() && c->second[d].defined())
+            return c->second[d];
+        return int_var(buffer + ".stride." + std::to_string(d));
+    }
+
+    // An extern stage's buffers (lower/ExternStages.h): an input's whole storage, or the region
+    // of its own storage it computes, as a loom_buffer_t over that memory.
+    Expr extern_buffer(const Call *op) {
+        const Call *lo = op->args[0].as<Call>(), *hi = op->args[1].as<Call>();
+        internal_assert(lo && hi) << "extern buffer of " << Expr(op);
+        const std::string buffer =
+            lo->call_type == Call::Halide ? lo->func->buffer_name(lo->value_index) : lo->name;
+        const std::string &func = lo->name;
+        const Type type = lo->type;
+        const size_t dims = lo->args.size();
+        // An input is passed whole; an output as the region it computes.
+        std::vector<Expr> mins, maxs;
+        if (op->is_intrinsic(Call::extern_output)) {
+            for (size_t d = 0; d < dims; d++) {
+                mins.push_back(mutate(lo->args[d]));
+                maxs.push_back(mutate(hi->args[d]));
+            }
+        }
+        user_assert(!folds.count(buffer))
+            << "Func " << func
+            << " is folded (fold_storage) and passed to an extern stage as "
+               "a buffer, which can't describe folded storage. Drop the fold_storage of "
+            << func << ".";
+        Expr offset = make_zero(Int(32));
+        const bool written = op->is_intrinsic(Call::extern_output);
+        std::vector<Expr> args{StringImm::make(buffer), make_zero(type), Expr(),
+                               Expr((int)written)};
+        for (size_t d = 0; d < dims; d++) {
+            const std::string ds = std::to_string(d);
+            Expr stride = stride_of(buffer, d);
+            if (mins.empty()) {
+                args.push_back(int_var(buffer + ".min." + ds));
+                args.push_back(int_var(buffer + ".extent." + ds));
+            } else {
+                offset = offset + (mins[d] - int_var(buffer + ".min." + ds)) * stride;
+                args.push_back(mins[d]);
+                args.push_back(simplify(maxs[d] - mins[d] + 1));
+            }
+            args.push_back(stride);
+        }
+        args[2] = simplify(offset);
+        return Call::make_intrinsic(Handle(), Call::make_buffer, args);
+    }
+
     Expr visit(const Call *op) override {
+        if (op->is_intrinsic(Call::extern_input) || op->is_intrinsic(Call::extern_output))
+            return extern_buffer(op);
         if (op->call_type != Call::Halide && op->call_type != Call::Image) {
             return IRMutator::visit(op);
         }

@@ -1,6 +1,7 @@
 #include "lower/StorageFolding.h"
 
 #include <optional>
+#include <set>
 
 #include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
@@ -141,10 +142,21 @@ int64_t next_power_of_two(int64_t v) {
 
 class StorageFolding : public IRMutator {
 public:
-    explicit StorageFolding(const Environment &env) : env(env) {}
+    explicit StorageFolding(const Environment &env) : env(env) {
+        for (const auto &[name, f] : env.functions) {
+            if (!f->is_extern()) continue;
+            passed_whole.insert(name);
+            for (const ExternStage::Arg &a : f->extern_stage->args) {
+                if (a.kind == ExternStage::Arg::Func) passed_whole.insert(a.func->name);
+            }
+        }
+    }
 
 private:
     const Environment &env;
+    // The extern stages and the Funcs given to them: their storage is handed to a C function
+    // as a plain buffer, which can't describe a fold.
+    std::set<std::string> passed_whole;
 
     Stmt visit(const Realize *op) override {
         Stmt body = mutate(op->body);
@@ -164,7 +176,8 @@ private:
     std::map<size_t, int64_t> fold_factors(const FunctionContents &f, const Region &bounds,
                                            const Stmt &body) {
         std::map<size_t, int64_t> factors;
-        if (!f.schedule.folds.empty() || f.args.empty()) return factors;
+        if (!f.schedule.folds.empty() || f.args.empty() || passed_whole.count(f.name))
+            return factors;
         FindAccesses where(f.name);
         body.accept(&where);
         if (!where.found || where.on_gpu) return factors;

@@ -98,6 +98,27 @@ int32_t loom_error_requirement_failed(void *user_context, const char *message) {
     return loom_code_requirement_failed;
 }
 
+int32_t loom_error_extern_stage_failed(void *user_context, const char *function, int32_t result) {
+    char message[384];
+    snprintf(message, sizeof message,
+             "The extern stage %s returned %d: the pipeline stops and returns that code.", function,
+             result);
+    current_handler(user_context, message);
+    return result;
+}
+
+int32_t loom_error_extern_bounds_query_failed(void *user_context, const char *function,
+                                              int32_t result) {
+    char message[384];
+    snprintf(message, sizeof message,
+             "The extern stage %s returned %d in bounds-query mode (its buffers' host is null; "
+             "it should write the region it reads into its input buffers' dim[] and return 0): "
+             "the pipeline stops and returns that code.",
+             function, result);
+    current_handler(user_context, message);
+    return result;
+}
+
 int32_t loom_error_param_out_of_range(void *user_context, const char *param_name, double value,
                                       double bound, int32_t below_minimum) {
     char message[384];

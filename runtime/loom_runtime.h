@@ -56,6 +56,11 @@ typedef struct loom_buffer_t {
     uint64_t device; /* CUdeviceptr of the device copy (element at the mins, like host); 0: none */
     uint32_t flags;  /* loom_buffer_flags_t */
     uint32_t device_reserved; /* padding, zero */
+#ifdef __cplusplus
+    /* Halide's test in an extern stage (Func::define_extern): a buffer without memory asks
+     * for a region, which the stage writes into dim[]. */
+    bool is_bounds_query() const { return host == 0 && device == 0; }
+#endif
 } loom_buffer_t;
 
 /* Tracing (Func::trace_loads / trace_stores / trace_realizations, Halide's events and their
@@ -165,6 +170,11 @@ int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int6
 /* A require() whose condition failed: passes its message on; returns loom_code_requirement_failed.
  */
 int32_t loom_error_requirement_failed(void *user_context, const char *message);
+/* An extern stage (Func::define_extern) returned `result` (nonzero), in its call or in its
+ * bounds query: reports it and returns `result`, which the pipeline returns. */
+int32_t loom_error_extern_stage_failed(void *user_context, const char *function, int32_t result);
+int32_t loom_error_extern_bounds_query_failed(void *user_context, const char *function,
+                                              int32_t result);
 int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
                                   int32_t fold, int32_t window);
 

@@ -23,6 +23,7 @@
 #include "blur_gpu_aot.h"
 #include "blur_multi_aot.h"
 #include "blur_unfused_aot.h"
+#include "extern_rows_aot.h"
 #include "gamma_lut_aot.h"
 
 namespace loom_apps {
@@ -35,6 +36,26 @@ using namespace loom;
 #include "apps/bilateral_grid/bilateral_grid.inc"
 } // namespace bilateral_grid_jit
 } // namespace loom_apps
+
+// The extern stage of extern_rows_aot: out(x, y) = in(x, y - 1) + in(x, y) + in(x, y + 1) + k.
+static int aot_row_sums_calls = 0;
+extern "C" int loom_aot_row_sums(loom_buffer_t *in, int k, loom_buffer_t *out) {
+    if (in->is_bounds_query()) {
+        in->dim[0] = {out->dim[0].min, out->dim[0].extent, 0, 0};
+        in->dim[1] = {out->dim[1].min - 1, out->dim[1].extent + 2, 0, 0};
+        return 0;
+    }
+    aot_row_sums_calls++;
+    auto at = [](loom_buffer_t *b, int x, int y) -> int32_t & {
+        return ((int32_t *)b->host)[(x - b->dim[0].min) * b->dim[0].stride +
+                                    (y - b->dim[1].min) * b->dim[1].stride];
+    };
+    for (int y = out->dim[1].min; y < out->dim[1].min + out->dim[1].extent; y++) {
+        for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++)
+            at(out, x, y) = at(in, x, y - 1) + at(in, x, y) + at(in, x, y + 1) + k;
+    }
+    return 0;
+}
 
 namespace {
 
@@ -289,6 +310,38 @@ TEST(AheadOfTime, ABufferThePipelineReadsIsEmbeddedInTheLibrary) {
     auto entry = [](int i) { return (uint16_t)(i < 0 ? 7 : (i * i * 3) / 17 + i); };
     for (int i = 0; i < w * h; i++)
         ASSERT_EQ(out[i], (uint16_t)(entry(in[i]) + entry(-1))) << i;
+}
+
+// An extern stage in a library: the library calls loom_aot_row_sums (defined below, as a
+// program using such a library defines it), first to ask which rows of its input it reads,
+// then once per row of the output.
+TEST(AheadOfTime, AnExternStageIsCalledByTheLibrary) {
+    const int w = 9, h = 6;
+    std::vector<int32_t> in(w * (h + 2)), out(w * h, 0);
+    for (int i = 0; i < (int)in.size(); i++)
+        in[i] = i * 7 % 23;
+    // The input covers rows -1 .. h: the stage reads a row above and one below.
+    loom_dimension_t in_dims[2] = {{0, w, 1, 0}, {-1, h + 2, w, 0}};
+    loom_dimension_t out_dims[2] = {{0, w, 1, 0}, {0, h, w, 0}};
+    loom_buffer_t in_buf{}, out_buf{};
+    in_buf.host = (uint8_t *)in.data();
+    in_buf.type = {0, 32, 1};
+    in_buf.dimensions = 2;
+    in_buf.dim = in_dims;
+    out_buf.host = (uint8_t *)out.data();
+    out_buf.type = {0, 32, 1};
+    out_buf.dimensions = 2;
+    out_buf.dim = out_dims;
+    aot_row_sums_calls = 0;
+    ASSERT_EQ(extern_rows_aot(&in_buf, &out_buf), 0);
+    EXPECT_EQ(aot_row_sums_calls, h);
+    auto input = [&](int x, int y) { return in[(y + 1) * w + x] + 1; };
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            const int want = (input(x, y - 1) + input(x, y) + input(x, y + 1) + 10) * 2;
+            ASSERT_EQ(out[y * w + x], want) << x << ", " << y;
+        }
+    }
 }
 
 } // namespace

@@ -76,8 +76,28 @@ public:
     }
 };
 
+// An extern stage in a library: the C function loom_aot_row_sums (test/aot/aot_test.cpp)
+// computes sums of three rows of the input's copy, and the library calls it, querying first;
+// the program that links the library defines it.
+class ExternRowsGenerator : public Generator<ExternRowsGenerator> {
+public:
+    Input<Buffer<int32_t>> input{"input", 2};
+    Output<Buffer<int32_t>> output{"output", 2};
+
+    void generate() {
+        Var x("x"), y("y");
+        Func copy("copy"), sums("sums");
+        copy(x, y) = input(x, y) + 1;
+        sums.define_extern("loom_aot_row_sums", {copy, 10}, Int(32), 2);
+        output(x, y) = sums(x, y) * 2;
+        copy.compute_root();
+        sums.compute_at(output, y);
+    }
+};
+
 } // namespace
 
+LOOM_REGISTER_GENERATOR(ExternRowsGenerator, extern_rows)
 LOOM_REGISTER_GENERATOR(GammaLutGenerator, gamma_lut)
 LOOM_REGISTER_GENERATOR(BlurGenerator, blur)
 LOOM_REGISTER_GENERATOR(BilateralGridGenerator, bilateral_grid)
