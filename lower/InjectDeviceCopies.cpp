@@ -49,6 +49,15 @@ private:
         if (!inside.contains(op->name)) writes.insert(op->name);
         IRVisitor::visit(op);
     }
+    // A buffer handed to an extern stage on the host: its input read, its output written.
+    void visit(const Call *op) override {
+        if (op->is_intrinsic(Call::make_buffer)) {
+            const std::string &name = op->args[0].as<StringImm>()->value;
+            if (!name.empty() && !inside.contains(name))
+                (is_const_one(op->args[3]) ? writes : reads).insert(name);
+        }
+        IRVisitor::visit(op);
+    }
     void visit(const Allocate *op) override {
         for (const Expr &e : op->extents) e.accept(this);
         ScopedBinding<int> b(inside, op->name, 0);

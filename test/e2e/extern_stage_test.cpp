@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include <loom.h>
@@ -274,6 +276,29 @@ TEST(ExternStage, ANonzeroResultStopsThePipelineAndNamesTheFunction) {
         EXPECT_THAT(std::string(e.what()),
                     HasSubstr("loom_test_query_fails returned 5 in bounds-query mode"));
     }
+}
+
+// On a CUDA target, an extern stage between kernels runs on the host: the input a kernel wrote
+// is copied to the host before the call, and the output it writes is marked newer on the host
+// (the next kernel copies it over). Checked in the lowered statement, which needs no GPU.
+TEST(ExternStage, BetweenKernelsGetsItsInputOnTheHostAndMarksItsOutput) {
+    Box3Pipeline p;
+    Var bx("bx"), tx("tx");
+    p.g.compute_root().gpu_tile(p.x, bx, tx, 16);
+    p.e.compute_root();
+    p.h.gpu_tile(p.x, bx, tx, 16);
+    const std::string file = ::testing::TempDir() + "extern_between_kernels.stmt";
+    p.h.compile_to_lowered_stmt(file, {}, Text, Target("host-cuda"));
+    std::ifstream in(file);
+    const std::string stmt((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t to_host = stmt.find("loom_cuda_copy_to_host(g.buffer");
+    const size_t call = stmt.find("extern_stage(\"loom_test_box3\"");
+    const size_t dirty = stmt.find("loom_cuda_mark_host_dirty(e.buffer");
+    ASSERT_NE(to_host, std::string::npos) << stmt;
+    ASSERT_NE(call, std::string::npos) << stmt;
+    ASSERT_NE(dirty, std::string::npos) << stmt;
+    EXPECT_LT(to_host, call);
+    EXPECT_LT(call, dirty);
 }
 
 template <typename Body> std::string compile_error_of(Body body) {
