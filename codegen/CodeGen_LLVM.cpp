@@ -665,6 +665,9 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::extern_bounds_query:
         extern_bounds_query(op);
         return;
+    case Call::atomic_update:
+        internal_error << "atomic_update outside the value of a Store";
+        return;
     case Call::extern_input:
     case Call::extern_output:
         internal_error << "An extern stage's " << Call::intrinsic_name(op->op)

@@ -283,6 +283,8 @@ private:
     void print(const Call *op);
     void require(const Call *op);
     void trace(const Call *op);
+    // ---- CodeGen_Atomic.cpp: the stores of atomic stages ----
+    void emit_atomic_store(const Store *op, const Call *update);
     // ---- CodeGen_Extern.cpp: extern stages' buffers, bounds queries and calls ----
     void make_buffer(const Call *op);
     llvm::Value *call_extern_function(const std::string &callee, const std::vector<Expr> &args,

@@ -586,6 +586,11 @@ std::optional<int64_t> CodeGen::padded_start(Type t, const std::string &name,
 }
 
 void CodeGen::visit(const Store *op) {
+    if (const Call *update = op->value.as<Call>();
+        update && update->is_intrinsic(Call::atomic_update)) {
+        emit_atomic_store(op, update);
+        return;
+    }
     auto saved =
         std::exchange(shared_spans, op->value.type().is_vector()
                                         ? spans_shared_by_loads(op->value)

@@ -150,8 +150,8 @@ private:
 
     void stage_schedule(const StageSchedule &s) {
         // touched only decides a warning.
-        [[maybe_unused]] const auto &[splits, dims, prefetches, allow_race_conditions, fuse_level,
-                                      touched] = s;
+        [[maybe_unused]] const auto &[splits, dims, prefetches, allow_race_conditions, atomic,
+                                      fuse_level, touched] = s;
         u64(splits.size());
         for (const Split &sp : splits) {
             const auto &[kind, old_var, outer, inner, factor, tail] = sp;
@@ -182,6 +182,7 @@ private:
         }
         // No effect on the code (only on which directives were accepted), keyed all the same.
         u64(allow_race_conditions);
+        u64(atomic);
         loop_level(fuse_level.level);
         u64(fuse_level.align.size());
         for (const auto &[var, strategy] : fuse_level.align) {

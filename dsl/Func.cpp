@@ -433,6 +433,8 @@ Type Func::output_type() const {
 // its semicolon (it chained them into one statement).
 // clang-format off
 Func &Func::allow_race_conditions() LOOM_FORWARD_TO_STAGE(allow_race_conditions())
+Func &Func::atomic(bool override_associativity_test)
+    LOOM_FORWARD_TO_STAGE(atomic(override_associativity_test))
 Func &Func::compute_with(const Stage &s, const VarOrRVar &var,
                          const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align)
     LOOM_FORWARD_TO_STAGE(compute_with(s, var, align))

@@ -120,6 +120,9 @@ public:
     Func &rename(const VarOrRVar &old, const VarOrRVar &new_name);
     /** Stage::allow_race_conditions on the pure definition. */
     Func &allow_race_conditions();
+    /** Stage::atomic of the pure definition, as Halide's (which writes each element once:
+     * refused, saying to make an update atomic). */
+    Func &atomic(bool override_associativity_test = false);
     Func &serial(const VarOrRVar &var);
     Func &parallel(const VarOrRVar &var);
     Func &parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail = TailStrategy::Auto);

@@ -263,6 +263,7 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case extern_input: return "extern_input";
     case extern_output: return "extern_output";
     case make_buffer: return "make_buffer";
+    case atomic_update: return "atomic_update";
     }
     // clang-format on
     return "<unknown intrinsic>";

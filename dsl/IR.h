@@ -277,6 +277,10 @@ struct Call : ExprNode<Call> {
         extern_output,       // (call at the region's mins, call at its maxs): before storage
                              // flattening, the region of an extern stage's own Func it
                              // computes (the calls are not reads)
+        atomic_update,       // (value): the value a Store of an atomic stage (Stage::atomic)
+                             // writes, computed from the element's current value (a Load of
+                             // the same element in it) and stored only where the element did
+                             // not change meanwhile (a compare-and-swap loop)
         make_buffer,         // (buffer or "", zero of the element type, element offset,
                              // written (1 for an extern stage's output, else 0), (min,
                              // extent, stride) per dimension): a loom_buffer_t on the

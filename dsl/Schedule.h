@@ -139,6 +139,10 @@ struct StageSchedule {
      * vectorized after it write disjoint elements, which the checks at those directives could
      * not prove. */
     bool allow_race_conditions = false;
+    /** Stage::atomic: each of the stage's stores updates its element atomically (a read, the
+     * new value from it, and a store that happens only where the element did not change in
+     * between), so that iterations that update one element may run at once. */
+    bool atomic = false;
     FuseLevel fuse_level;
     /** Whether any directive named this stage (Halide's touched()): lowering warns about an
      * update left unscheduled while the Func's other stages were scheduled. Changes no code. */

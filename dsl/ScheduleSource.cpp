@@ -87,6 +87,8 @@ void stage_to_cpp(std::ostream &out, const std::string &stage, const Definition 
     }
     // Before the directives whose race checks it turns off.
     if (d.schedule.allow_race_conditions) out << stage << ".allow_race_conditions();\n";
+    // atomic(true): the stage was accepted once; the source need not check it again.
+    if (d.schedule.atomic) out << stage << ".atomic(true);\n";
     std::vector<Dim> unchanged = default_loops(d);
     const bool reordered = !d.schedule.splits.empty() ||
                            unchanged.size() != d.schedule.dims.size() ||

@@ -323,11 +323,30 @@ void Stage::set_loop_type(const VarOrRVar &var, ForType t, const char *directive
     dim.device_api = DeviceAPI::Host;  // set_gpu_loop_type names the GPU's
 }
 
+// Whether the stage's values read its Func only at the left-hand side's coordinates.
+bool Stage::reads_only_the_element_written() const {
+    const Definition &d = definition();
+    std::string lhs =
+        to_string(Call::make(func->output_types[0], func->name, d.args, Call::Halide));
+    for (const Expr &v : d.values) {
+        std::string text = to_string(v);
+        for (size_t pos = text.find(func->name + "("); pos != std::string::npos;
+             pos = text.find(func->name + "(", pos + 1)) {
+            if (pos > 0 && (std::isalnum((unsigned char)text[pos - 1]) || text[pos - 1] == '_' ||
+                            text[pos - 1] == '.'))
+                continue;
+            if (text.compare(pos, lhs.size(), lhs) != 0) return false;
+        }
+    }
+    return true;
+}
+
 // Iterations of an RVar loop may run at once only if each writes its own element and reads
 // the Func only there: the RVar (the one this loop was split from) is a bare argument on the
-// left, and every read of the Func itself is at exactly the left-hand side's coordinates.
+// left, and every read of the Func itself is at exactly the left-hand side's coordinates. An
+// atomic stage's iterations may collide: each update is atomic.
 void Stage::check_no_race(const std::string &loop, const char *directive) const {
-    if (schedule().allow_race_conditions) return;
+    if (schedule().allow_race_conditions || schedule().atomic) return;
     std::string root = loop;
     const std::vector<Split> &splits = schedule().splits;
     for (auto it = splits.rbegin(); it != splits.rend(); ++it) {
@@ -340,17 +359,7 @@ void Stage::check_no_race(const std::string &loop, const char *directive) const 
         const Variable *v = a.as<Variable>();
         bare |= v && v->name == root;
     }
-    std::string lhs = to_string(Call::make(func->output_types[0], func->name, d.args, Call::Halide));
-    bool reads_elsewhere = false;
-    for (const Expr &v : d.values) {
-        std::string text = to_string(v);
-        for (size_t pos = text.find(func->name + "("); pos != std::string::npos;
-             pos = text.find(func->name + "(", pos + 1)) {
-            if (pos > 0 && (std::isalnum((unsigned char)text[pos - 1]) || text[pos - 1] == '_' || text[pos - 1] == '.')) continue;
-            reads_elsewhere |= text.compare(pos, lhs.size(), lhs) != 0;
-        }
-    }
-    user_assert(bare && !reads_elsewhere)
+    user_assert(bare && reads_only_the_element_written())
         << "Can't " << directive << " RVar " << loop << " of " << stage_name()
         << ": different iterations may write or read the same element of " << func->name
         << ", so running them at once would race. Only an RVar that is a bare argument on the "
@@ -365,6 +374,33 @@ void Stage::unscheduled() {
         << "unscheduled() on " << stage_name() << ", which has a schedule: remove the call, or "
         << "the directives before it.";
     definition().schedule.touched = true;
+}
+
+Stage &Stage::atomic(bool override_associativity_test) {
+    user_assert(index > 0)
+        << "atomic() on " << stage_name()
+        << ", the pure definition, which writes each element once: make an update definition "
+           "atomic ("
+        << func->name << ".update(k).atomic()).";
+    user_assert(func->outputs() == 1)
+        << "atomic() on " << stage_name() << ", whose Func has a Tuple of " << func->outputs()
+        << " values: Loom updates one value atomically, not several together. Keep the loops "
+           "over its RVars serial, or use rfactor.";
+    const Definition &d = definition();
+    user_assert(override_associativity_test || is_order_independent_reduction(func, d))
+        << "atomic() on " << stage_name()
+        << ": Loom can't prove that the update gives the same result in any order (it must be "
+        << func->name << "(args) = " << func->name
+        << "(args) op e with op one of + * min max & | ^ and e not reading " << func->name
+        << "). Rewrite it so, or call atomic(true) if you know the order does not matter.";
+    // Each store updates one element from that element alone.
+    user_assert(reads_only_the_element_written())
+        << "atomic() on " << stage_name() << ": it reads " << func->name
+        << " at other coordinates than the ones it writes, so no single atomic operation "
+           "updates an element. Keep its RVar loops serial.";
+    schedule().atomic = true;
+    schedule().touched = true;
+    return *this;
 }
 
 Stage &Stage::allow_race_conditions() {

@@ -68,6 +68,15 @@ public:
      * (as Halide 14's: the user vouches for it; where iterations do collide, the result depends
      * on their timing). */
     Stage &allow_race_conditions();
+    /** Halide's atomic(): each store of this update reads its element, computes the new value
+     * and stores it atomically (an atomic read-modify-write, or a compare-and-swap loop), so
+     * that its RVars may then be parallelized or vectorized even where iterations update the
+     * same element (a histogram). The update must be f(args) = f(args) op e with op one of
+     * + * min max & | ^ (or write values that use no RVar), unless override_associativity_test
+     * is set; then it must still read f only at the element it writes. A float + or * then
+     * sums in a different order, changing the last bits (README, "Schedules that reorder a
+     * float reduction"). Tuples are refused. */
+    Stage &atomic(bool override_associativity_test = false);
     /** Says that this update is meant to run in its default loop nest, so that lowering does
      * not warn that it was left unscheduled while the Func's other stages were scheduled
      * (Halide 14's). An error on a stage that has a directive. */
@@ -168,6 +177,7 @@ private:
                           const std::vector<std::pair<VarOrRVar, LoopAlignStrategy>> &align,
                           LoopAlignStrategy default_align);
     void check_no_race(const std::string &loop, const char *directive) const;
+    bool reads_only_the_element_written() const;
     /** Checks and records p (its image or func set) with the other arguments of prefetch. */
     Stage &add_prefetch(Internal::PrefetchDirective p, const VarOrRVar &at, const VarOrRVar &from,
                         const Expr &offset, PrefetchBoundStrategy strategy);

@@ -133,7 +133,10 @@ private:
             ok = !i->else_case.defined() && !varies(i->condition) && !calls_a_func(i->condition);
             walk(i->then_case);
         } else if (const Provide *p = s.as<Provide>()) {
-            ok = !provide && p->values.size() == 1;
+            // An atomic update's element may be updated by other threads meanwhile.
+            const Call *atomic = p->values.empty() ? nullptr : p->values[0].as<Call>();
+            ok = !provide && p->values.size() == 1 &&
+                 !(atomic && atomic->is_intrinsic(Call::atomic_update));
             provide = p;
             loops = path_loops;
             provide_lets = path_lets;

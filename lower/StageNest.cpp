@@ -214,6 +214,11 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def,
         values.push_back(substitute(rename, substitute(known, inliner.mutate(v))));
     for (const Expr &a : def.args)
         args.push_back(substitute(rename, inliner.mutate(a)));
+    // An atomic stage's value is stored by a compare-and-swap loop (codegen, Store).
+    if (sched.atomic) {
+        for (Expr &v : values)
+            v = Call::make_intrinsic(v.type(), Call::atomic_update, {v}, Call::Intrinsic);
+    }
     Stmt body = Provide::make(f->name, values, args);
     if (def.predicate.defined()) {
         body = IfThenElse::make(likely(substitute(rename, inliner.mutate(def.predicate))), body);
