@@ -665,6 +665,10 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::extern_bounds_query:
         extern_bounds_query(op);
         return;
+    case Call::memoize_lookup:
+    case Call::memoize_store:
+        memoize_call(op);
+        return;
     case Call::atomic_update:
         internal_error << "atomic_update outside the value of a Store";
         return;

@@ -95,6 +95,8 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_print", &loom_print);
     add("loom_error_requirement_failed", &loom_error_requirement_failed);
     add("loom_error_extern_stage_failed", &loom_error_extern_stage_failed);
+    add("loom_memoization_cache_lookup", &loom_memoization_cache_lookup);
+    add("loom_memoization_cache_store", &loom_memoization_cache_store);
     add("loom_error_extern_bounds_query_failed", &loom_error_extern_bounds_query_failed);
     add("loom_append_string", &loom_append_string);
     add("loom_append_int64", &loom_append_int64);

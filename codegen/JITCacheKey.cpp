@@ -214,8 +214,10 @@ private:
         // Estimates change no code; they are written all the same, as hints an
         // auto-scheduler may one day turn into code before lowering.
         const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds,
-                     alignments, storage_alignments, memory_type] = s;
+                     alignments, storage_alignments, memory_type, memoized, eviction_key] = s;
         u64((uint64_t)memory_type);
+        u64(memoized);
+        expr(eviction_key);
         loop_level(compute_level);
         loop_level(store_level);
         bounds(bound_list);

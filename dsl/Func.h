@@ -65,6 +65,13 @@ private:
  * as `StmtOutputFormat::Text`. */
 enum StmtOutputFormat { Text, HTML };
 
+/** Tags the cache entries of a memoized Func (Func::memoize), so that a program can evict
+ * them together: an integer or handle Expr (Halide's EvictionKey). */
+struct EvictionKey {
+    Expr key;
+    EvictionKey(const Expr &expr = Expr()) : key(expr) {}
+};
+
 class Func {
 public:
     Func();
@@ -185,6 +192,15 @@ public:
      * known at compile time, else realize() says so), Register, GPUShared (at the block level
      * of a GPU kernel), or Auto, Loom's choice. */
     Func &store_in(MemoryType memory_type);
+    /** Halide's memoize: the Func (computed at the root) keeps the region it computed in a
+     * cache shared by every pipeline of the process, keyed by the region and by the values of
+     * every Param and the address and shape of every input buffer it depends on; a later run
+     * with the same key copies the region from the cache instead of computing it. A buffer's
+     * contents are not part of the key: change them and evict (the eviction key tags the
+     * entries: loom_memoization_cache_evict, runtime/loom_runtime.h). The cache holds at most
+     * loom_memoization_cache_set_size bytes (1 MiB unless set), evicting the least recently
+     * used region. */
+    Func &memoize(const EvictionKey &eviction_key = EvictionKey());
     /** Computes the Func over exactly [min, min + extent) in var, and checks at run time that
      * its consumers read nothing outside. */
     Func &bound(const Var &var, const Expr &min, const Expr &extent);

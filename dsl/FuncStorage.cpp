@@ -106,6 +106,17 @@ void Func::define_as_buffer(const Buffer<> &im) {
     (*this)(args) = im(args);
 }
 
+Func &Func::memoize(const EvictionKey &eviction_key) {
+    const Expr &key = eviction_key.key;
+    user_assert(!key.defined() ||
+                (key.type().is_scalar() && (key.type().is_int_or_uint() || key.type().is_handle())))
+        << "memoize of Func " << name() << " with eviction key " << key << " of type " << key.type()
+        << ": an eviction key is an integer or a handle.";
+    func->schedule.memoized = true;
+    func->schedule.eviction_key = key;
+    return *this;
+}
+
 Func &Func::store_in(MemoryType memory_type) {
     const bool offered = memory_type == MemoryType::Auto || memory_type == MemoryType::Heap ||
                          memory_type == MemoryType::Stack || memory_type == MemoryType::Register ||

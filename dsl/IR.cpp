@@ -264,6 +264,8 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case extern_output: return "extern_output";
     case make_buffer: return "make_buffer";
     case atomic_update: return "atomic_update";
+    case memoize_lookup: return "memoize_lookup";
+    case memoize_store: return "memoize_store";
     }
     // clang-format on
     return "<unknown intrinsic>";

@@ -277,6 +277,11 @@ struct Call : ExprNode<Call> {
         extern_output,       // (call at the region's mins, call at its maxs): before storage
                              // flattening, the region of an extern stage's own Func it
                              // computes (the calls are not reads)
+        memoize_lookup,      // (func, buffer, bytes, key...): 1 where the memoization cache
+                             // holds the key's region, copied into the buffer, else 0 (a key
+                             // that is a string is the host address of that input buffer)
+        memoize_store,       // (func, buffer, bytes, eviction key, has eviction key, key...):
+                             // puts the buffer's region in the cache under the key
         atomic_update,       // (value): the value a Store of an atomic stage (Stage::atomic)
                              // writes, computed from the element's current value (a Load of
                              // the same element in it) and stored only where the element did

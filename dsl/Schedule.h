@@ -183,6 +183,11 @@ struct FuncSchedule {
     std::vector<BoundAlignment> alignments;
     std::vector<StorageAlignment> storage_alignments;
     MemoryType memory_type = MemoryType::Auto; // store_in
+    /** Func::memoize: the computed region is kept between runs (lower/Memoize.h), keyed by the
+     * region and every Param and input buffer the Func depends on; eviction_key (optional, an
+     * integer or handle Expr) tags the entries for loom_memoization_cache_evict. */
+    bool memoized = false;
+    Expr eviction_key;
 };
 
 }  // namespace Internal

@@ -49,8 +49,14 @@ private:
         if (!inside.contains(op->name)) writes.insert(op->name);
         IRVisitor::visit(op);
     }
-    // A buffer handed to an extern stage on the host: its input read, its output written.
+    // A buffer handed to an extern stage on the host: its input read, its output written; a
+    // memoized region copied from the cache (written) or into it (read).
     void visit(const Call *op) override {
+        if (op->is_intrinsic(Call::memoize_lookup) || op->is_intrinsic(Call::memoize_store)) {
+            const std::string &name = op->args[1].as<StringImm>()->value;
+            if (!inside.contains(name))
+                (op->is_intrinsic(Call::memoize_lookup) ? writes : reads).insert(name);
+        }
         if (op->is_intrinsic(Call::make_buffer)) {
             const std::string &name = op->args[0].as<StringImm>()->value;
             if (!name.empty() && !inside.contains(name))

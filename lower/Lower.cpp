@@ -15,6 +15,7 @@
 #include "lower/InjectDeviceCopies.h"
 #include "lower/InjectPrefetches.h"
 #include "lower/InjectTracing.h"
+#include "lower/Memoize.h"
 #include "lower/PartitionLoops.h"
 #include "lower/PeelLoopVariables.h"
 #include "lower/PromoteAccumulators.h"
@@ -149,6 +150,8 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     s = logger.run("promote accumulators", s,
                    [&](const Stmt &in) { return promote_accumulators(in); });
     s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
+    s = logger.run("inject memoization", s,
+                   [&](const Stmt &in) { return inject_memoization(in, env, outputs); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });
     // After simplification, which folds away reads whose values cannot matter.
     s = logger.run("remove dead productions", s, [&](const Stmt &in) { return remove_dead_productions(in); });

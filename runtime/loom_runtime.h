@@ -170,6 +170,21 @@ int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int6
 /* A require() whose condition failed: passes its message on; returns loom_code_requirement_failed.
  */
 int32_t loom_error_requirement_failed(void *user_context, const char *message);
+/* The memoization cache (Func::memoize): regions of memoized Funcs kept between runs, shared
+ * by every pipeline of the process. Compiled code looks a region up (1: found, copied to host)
+ * and stores it after computing it. set_size bounds the bytes kept (1 MiB at first; the least
+ * recently used regions go first); evict drops the entries stored with an eviction key
+ * (Func::memoize(EvictionKey(e))); cleanup drops every entry; entries counts them. */
+int32_t loom_memoization_cache_lookup(void *user_context, const char *func, const int64_t *key,
+                                      int32_t key_count, void *host, int64_t bytes);
+int32_t loom_memoization_cache_store(void *user_context, const char *func, const int64_t *key,
+                                     int32_t key_count, const void *host, int64_t bytes,
+                                     uint64_t eviction_key, int32_t has_eviction_key);
+void loom_memoization_cache_set_size(int64_t bytes);
+void loom_memoization_cache_evict(void *user_context, uint64_t eviction_key);
+void loom_memoization_cache_cleanup(void);
+int64_t loom_memoization_cache_entries(void);
+
 /* An extern stage (Func::define_extern) returned `result` (nonzero), in its call or in its
  * bounds query: reports it and returns `result`, which the pipeline returns. */
 int32_t loom_error_extern_stage_failed(void *user_context, const char *function, int32_t result);
