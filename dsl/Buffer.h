@@ -320,17 +320,16 @@ public:
         for (size_t i = 0; i < rect.size(); i++)
             crop((int)i, rect[i].first, rect[i].second);
     }
+    /** The Buffer type with one dimension less or more (any count stays any). */
+    using OneDimensionLess = Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1>;
+    using OneDimensionMore = Buffer<T, Dims == AnyDims ? AnyDims : Dims + 1>;
+
     /** Dimension d removed, at coordinate pos (its min when not given). */
-    Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> sliced(int d, int pos) const {
-        return Buffer < T,
-               Dims == AnyDims
-                   ? AnyDims
-                   : Dims - 1 >
-                         ::from_contents(with(&Internal::BufferContents::slice, d, pos).contents);
+    OneDimensionLess sliced(int d, int pos) const {
+        return OneDimensionLess::from_contents(
+            with(&Internal::BufferContents::slice, d, pos).contents);
     }
-    Buffer<T, Dims == AnyDims ? AnyDims : Dims - 1> sliced(int d) const {
-        return sliced(d, dim(d).min());
-    }
+    OneDimensionLess sliced(int d) const { return sliced(d, dim(d).min()); }
     void slice(int d, int pos) {
         static_assert(Dims == AnyDims,
                       "slice() in place changes the dimension count: use sliced()");
@@ -382,12 +381,9 @@ public:
         }
     }
     /** A new dimension of extent 1 at d, its only coordinate pos. */
-    Buffer<T, Dims == AnyDims ? AnyDims : Dims + 1> embedded(int d, int pos = 0) const {
-        return Buffer < T,
-               Dims == AnyDims
-                   ? AnyDims
-                   : Dims + 1 >
-                         ::from_contents(with(&Internal::BufferContents::embed, d, pos).contents);
+    OneDimensionMore embedded(int d, int pos = 0) const {
+        return OneDimensionMore::from_contents(
+            with(&Internal::BufferContents::embed, d, pos).contents);
     }
     void embed(int d, int pos = 0) {
         static_assert(Dims == AnyDims,

@@ -52,6 +52,12 @@ class IRMutator;
  * so that a definition m leaves alone is only read. */
 void mutate_definition(IRMutator &m, Definition &d);
 
+class IRVisitor;
+
+/** Every Expr of d through v: its values, arguments, where() condition, RDom bounds, and its
+ * specializations' conditions and definitions. */
+void visit_definition(IRVisitor &v, const Definition &d);
+
 /** Which of a Func's events each run reports to the runtime's trace handler (Func::
  * trace_loads / trace_stores / trace_realizations, lower/InjectTracing.h), and the strings
  * given with add_trace_tag, reported once at the start of each run. */

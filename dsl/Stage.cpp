@@ -386,6 +386,10 @@ Stage &Stage::atomic(bool override_associativity_test) {
         << "atomic() on " << stage_name() << ", whose Func has a Tuple of " << func->outputs()
         << " values: Loom updates one value atomically, not several together. Keep the loops "
            "over its RVars serial, or use rfactor.";
+    user_assert(func->output_types[0].bits() >= 8)
+        << "atomic() on " << stage_name() << ", whose Func has type " << func->output_types[0]
+        << ": Loom updates whole bytes atomically. Give the Func a type of 8 bits or more "
+           "(uint8 for a Bool).";
     const Definition &d = definition();
     user_assert(override_associativity_test || is_order_independent_reduction(func, d))
         << "atomic() on " << stage_name()

@@ -19,10 +19,7 @@ bool is_queryable_input(const LoweredArgument &a) {
     return a.kind == Argument::InputBuffer && !a.buffer && a.param;
 }
 
-Expr is_bounds_query(const std::string &buffer) {
-    return Call::make(Int(32), "loom_buffer_is_bounds_query",
-                      {Variable::make(Handle(), buffer_struct_name(buffer))}, Call::Extern) != 0;
-}
+Expr is_bounds_query(const std::string &buffer) { return buffer_is_bounds_query(buffer) != 0; }
 
 } // namespace
 
@@ -129,11 +126,7 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
                                        valid_max},
                                       Call::Extern);
             own.push_back(AssertStmt::make(simplify(ok), message));
-            queries.push_back(
-                Evaluate::make(Call::make(Int(32), "loom_buffer_bounds_query",
-                                          {Variable::make(Handle(), buffer_struct_name(a.name)),
-                                           Expr(d), box[d].min, box[d].max},
-                                          Call::Extern)));
+            queries.push_back(bounds_query_answer(a.name, d, box[d].min, box[d].max));
         }
         if (!is_queryable_input(a)) {
             checks.insert(checks.end(), own.begin(), own.end());

@@ -464,10 +464,7 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
             for (int i = 0; i < f->outputs(); i++) {
                 std::string buffer = f->buffer_name(i);
                 queries.push_back(
-                    Evaluate::make(Call::make(Int(32), "loom_buffer_bounds_query",
-                                              {Variable::make(Handle(), buffer_struct_name(buffer)),
-                                               Expr(d), simplify(box[d].min), simplify(box[d].max)},
-                                              Call::Extern)));
+                    bounds_query_answer(buffer, d, simplify(box[d].min), simplify(box[d].max)));
                 Expr mn = int_var(buffer + ".min." + ds);
                 Expr mx = mn + int_var(buffer + ".extent." + ds) - 1;
                 Expr ok = box[d].max < box[d].min || (mn <= box[d].min && box[d].max <= mx);
@@ -497,10 +494,7 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
     result = Block::make(checks);
     if (!outputs.empty()) {
         if (queries.empty()) queries.push_back(Evaluate::make(0)); // zero-dimensional outputs
-        Expr is_query =
-            Call::make(Int(32), "loom_buffer_is_bounds_query",
-                       {Variable::make(Handle(), buffer_struct_name(outputs[0]->buffer_name(0)))},
-                       Call::Extern);
+        Expr is_query = buffer_is_bounds_query(outputs[0]->buffer_name(0));
         result = IfThenElse::make(is_query != 0, Block::make(queries), result);
     }
     // Inside the outputs' lets, which the root Funcs' regions refer to.

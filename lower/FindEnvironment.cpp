@@ -28,19 +28,8 @@ std::vector<FunctionPtr> direct_callees(const FunctionPtr &f) {
     FindCalls finder;
     // Values, arguments, where() conditions (an update's RDom may be restricted by a
     // condition that reads another Func), and the same in each specialization.
-    std::function<void(const Definition &)> scan = [&](const Definition &d) {
-        for (const Expr &v : d.values)
-            v.accept(&finder);
-        for (const Expr &a : d.args)
-            a.accept(&finder);
-        if (d.predicate.defined()) d.predicate.accept(&finder);
-        for (const Specialization &sp : d.specializations) {
-            if (sp.condition.defined()) sp.condition.accept(&finder);
-            if (sp.definition) scan(*sp.definition);
-        }
-    };
     for (int k = 0; k < f->stages(); k++)
-        scan(f->stage(k));
+        visit_definition(finder, f->stage(k));
     // An extern stage reads the Funcs it is given, and the Funcs its scalar arguments call.
     if (f->is_extern()) {
         for (const ExternStage::Arg &a : f->extern_stage->args) {

@@ -159,6 +159,16 @@ private:
 
 std::string buffer_struct_name(const std::string &buffer) { return buffer + ".buffer"; }
 
+Expr buffer_is_bounds_query(const std::string &buffer) {
+    return Call::make(Int(32), "loom_buffer_is_bounds_query", {buffer_variable(buffer)},
+                      Call::Extern);
+}
+
+Stmt bounds_query_answer(const std::string &buffer, int d, const Expr &min, const Expr &max) {
+    return Evaluate::make(Call::make(Int(32), "loom_buffer_bounds_query",
+                                     {buffer_variable(buffer), Expr(d), min, max}, Call::Extern));
+}
+
 Stmt inject_device_copies(const Stmt &s) {
     KernelBuffers k;
     s.accept(&k);

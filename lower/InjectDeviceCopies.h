@@ -23,5 +23,13 @@ Stmt inject_device_copies(const Stmt &s);
  * calls inject_device_copies makes (code generation defines it). */
 std::string buffer_struct_name(const std::string &buffer);
 
+/** Whether buffer `buffer` (an argument) is a bounds query, nonzero if so (a buffer without
+ * memory: runtime/loom_runtime.h's loom_buffer_is_bounds_query). */
+Expr buffer_is_bounds_query(const std::string &buffer);
+
+/** Writes [min, max] of dimension d into the bounds-query buffer `buffer` (joined with what is
+ * there: loom_buffer_bounds_query). */
+Stmt bounds_query_answer(const std::string &buffer, int d, const Expr &min, const Expr &max);
+
 } // namespace Internal
 } // namespace loom

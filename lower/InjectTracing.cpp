@@ -125,8 +125,14 @@ private:
         touch(*f);
         std::vector<Expr> values;
         for (size_t i = 0; i < op->values.size(); i++) {
-            values.push_back(trace_event(op->name, store, int_var(trace_id(op->name)), (int)i,
-                                         Expr(""), op->values[i], op->args));
+            // An atomic stage's store (Stage::atomic) stays the Store's value, the event inside
+            // it: the value traced is the one stored (an attempt that another thread's update
+            // made fail is reported again with the value it then stores).
+            const Call *atomic = op->values[i].as<Call>();
+            if (atomic && !atomic->is_intrinsic(Call::atomic_update)) atomic = nullptr;
+            Expr event = trace_event(op->name, store, int_var(trace_id(op->name)), (int)i, Expr(""),
+                                     atomic ? atomic->args[0] : op->values[i], op->args);
+            values.push_back(atomic ? Call::with_args(atomic, {event}) : event);
         }
         return Provide::make(op->name, values, op->args);
     }

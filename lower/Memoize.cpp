@@ -40,25 +40,8 @@ FindInputs inputs_of(const FunctionPtr &f, const Environment &env) {
     std::set<std::string> seen;
     std::function<void(const FunctionPtr &)> walk = [&](const FunctionPtr &g) {
         if (!seen.insert(g->name).second) return;
-        std::function<void(const Definition &)> scan = [&](const Definition &d) {
-            for (const Expr &v : d.values)
-                v.accept(&found);
-            for (const Expr &a : d.args)
-                a.accept(&found);
-            if (d.predicate.defined()) d.predicate.accept(&found);
-            if (d.rdom) {
-                for (const ReductionVariable &rv : d.rdom->domain) {
-                    rv.min.accept(&found);
-                    rv.extent.accept(&found);
-                }
-            }
-            for (const Specialization &s : d.specializations) {
-                if (s.condition.defined()) s.condition.accept(&found);
-                if (s.definition) scan(*s.definition);
-            }
-        };
         for (int k = 0; k < g->stages(); k++)
-            scan(g->stage(k));
+            visit_definition(found, g->stage(k));
         if (g->is_extern()) {
             for (const ExternStage::Arg &a : g->extern_stage->args) {
                 if (a.kind == ExternStage::Arg::Scalar) a.expr.accept(&found);

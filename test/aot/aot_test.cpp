@@ -288,6 +288,16 @@ namespace {
 // A Buffer the pipeline reads (the generator's table) is embedded in the library: the C
 // function takes the input and the output only, and reads the table's elements as they were
 // when the library was built (the generator's formula, repeated here).
+// A 2-D buffer over `host` with the given element type and dimensions.
+loom_buffer_t buffer_2d(void *host, loom_type_t type, loom_dimension_t *dims) {
+    loom_buffer_t b{};
+    b.host = (uint8_t *)host;
+    b.type = type;
+    b.dimensions = 2;
+    b.dim = dims;
+    return b;
+}
+
 TEST(AheadOfTime, ABufferThePipelineReadsIsEmbeddedInTheLibrary) {
     const int w = 37, h = 5;
     std::vector<uint8_t> in(w * h);
@@ -296,15 +306,8 @@ TEST(AheadOfTime, ABufferThePipelineReadsIsEmbeddedInTheLibrary) {
     std::vector<uint16_t> out(w * h, 0);
     loom_dimension_t in_dims[2] = {{0, w, 1, 0}, {0, h, w, 0}};
     loom_dimension_t out_dims[2] = {{0, w, 1, 0}, {0, h, w, 0}};
-    loom_buffer_t in_buf{}, out_buf{};
-    in_buf.host = in.data();
-    in_buf.type = {1, 8, 1};
-    in_buf.dimensions = 2;
-    in_buf.dim = in_dims;
-    out_buf.host = (uint8_t *)out.data();
-    out_buf.type = {1, 16, 1};
-    out_buf.dimensions = 2;
-    out_buf.dim = out_dims;
+    loom_buffer_t in_buf = buffer_2d(in.data(), {1, 8, 1}, in_dims);
+    loom_buffer_t out_buf = buffer_2d(out.data(), {1, 16, 1}, out_dims);
     int32_t (*fn)(loom_buffer_t *, loom_buffer_t *) = gamma_lut_aot; // two parameters: no table
     ASSERT_EQ(fn(&in_buf, &out_buf), 0);
     auto entry = [](int i) { return (uint16_t)(i < 0 ? 7 : (i * i * 3) / 17 + i); };
@@ -323,15 +326,8 @@ TEST(AheadOfTime, AnExternStageIsCalledByTheLibrary) {
     // The input covers rows -1 .. h: the stage reads a row above and one below.
     loom_dimension_t in_dims[2] = {{0, w, 1, 0}, {-1, h + 2, w, 0}};
     loom_dimension_t out_dims[2] = {{0, w, 1, 0}, {0, h, w, 0}};
-    loom_buffer_t in_buf{}, out_buf{};
-    in_buf.host = (uint8_t *)in.data();
-    in_buf.type = {0, 32, 1};
-    in_buf.dimensions = 2;
-    in_buf.dim = in_dims;
-    out_buf.host = (uint8_t *)out.data();
-    out_buf.type = {0, 32, 1};
-    out_buf.dimensions = 2;
-    out_buf.dim = out_dims;
+    loom_buffer_t in_buf = buffer_2d(in.data(), {0, 32, 1}, in_dims);
+    loom_buffer_t out_buf = buffer_2d(out.data(), {0, 32, 1}, out_dims);
     aot_row_sums_calls = 0;
     ASSERT_EQ(extern_rows_aot(&in_buf, &out_buf), 0);
     EXPECT_EQ(aot_row_sums_calls, h);

@@ -187,4 +187,17 @@ void expect_1d(loom::Buffer<T> out, const std::function<T(int)> &reference,
                : nullptr);
 }
 
+/** The message of the CompileError `body` throws, or what happened instead (which then shows
+ * in the failed expectation). */
+template <typename Body> std::string compile_error_of(Body body) {
+    try {
+        body();
+    } catch (const loom::CompileError &e) {
+        return e.what();
+    } catch (const std::exception &e) {
+        return std::string("<not a CompileError: ") + e.what() + ">";
+    }
+    return "<no error>";
+}
+
 }  // namespace loom_test

@@ -14,9 +14,12 @@
 
 #include <loom.h>
 
+#include "E2ETestUtil.h"
+
 namespace {
 
 using namespace loom;
+using loom_test::compile_error_of;
 using ::testing::HasSubstr;
 
 // The element at (x, y) of a 2-D buffer of T.
@@ -299,17 +302,6 @@ TEST(ExternStage, BetweenKernelsGetsItsInputOnTheHostAndMarksItsOutput) {
     ASSERT_NE(dirty, std::string::npos) << stmt;
     EXPECT_LT(to_host, call);
     EXPECT_LT(call, dirty);
-}
-
-template <typename Body> std::string compile_error_of(Body body) {
-    try {
-        body();
-    } catch (const CompileError &e) {
-        return e.what();
-    } catch (const std::exception &e) {
-        return std::string("<not a CompileError: ") + e.what() + ">";
-    }
-    return "<no error>";
 }
 
 TEST(ExternStage, MisusesAreRefusedWithErrorsNamingTheFunc) {

@@ -9,6 +9,8 @@
 
 #include <loom.h>
 
+#include "E2ETestUtil.h"
+
 namespace {
 
 int fill_calls = 0;
@@ -51,6 +53,7 @@ extern "C" int loom_test_memo_double(halide_buffer_t *in, halide_buffer_t *out) 
 namespace {
 
 using namespace loom;
+using loom_test::compile_error_of;
 using ::testing::HasSubstr;
 
 // h(x, y) = g(x, y) + g(x + 1, y), g the memoized extern stage over k.
@@ -178,27 +181,18 @@ TEST(Memoize, AFuncWithAnUpdateFollowsItsParam) {
     EXPECT_EQ(loom_memoization_cache_entries(), 3);
 }
 
-template <typename Body> std::string error_of(Body body) {
-    try {
-        body();
-    } catch (const CompileError &e) {
-        return e.what();
-    }
-    return "<no error>";
-}
-
 TEST(Memoize, MisusesAreRefusedWithErrorsNamingTheFunc) {
     Var x("x");
     Func f("f"), g("g"), h("h");
     f(x) = x;
     f.memoize();
-    EXPECT_THAT(error_of([&] { f.realize({4}); }),
+    EXPECT_THAT(compile_error_of([&] { f.realize({4}); }),
                 HasSubstr("Func f is memoized and is an output"));
     g(x) = x * 2;
     g.memoize();
     h(x) = g(x) + 1;
-    EXPECT_THAT(error_of([&] { h.realize({4}); }), HasSubstr("compute_root()"));
-    EXPECT_THAT(error_of([&] { g.memoize(EvictionKey(Expr(1.5f))); }),
+    EXPECT_THAT(compile_error_of([&] { h.realize({4}); }), HasSubstr("compute_root()"));
+    EXPECT_THAT(compile_error_of([&] { g.memoize(EvictionKey(Expr(1.5f))); }),
                 HasSubstr("an eviction key is an integer or a handle"));
 }
 

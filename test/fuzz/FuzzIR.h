@@ -169,7 +169,8 @@ struct Directive {
         StoreAt,
         ReorderStorage,
         ComputeWith,
-        Trace // factor's bits: 1 trace_loads, 2 trace_stores, 4 trace_realizations
+        Trace, // factor's bits: 1 trace_loads, 2 trace_stores, 4 trace_realizations
+        Atomic // Stage::atomic() of update stage `stage`
     } kind;
     int ent = 0;
     int stage = 0;                   // loop directives: 0 pure, k > 0 update k - 1

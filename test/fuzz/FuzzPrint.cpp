@@ -210,6 +210,8 @@ std::string directive_text(const PipelineDesc &p, const Directive &d, const std:
         if (d.factor & 4) calls += ".trace_realizations()";
         return calls + ";";
     }
+    case Directive::Atomic:
+        return st + ".atomic();";
     case Directive::ReorderStorage: {
         std::vector<std::string> v;
         for (int i : d.storage_order) {

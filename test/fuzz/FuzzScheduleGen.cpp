@@ -40,7 +40,8 @@ class ScheduleGen {
 public:
     ScheduleGen(const PipelineDesc &p, uint32_t seed, bool baseline,
                 const std::set<std::string> &avoid)
-        : p(p), r(seed), trace_rng(seed ^ 0x74726163u), baseline(baseline), avoid(avoid) {}
+        : p(p), r(seed), trace_rng(seed ^ 0x74726163u), atomic_rng(seed ^ 0x61746f6du),
+          baseline(baseline), avoid(avoid) {}
 
     Schedule run() {
         build_entities();
@@ -61,6 +62,7 @@ private:
     // Tracing draws from a stream of its own, so that the other choices (and every reproducer
     // written before tracing was fuzzed) stay what they were for a seed.
     Rng trace_rng;
+    Rng atomic_rng; // atomic() too: a stream of its own, for the same reason
     bool baseline;
     const std::set<std::string> &avoid;
     Schedule s;
@@ -455,6 +457,18 @@ private:
             st.rvars_commute = order_independent(e, u);
             st.reorder_rounds = st.rvars_commute && is_float(p.funcs[e].types[0]) &&
                                 (u.values[0]->op == Op::Add || u.values[0]->op == Op::Mul);
+            // atomic(): the RVar loops may then run at once whatever the update writes; a
+            // float + or * then sums in another order.
+            if (!baseline && !avoid.count("atomic") && st.rvars_commute && u.rdom >= 0 &&
+                atomic_rng.chance(12)) {
+                st.atomic = true;
+                Directive d;
+                d.kind = Directive::Atomic;
+                d.ent = e;
+                d.stage = (int)k;
+                s.directives.push_back(d);
+                s.reorders_float_reduction |= st.reorder_rounds;
+            }
             if (u.rdom >= 0) {
                 const RDomDesc &rd = p.rdoms[u.rdom];
                 int n = (int)rd.mins.size();
@@ -465,7 +479,7 @@ private:
                     l.key = {n - 1 - i};
                     l.extent = rd.extents[i];
                     l.is_const = true;
-                    l.par_ok = rvar_race_free(e, u, i);
+                    l.par_ok = st.atomic || rvar_race_free(e, u, i);
                     st.loops.push_back(l);
                 }
             }
@@ -729,7 +743,8 @@ private:
             fused.name = fresh(st, in, "f");
             fused.extent = in.extent >= 0 && out.extent >= 0 ? in.extent * out.extent : -1;
             fused.is_const = in.is_const && out.is_const;
-            fused.par_ok = !in.rvar;  // Loom's race check does not see through fused RVars
+            // Loom's race check does not see through fused RVars; an atomic stage has none.
+            fused.par_ok = !in.rvar || st.atomic;
             fused.derived = true;
             fused.in_shifted_blocks = false;
             fused.inside_inner = in.inside_inner || out.inside_inner;

@@ -39,6 +39,7 @@ struct StageM {
     bool output = false;
     bool rvars_commute = false;  // f = f op e, op associative: RVars may be reordered
     bool reorder_rounds = false; // ... and op is float + or *: reordered, it rounds differently
+    bool atomic = false;         // Stage::atomic: every RVar loop may run its iterations at once
     std::vector<LoopM> loops;   // innermost first, as Loom keeps them
     int fresh = 0;
     // Points the rounding splits of the Func's stages may add, per pure dimension: shared by all

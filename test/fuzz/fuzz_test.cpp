@@ -166,6 +166,7 @@ struct Outcome {
     int pipelines = 0;
     int sharing_loops = 0; // pairs whose schedule has a compute_with
     int traced = 0;        // pairs whose schedule traces a Func
+    int atomic = 0;        // pairs whose schedule makes an update atomic
     int float_reordered = 0; // pairs whose schedule reorders a float reduction (tolerance)
 };
 
@@ -328,6 +329,12 @@ Outcome run_fuzz(const Options &o) {
                     break;
                 }
             }
+            for (const Directive &d : sched.directives) {
+                if (d.kind == Directive::Atomic) {
+                    out.atomic++;
+                    break;
+                }
+            }
             if (o.print && what.empty()) std::cout << reproducer(p, base, sched, header(o.seed, k, j, "Printed on request.")) << "\n";
             if (!what.empty()) {
                 report_failure(out, o.seed, k, j, what,
@@ -356,8 +363,8 @@ TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
               << " pipelines) in " << s << " s: " << (out.pairs - out.failures) << " clean, "
               << out.failures << " failed; " << out.sharing_loops
               << " schedules with compute_with, " << out.traced << " tracing ("
-              << g_trace_events.load() << " events), " << out.float_reordered
-              << " reordering a float reduction (compared within a relative "
+              << g_trace_events.load() << " events), " << out.atomic << " with atomic(), "
+              << out.float_reordered << " reordering a float reduction (compared within a relative "
               << kReorderedReductionTolerance << ")\n";
     if (out.failures == 0) std::cout << "ran " << out.pairs << " pairs clean\n";
     EXPECT_EQ(out.failures, 0) << "see the reproducers above";
