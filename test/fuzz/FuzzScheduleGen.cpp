@@ -16,7 +16,8 @@
 //   after a bounds query); no split by a factor at least a constant extent;
 // - RVar loops keep their relative order (a reordered reduction is a different reduction), and
 //   run in parallel or vectorized only when the RVar is a bare argument on the left and the Func
-//   is read only at the left-hand side's coordinates (Loom's race rule);
+//   is read only at the left-hand side's coordinates (Loom's race rule), or the update is
+//   atomic() (its RVars commute);
 // - vectorize / unroll without a factor only on loops of constant extent (<= 16 / <= 8).
 #include <algorithm>
 #include <map>
@@ -26,6 +27,7 @@
 
 #include "FuzzIR.h"
 #include "FuzzIRQueries.h"
+#include "FuzzLoopModel.h"
 #include "FuzzRng.h"
 #include "FuzzScheduleModel.h"
 
@@ -277,12 +279,6 @@ private:
         return c;
     }
 
-    static bool unique_name(const StageM &st, const std::string &name) {
-        int n = 0;
-        for (const LoopM &l : st.loops) n += l.name == name;
-        return n == 1;
-    }
-
     // ---- Decisions per entity, consumers first.
 
     /** The loops around every use: the common prefix of the readers' chains. */
@@ -530,23 +526,6 @@ private:
         return std::string(1, base) + what + std::to_string(++st.fresh);
     }
 
-    static int find(const StageM &st, const std::string &name) {
-        for (size_t i = 0; i < st.loops.size(); i++) {
-            if (st.loops[i].name == name) return (int)i;
-        }
-        return -1;
-    }
-
-    static bool rvar_order_ok(const StageM &st) {
-        const std::vector<int> *prev = nullptr;
-        for (auto it = st.loops.rbegin(); it != st.loops.rend(); ++it) {
-            if (!it->rvar) continue;
-            if (prev && !(*prev < it->key)) return false;
-            prev = &it->key;
-        }
-        return true;
-    }
-
     /** Loops a directive may name: unique names, optionally serial only. */
     std::vector<int> nameable(const StageM &st, bool serial_only, bool pure_only = false) const {
         std::vector<int> v;
@@ -558,23 +537,6 @@ private:
             v.push_back((int)i);
         }
         return v;
-    }
-
-    /** The tail a split of l with tail t uses (Loom's Auto, as Halide's). */
-    static Tail effective_tail(const StageM &st, const LoopM &l, int factor, Tail t) {
-        if (t != Tail::Auto) return t;
-        if (st.update) return l.rvar || l.inside_inner ? Tail::GuardWithIf : Tail::RoundUp;
-        // Halide's rule: rounds up only inside shifted blocks of at least this factor.
-        return l.in_shifted_blocks && l.shifted_factor >= factor ? Tail::RoundUp : Tail::ShiftInwards;
-    }
-
-    /** Points of l's dimension a split of l by factor with tail t may compute beyond the region:
-     * a block less one, unless a ShiftInwards split outside already clamps every block. */
-    static long rounding(const StageM &st, const LoopM &l, int factor, Tail t) {
-        Tail e = effective_tail(st, l, factor, t);
-        if (l.dim < 0 || e == Tail::GuardWithIf) return 0;
-        if (e == Tail::RoundUp && l.in_shifted_blocks && !st.update) return 0;
-        return (factor - 1) * l.unit;
     }
 
     bool tail_ok(const StageM &st, const LoopM &l, int factor, Tail t) const {
@@ -604,54 +566,6 @@ private:
     Tail pick_tail(const StageM &st) {
         if (st.update) return r.chance(60) ? Tail::Auto : Tail::GuardWithIf;
         return (Tail)r.weighted({40, 25, 20, st.output ? 0 : 15});
-    }
-
-    /** Splits loop i of the model (Loom's order: inner at i, outer just outside) with tail t. */
-    static void split_model(StageM &st, int i, const std::string &outer, const std::string &inner, int factor,
-                            Tail t) {
-        LoopM l = st.loops[i], in = l, out = l;
-        const Tail effective = effective_tail(st, l, factor, t);
-        if (l.dim >= 0) (*st.rounded)[l.dim] += rounding(st, l, factor, t);
-        out.unit = l.unit * factor;
-        out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
-        in.inside_inner = true;
-        out.inside_inner = l.inside_inner;
-        if (effective == Tail::ShiftInwards) {
-            out.shifted_factor = factor;
-        } else if (l.in_shifted_blocks) {
-            in.shifted_factor = out.shifted_factor = l.shifted_factor;
-        }
-        in.name = inner;
-        in.extent = factor;
-        in.is_const = true;
-        in.type = LT::Serial;
-        in.derived = out.derived = true;
-        out.name = outer;
-        out.extent = l.extent >= 0 ? (l.extent + factor - 1) / factor : -1;
-        out.type = LT::Serial;
-        if (l.rvar) {
-            in.key.push_back(1);
-            out.key.push_back(0);
-        }
-        st.loops[i] = in;
-        st.loops.insert(st.loops.begin() + i + 1, out);
-    }
-
-    static bool has_vectorized(const StageM &st) {
-        for (const LoopM &l : st.loops) {
-            if (l.type == LT::Vectorized) return true;
-        }
-        return false;
-    }
-
-    static void reorder_model(StageM &st, const std::vector<std::string> &names) {
-        std::vector<int> pos;
-        for (const std::string &n : names) pos.push_back(find(st, n));
-        std::vector<int> sorted = pos;
-        std::sort(sorted.begin(), sorted.end());
-        std::vector<LoopM> picked;
-        for (int q : pos) picked.push_back(st.loops[q]);
-        for (size_t k = 0; k < sorted.size(); k++) st.loops[sorted[k]] = picked[k];
     }
 
     void schedule_loops(int e) {
@@ -712,7 +626,7 @@ private:
             d.factor2 = fy;
             d.tail = t;
             split_model(st, i, xo, xi, fx, t);
-            split_model(st, find(st, ly.name), yo, yi, fy, t);
+            split_model(st, find_loop(st, ly.name), yo, yi, fy, t);
             reorder_model(st, {xi, yi, xo, yo});
             break;
         }
