@@ -44,9 +44,7 @@ Expr extern_input_call(const ExternStage::Arg &a, int value_index, std::vector<E
     return Expr();
 }
 
-namespace {
-
-int input_dimensions(const ExternStage::Arg &a) {
+int extern_input_dimensions(const ExternStage::Arg &a) {
     switch (a.kind) {
     case ExternStage::Arg::Func:
         return a.func->dimensions();
@@ -60,11 +58,13 @@ int input_dimensions(const ExternStage::Arg &a) {
     return 0;
 }
 
+namespace {
+
 // A bounds-query buffer of an input: no memory; a Func's region all zeros (the function
 // fills it in), an image's shape its own (as Halide copies the input's buffer).
 Expr query_buffer(const ExternStage::Arg &a, Type t, const std::string &image) {
     std::vector<Expr> args{StringImm::make(""), make_zero(t), Expr(0), Expr(0)};
-    for (int d = 0; d < input_dimensions(a); d++) {
+    for (int d = 0; d < extern_input_dimensions(a); d++) {
         const std::string ds = std::to_string(d);
         if (a.kind == ExternStage::Arg::Func) {
             for (int i = 0; i < 3; i++)
@@ -137,7 +137,7 @@ Stmt build_extern_produce(const FunctionPtr &f, InlineCalls &inliner) {
         const int elements = a.kind == ExternStage::Arg::Func ? a.func->outputs() : 1;
         for (int k = 0; k < elements; k++, position++) {
             std::vector<Expr> lo, hi;
-            for (int d = 0; d < input_dimensions(a); d++) {
+            for (int d = 0; d < extern_input_dimensions(a); d++) {
                 std::vector<Expr> q{function, Expr((int)position), Expr(d), Expr(0)};
                 q.insert(q.end(), query.begin(), query.end());
                 lo.push_back(Call::make_intrinsic(Int(32), Call::extern_bounds_query, q));

@@ -21,5 +21,8 @@ Stmt build_extern_produce(const FunctionPtr &f, InlineCalls &inliner);
  * or an ImageParam) at `args`. */
 Expr extern_input_call(const ExternStage::Arg &a, int value_index, std::vector<Expr> args);
 
+/** The dimensions of an extern stage's buffer argument (0 for a scalar). */
+int extern_input_dimensions(const ExternStage::Arg &a);
+
 } // namespace Internal
 } // namespace loom

@@ -107,7 +107,7 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
                 if (a.kind == ExternStage::Arg::Scalar) {
                     a.expr.accept(&finder);
                 } else if (a.kind != ExternStage::Arg::Func) {
-                    const int dims = a.buffer ? (int)a.buffer->dims.size() : a.param->dimensions;
+                    const int dims = extern_input_dimensions(a);
                     extern_input_call(a, 0, std::vector<Expr>(dims, Expr(0))).accept(&finder);
                 }
             }

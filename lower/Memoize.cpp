@@ -12,6 +12,7 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/RDom.h"
+#include "lower/ExternStages.h"
 
 namespace loom {
 namespace Internal {
@@ -45,10 +46,9 @@ FindInputs inputs_of(const FunctionPtr &f, const Environment &env) {
         if (g->is_extern()) {
             for (const ExternStage::Arg &a : g->extern_stage->args) {
                 if (a.kind == ExternStage::Arg::Scalar) a.expr.accept(&found);
-                if (a.kind == ExternStage::Arg::Buffer)
-                    found.images.emplace(a.buffer->name, (int)a.buffer->dims.size());
-                if (a.kind == ExternStage::Arg::Image)
-                    found.images.emplace(a.param->name, a.param->dimensions);
+                if (a.kind == ExternStage::Arg::Buffer || a.kind == ExternStage::Arg::Image)
+                    found.images.emplace(a.buffer ? a.buffer->name : a.param->name,
+                                         extern_input_dimensions(a));
             }
         }
         for (const FunctionPtr &callee : direct_callees(g)) {

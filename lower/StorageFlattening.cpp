@@ -56,6 +56,14 @@ private:
         return is_const(c) ? c : extent;
     }
 
+    // The stride of dimension d of `buffer`: its constraint's where one fixes it, else its let.
+    Expr stride_of(const std::string &buffer, size_t d) {
+        auto c = constrained_strides.find(buffer);
+        if (c != constrained_strides.end() && d < c->second.size() && c->second[d].defined())
+            return c->second[d];
+        return int_var(buffer + ".stride." + std::to_string(d));
+    }
+
     Expr flat_index(const std::string &buffer, const std::vector<Expr> &args) {
         Expr index = make_zero(Int(32));
         auto folded = folds.find(buffer);
@@ -63,11 +71,7 @@ private:
             std::string ds = std::to_string(d);
             Expr offset = args[d] - int_var(buffer + ".min." + ds);
             if (folded != folds.end() && folded->second.count(d)) offset = args[d] % folded->second.at(d);
-            Expr stride = int_var(buffer + ".stride." + ds);
-            auto c = constrained_strides.find(buffer);
-            if (c != constrained_strides.end() && d < c->second.size() && c->second[d].defined())
-                stride = c->second[d];
-            index = index + offset * stride;
+            index = index + offset * stride_of(buffer, d);
         }
         return index;
     }
@@ -93,13 +97,6 @@ private:
             s = LetStmt::make(op->name + ".value." + std::to_string(i), mutate(op->values[i]), s);
         }
         return s;
-    }
-
-    Expr stride_of(const std::string &buffer, size_t d) {
-        auto c = constrained_strides.find(buffer);
-        if (c != constrained_strides.end() && d < c->second.size() && c->second[d].defined())
-            return c->second[d];
-        return int_var(buffer + ".stride." + std::to_string(d));
     }
 
     // An extern stage's buffers (lower/ExternStages.h): an input's whole storage, or the region
