@@ -680,6 +680,11 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::stringify:
         stringify(op);
         return;
+    case Call::semaphore_init:
+    case Call::semaphore_release:
+    case Call::semaphore_acquire:
+        semaphore_call(op);
+        return;
     case Call::buffer_host:
     case Call::NotIntrinsic:
         break;

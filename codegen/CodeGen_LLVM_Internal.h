@@ -286,6 +286,7 @@ private:
     // ---- CodeGen_Memoize.cpp: the memoization cache's calls ----
     llvm::Value *memoization_key(const std::vector<Expr> &key);
     void memoize_call(const Call *op);
+    void semaphore_call(const Call *op);
     // ---- CodeGen_Atomic.cpp: the stores of atomic stages ----
     void emit_atomic_store(const Store *op, const Call *update);
     // ---- CodeGen_Extern.cpp: extern stages' buffers, bounds queries and calls ----

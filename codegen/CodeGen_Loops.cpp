@@ -27,6 +27,7 @@
 #include "codegen/StreamingStores.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
+#include "lower/AsyncProducers.h"
 
 namespace loom {
 namespace Internal {
@@ -54,6 +55,10 @@ void FreeNames::visit(const Call *op) {
         const std::string &buffer = op->args[0].as<StringImm>()->value;
         if (!buffer.empty()) use_buffer(buffer);
     }
+    // A semaphore's memory.
+    if (op->is_intrinsic(Call::semaphore_init) || op->is_intrinsic(Call::semaphore_release) ||
+        op->is_intrinsic(Call::semaphore_acquire))
+        use_buffer(op->args[0].as<StringImm>()->value);
     IRVisitor::visit(op);
 }
 void FreeNames::visit(const Let *op) {
@@ -248,6 +253,28 @@ void CodeGen::parallel_for(const For *op) {
                           outline_threads > 0 ? loops_to_outline(op->body, outline_threads)
                                               : std::set<const For *>());
     llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+    if (auto fork = as_fork_loop(op)) {
+        // The semaphores the fork's own code reaches (those of forks inside it are allocated
+        // there), which the runtime marks failed where a task stops with an error.
+        std::vector<llvm::Value *> semaphores;
+        for (const std::string &name : fork->semaphores) {
+            if (std::find(free.buffers.begin(), free.buffers.end(), name) != free.buffers.end())
+                semaphores.push_back(buffer_host(name));
+        }
+        llvm::ArrayType *list_type =
+            llvm::ArrayType::get(ptr, std::max<size_t>(semaphores.size(), 1));
+        llvm::Value *list = create_entry_alloca(list_type, op->name + ".semaphores");
+        for (size_t i = 0; i < semaphores.size(); i++)
+            builder.CreateStore(
+                semaphores[i], builder.CreateConstInBoundsGEP2_32(list_type, list, 0, (unsigned)i));
+        llvm::Value *result =
+            builder.CreateCall(runtime_function("loom_do_fork", builder.getInt32Ty(),
+                                                {ptr, ptr, ptr, ptr, builder.getInt32Ty()}),
+                               {user_context, task.function, task.closure, list,
+                                builder.getInt32((int)semaphores.size())});
+        return_if_failed(result, "fork");
+        return;
+    }
     llvm::Value *result = builder.CreateCall(
         runtime_function("loom_do_par_for", builder.getInt32Ty(),
                          {ptr, ptr, builder.getInt32Ty(), builder.getInt32Ty(), ptr}),

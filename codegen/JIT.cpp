@@ -79,6 +79,10 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_error_param_out_of_range", &loom_error_param_out_of_range);
     add("loom_error_output_too_small", &loom_error_output_too_small);
     add("loom_do_par_for", &loom_do_par_for);
+    add("loom_do_fork", &loom_do_fork);
+    add("loom_semaphore_init", &loom_semaphore_init);
+    add("loom_semaphore_release", &loom_semaphore_release);
+    add("loom_semaphore_acquire", &loom_semaphore_acquire);
     add("loom_error_bound_too_small", &loom_error_bound_too_small);
     add("loom_buffer_is_bounds_query", &loom_buffer_is_bounds_query);
     add("loom_buffer_bounds_query", &loom_buffer_bounds_query);

@@ -214,9 +214,11 @@ private:
         // Estimates change no code; they are written all the same, as hints an
         // auto-scheduler may one day turn into code before lowering.
         const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds,
-                     alignments, storage_alignments, memory_type, memoized, eviction_key] = s;
+                     alignments, storage_alignments, memory_type, memoized, eviction_key, async] =
+            s;
         u64((uint64_t)memory_type);
         u64(memoized);
+        u64(async);
         expr(eviction_key);
         loop_level(compute_level);
         loop_level(store_level);

@@ -201,6 +201,17 @@ public:
      * loom_memoization_cache_set_size bytes (1 MiB unless set), evicting the least recently
      * used region. */
     Func &memoize(const EvictionKey &eviction_key = EvictionKey());
+    /** Halide's async: the Func's productions run as a task of their own, at the same time as
+     * the work that consumes them, which waits for each production where the serial program
+     * would have computed it (so the results are the same bytes). Stored above its compute
+     * level (store_root, store_at), the producer computes later iterations' regions while the
+     * consumer reads earlier ones. Computed in order instead: with fold_storage (the storage
+     * holds only the rows read now), and with update definitions where stored outside its
+     * loop (a production may rewrite points being read). Refused for a Func computed in a GPU
+     * loop, inside a vectorized loop, or together with another (compute_with), and where its
+     * production reads a Func computed beside it; for an inlined Func or an output it
+     * changes nothing (as Halide 14). */
+    Func &async();
     /** Computes the Func over exactly [min, min + extent) in var, and checks at run time that
      * its consumers read nothing outside. */
     Func &bound(const Var &var, const Expr &min, const Expr &extent);

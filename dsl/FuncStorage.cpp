@@ -117,6 +117,11 @@ Func &Func::memoize(const EvictionKey &eviction_key) {
     return *this;
 }
 
+Func &Func::async() {
+    func->schedule.async = true;
+    return *this;
+}
+
 Func &Func::store_in(MemoryType memory_type) {
     const bool offered = memory_type == MemoryType::Auto || memory_type == MemoryType::Heap ||
                          memory_type == MemoryType::Stack || memory_type == MemoryType::Register ||

@@ -263,6 +263,9 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case extern_input: return "extern_input";
     case extern_output: return "extern_output";
     case make_buffer: return "make_buffer";
+    case semaphore_init: return "semaphore_init";
+    case semaphore_release: return "semaphore_release";
+    case semaphore_acquire: return "semaphore_acquire";
     case atomic_update: return "atomic_update";
     case memoize_lookup: return "memoize_lookup";
     case memoize_store: return "memoize_store";

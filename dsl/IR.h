@@ -291,6 +291,13 @@ struct Call : ExprNode<Call> {
                              // extent, stride) per dimension): a loom_buffer_t on the
                              // stack over the named buffer's memory from the offset (null
                              // host for ""), valid until the pipeline returns
+        // Func::async (lower/AsyncProducers.h); the semaphore is the named buffer's memory
+        // (two int32: the count, and the failure code a producer that stopped left):
+        semaphore_init,    // (buffer, count): the semaphore starts at count
+        semaphore_release, // (buffer, count): adds count, waking a waiting acquire
+        semaphore_acquire, // (buffer, count): waits until the semaphore holds count and takes
+                           // it; where the producer it waits for failed instead, the pipeline
+                           // stops with that producer's error code
     };
     // clang-format on
     std::string name;

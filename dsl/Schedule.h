@@ -188,6 +188,9 @@ struct FuncSchedule {
      * integer or handle Expr) tags the entries for loom_memoization_cache_evict. */
     bool memoized = false;
     Expr eviction_key;
+    /** Func::async: the Func's productions run as a task of their own, beside the work that
+     * consumes them (lower/AsyncProducers.h). */
+    bool async = false;
 };
 
 }  // namespace Internal

@@ -7,6 +7,7 @@
 
 #include "dsl/IRPrinter.h"
 #include "lower/AddImageChecks.h"
+#include "lower/AsyncProducers.h"
 #include "lower/BoundGPUExtents.h"
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
@@ -159,6 +160,11 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // would copy a production it could leave.
     s = logger.run("hoist invariant productions", s,
                    [&](const Stmt &in) { return hoist_invariant_productions(in); });
+    // After the passes that move or remove productions (the semaphore operations it puts
+    // beside each production must stay with it) and memoization (whose lookup computes the
+    // Func too); before unrolling, which would copy the fork's tasks.
+    s = logger.run("fork async producers", s,
+                   [&](const Stmt &in) { return fork_async_producers(in, env); });
     s = logger.run("unroll loops", s, [&](const Stmt &in) { return unroll_loops(in); });
     // After simplification, so that dense indices are recognizable ramps.
     s = logger.run("vectorize loops", s, [&](const Stmt &in) { return vectorize_loops(in); });

@@ -132,7 +132,7 @@ private:
             stores.push_back(Evaluate::make(
                 Call::make_intrinsic(Int(32), Call::memoize_store, store, Call::Intrinsic)));
         }
-        const std::string hit_name = f->name + ".memoized";
+        const std::string hit_name = memoization_hit_name(f->name);
         Stmt compute = Block::make(s, Block::make(stores));
         return LetStmt::make(hit_name, cast<int32_t>(hit),
                              IfThenElse::make(int_var(hit_name) == 0, compute));
@@ -140,6 +140,8 @@ private:
 };
 
 } // namespace
+
+std::string memoization_hit_name(const std::string &func) { return func + ".memoized"; }
 
 Stmt inject_memoization(const Stmt &s, const Environment &env,
                         const std::vector<FunctionPtr> &outputs) {

@@ -18,5 +18,9 @@ namespace Internal {
 Stmt inject_memoization(const Stmt &s, const Environment &env,
                         const std::vector<FunctionPtr> &outputs);
 
+/** The let inject_memoization binds around a memoized Func's production (1 where the cache
+ * held its region): with the production, the unit that computes the Func. */
+std::string memoization_hit_name(const std::string &func);
+
 } // namespace Internal
 } // namespace loom

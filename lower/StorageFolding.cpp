@@ -176,7 +176,10 @@ private:
     std::map<size_t, int64_t> fold_factors(const FunctionContents &f, const Region &bounds,
                                            const Stmt &body) {
         std::map<size_t, int64_t> factors;
-        if (!f.schedule.folds.empty() || f.args.empty() || passed_whole.count(f.name))
+        // An async Func's producer runs ahead of its consumer (lower/AsyncProducers.h): a fold
+        // would let it overwrite rows not yet read.
+        if (!f.schedule.folds.empty() || f.args.empty() || passed_whole.count(f.name) ||
+            f.schedule.async)
             return factors;
         FindAccesses where(f.name);
         body.accept(&where);

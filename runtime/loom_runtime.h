@@ -280,6 +280,22 @@ int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t
                         void *closure);
 void loom_set_num_threads(int n);
 
+/* Func::async (lower/AsyncProducers.h). A semaphore is two int32 in the pipeline's memory: the
+ * count, and the error code of a task of its fork that failed (0 while none). acquire waits
+ * until the count holds `count` and takes it, returning 0; or returns the failed task's code
+ * once one is set. Semaphores live as long as one run of the pipeline. */
+int32_t loom_semaphore_init(void *user_context, int32_t *semaphore, int32_t count);
+int32_t loom_semaphore_release(void *user_context, int32_t *semaphore, int32_t count);
+int32_t loom_semaphore_acquire(void *user_context, int32_t *semaphore, int32_t count);
+
+/* Runs f(user_context, 0, closure), the producer task, and f(user_context, 1, closure), the
+ * consumer task, at the same time where a thread is free (else one after the other, in that
+ * order: the producer never waits for the consumer, so this cannot deadlock). Where either
+ * returns an error, each of the `count` semaphores is marked failed, which ends the other's
+ * waits. Returns the first nonzero result, or 0. */
+int32_t loom_do_fork(void *user_context, loom_task_fn f, void *closure, int32_t **semaphores,
+                     int32_t count);
+
 /* CUDA (loom_cuda.c): the CUDA Driver API glue that pipelines compiled for Target::CUDA call.
  * libcuda.so.1 is loaded with dlopen at first use, so a program that never runs a CUDA
  * pipeline needs no NVIDIA driver. Every function uses the primary context of device 0 and

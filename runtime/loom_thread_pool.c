@@ -231,3 +231,68 @@ int32_t loom_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t
     pthread_mutex_unlock(&pool.lock);
     return atomic_load(&job.result);
 }
+
+/* Func::async's semaphores. One lock and one condition for all of them: a release (once per
+ * production) wakes every waiter, each of which checks its own semaphore. Waiting threads are
+ * the pool's: a consumer task blocked here holds its thread, which is safe because the
+ * producer it waits for never waits (loom_do_fork). */
+static pthread_mutex_t semaphore_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t semaphore_changed = PTHREAD_COND_INITIALIZER;
+
+int32_t loom_semaphore_init(void *user_context, int32_t *semaphore, int32_t count) {
+    (void)user_context;
+    pthread_mutex_lock(&semaphore_lock);
+    semaphore[0] = count;
+    semaphore[1] = 0;
+    pthread_mutex_unlock(&semaphore_lock);
+    return 0;
+}
+
+int32_t loom_semaphore_release(void *user_context, int32_t *semaphore, int32_t count) {
+    (void)user_context;
+    pthread_mutex_lock(&semaphore_lock);
+    semaphore[0] += count;
+    pthread_cond_broadcast(&semaphore_changed);
+    pthread_mutex_unlock(&semaphore_lock);
+    return 0;
+}
+
+int32_t loom_semaphore_acquire(void *user_context, int32_t *semaphore, int32_t count) {
+    (void)user_context;
+    pthread_mutex_lock(&semaphore_lock);
+    while (semaphore[0] < count && semaphore[1] == 0)
+        pthread_cond_wait(&semaphore_changed, &semaphore_lock);
+    const int32_t failed = semaphore[1];
+    if (!failed) semaphore[0] -= count;
+    pthread_mutex_unlock(&semaphore_lock);
+    return failed;
+}
+
+typedef struct loom_fork {
+    loom_task_fn f;
+    void *closure;
+    int32_t **semaphores;
+    int32_t count;
+} loom_fork;
+
+static int32_t fork_task(void *user_context, int32_t i, void *closure) {
+    loom_fork *fork = (loom_fork *)closure;
+    int32_t r = fork->f(user_context, i, fork->closure);
+    if (r != 0) {
+        pthread_mutex_lock(&semaphore_lock);
+        for (int32_t k = 0; k < fork->count; k++) {
+            if (fork->semaphores[k][1] == 0) fork->semaphores[k][1] = r;
+        }
+        pthread_cond_broadcast(&semaphore_changed);
+        pthread_mutex_unlock(&semaphore_lock);
+    }
+    return r;
+}
+
+/* loom_do_par_for gives its caller the first part, iteration 0: the producer starts at once on
+ * this thread, and the consumer runs on a worker that is free, or after the producer here. */
+int32_t loom_do_fork(void *user_context, loom_task_fn f, void *closure, int32_t **semaphores,
+                     int32_t count) {
+    loom_fork fork = {f, closure, semaphores, count};
+    return loom_do_par_for(user_context, fork_task, 0, 2, &fork);
+}

@@ -169,8 +169,11 @@ struct Directive {
         StoreAt,
         ReorderStorage,
         ComputeWith,
-        Trace, // factor's bits: 1 trace_loads, 2 trace_stores, 4 trace_realizations
-        Atomic // Stage::atomic() of update stage `stage`
+        Trace,      // factor's bits: 1 trace_loads, 2 trace_stores, 4 trace_realizations
+        Atomic,     // Stage::atomic() of update stage `stage`
+        Async,      // Func::async()
+        Wrap,       // f.in(g).compute_root(): g (at_ent) reads a wrapper of f computed at the root
+        StoreInHeap // Func::store_in(MemoryType::Heap)
     } kind;
     int ent = 0;
     int stage = 0;                   // loop directives: 0 pure, k > 0 update k - 1

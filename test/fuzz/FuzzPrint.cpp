@@ -212,6 +212,12 @@ std::string directive_text(const PipelineDesc &p, const Directive &d, const std:
     }
     case Directive::Atomic:
         return st + ".atomic();";
+    case Directive::Async:
+        return f + ".async();";
+    case Directive::Wrap:
+        return f + ".in(" + entity_name(p, d.at_ent) + ").compute_root();";
+    case Directive::StoreInHeap:
+        return f + ".store_in(MemoryType::Heap);";
     case Directive::ReorderStorage: {
         std::vector<std::string> v;
         for (int i : d.storage_order) {

@@ -18,6 +18,11 @@
 //   run in parallel or vectorized only when the RVar is a bare argument on the left and the Func
 //   is read only at the left-hand side's coordinates (Loom's race rule), or the update is
 //   atomic() (its RVars commute);
+// - a wrapper (f.in(g), computed at the root) of a Func computed at the root, for one stage
+//   that reads it directly; store_in(MemoryType::Heap) on any computed Func;
+// - async() on a computed Func not sharing loops (compute_with), whose storage is where it is
+//   computed, or whose producers are all computed at the root or inside it: its producer task
+//   reads nothing the consumer task computes beside it;
 // - vectorize / unroll without a factor only on loops of constant extent (<= 16 / <= 8).
 #include <algorithm>
 #include <map>
@@ -43,7 +48,8 @@ public:
     ScheduleGen(const PipelineDesc &p, uint32_t seed, bool baseline,
                 const std::set<std::string> &avoid)
         : p(p), r(seed), trace_rng(seed ^ 0x74726163u), atomic_rng(seed ^ 0x61746f6du),
-          baseline(baseline), avoid(avoid) {}
+          async_rng(seed ^ 0x6173796eu), wrap_rng(seed ^ 0x77726170u), baseline(baseline),
+          avoid(avoid) {}
 
     Schedule run() {
         build_entities();
@@ -55,6 +61,8 @@ public:
         }
         for (int e : order) decide(e);
         share_loops();
+        make_async();
+        wrap_and_store();
         return s;
     }
 
@@ -65,6 +73,8 @@ private:
     // written before tracing was fuzzed) stay what they were for a seed.
     Rng trace_rng;
     Rng atomic_rng; // atomic() too: a stream of its own, for the same reason
+    Rng async_rng;  // and async()
+    Rng wrap_rng;   // and wrappers and store_in
     bool baseline;
     const std::set<std::string> &avoid;
     Schedule s;
@@ -145,6 +155,75 @@ private:
             s.notes.push_back(ents[a].name + " shares " + std::to_string(shared) + " loops with " +
                               ents[b].name);
             paired[a] = paired[b] = true;
+            ents[a].shares_loops = ents[b].shares_loops = true;
+        }
+    }
+
+    // ---- Wrappers and store_in, last: neither changes where the model's Funcs are computed.
+
+    void wrap_and_store() {
+        if (baseline || avoid.count("wrap")) return;
+        const int nf = (int)p.funcs.size();
+        for (int e = 0; e < nf; e++) {
+            const EntM &E = ents[e];
+            if (!E.real || E.state != EntM::Computed) continue;
+            if (wrap_rng.chance(10)) add_func_directive(Directive::StoreInHeap, e);
+            // A wrapper at the root reads f at the root: f must be computed there too.
+            if (!E.place.empty() || E.output || E.shares_loops || !wrap_rng.chance(12)) continue;
+            std::vector<int> readers_of_e;
+            for (int g = 0; g < nf; g++) {
+                if (g == e || !ents[g].real || ents[g].state != EntM::Computed) continue;
+                for (const std::vector<int> &stage_refs : ents[g].refs) {
+                    if (std::find(stage_refs.begin(), stage_refs.end(), e) != stage_refs.end()) {
+                        readers_of_e.push_back(g);
+                        break;
+                    }
+                }
+            }
+            if (readers_of_e.empty()) continue;
+            Directive d;
+            d.kind = Directive::Wrap;
+            d.ent = e;
+            d.at_ent = wrap_rng.pick(readers_of_e);
+            s.directives.push_back(d);
+        }
+    }
+
+    // ---- async().
+
+    // Last: a Func computed where the schedule put it (not by Loom's default), outside any
+    // compute_with pair, runs its productions as a task of its own. Stored outside its
+    // computation, its producers must be computed at the root or inside it: one computed
+    // between its storage and its computation would be computed by the consumer task
+    // (Loom refuses that schedule).
+    void make_async() {
+        if (baseline || avoid.count("async")) return;
+        for (int e = 0; e < (int)p.funcs.size(); e++) {
+            const EntM &E = ents[e];
+            if (!E.real || E.state != EntM::Computed || E.default_placed || E.shares_loops ||
+                !async_rng.chance(15))
+                continue;
+            // The Funcs its production reads, through those computed inside it (its inline
+            // reductions, Funcs computed at its loops), which are part of the production.
+            bool producers_ok = true;
+            std::vector<int> pending{e};
+            std::set<int> seen{e};
+            while (!pending.empty()) {
+                const int g = pending.back();
+                pending.pop_back();
+                std::set<int> producers;
+                for (const std::vector<int> &stage_refs : ents[g].refs)
+                    expand(stage_refs, producers);
+                for (int q : producers) {
+                    const Chain &at = ents[q].place;
+                    const bool inside = std::any_of(at.begin(), at.end(),
+                                                    [&](const ChainElem &c) { return c.ent == e; });
+                    producers_ok &= at.empty() || inside;
+                    if (inside && seen.insert(q).second) pending.push_back(q);
+                }
+            }
+            if (E.stored_outside && !producers_ok) continue;
+            add_func_directive(Directive::Async, e);
         }
     }
 
@@ -409,6 +488,7 @@ private:
         }
         if (cands.empty()) return;
         int i = r.pick(cands);
+        E.stored_outside = true;
         if (i < 0) {
             add_func_directive(Directive::StoreRoot, e);
         } else {

@@ -74,6 +74,8 @@ struct EntM {
     // uses that survive simplification, which may be deeper than the model's (an update whose
     // where() never holds drops its uses).
     bool default_placed = false;
+    bool stored_outside = false; // store_root / store_at a loop outside its computation
+    bool shares_loops = false;   // in a compute_with pair
 };
 
 } // namespace loom_fuzz

@@ -160,6 +160,11 @@ int32_t count_trace_event(void *, const loom_trace_event_t *) {
     return (int32_t)(++g_trace_events & 0x3fffffff) + 1;
 }
 
+int has_directive(const Schedule &s, Directive::Kind kind) {
+    return std::any_of(s.directives.begin(), s.directives.end(),
+                       [&](const Directive &d) { return d.kind == kind; });
+}
+
 struct Outcome {
     int pairs = 0;
     int failures = 0;
@@ -167,6 +172,9 @@ struct Outcome {
     int sharing_loops = 0; // pairs whose schedule has a compute_with
     int traced = 0;        // pairs whose schedule traces a Func
     int atomic = 0;        // pairs whose schedule makes an update atomic
+    int async = 0;         // pairs whose schedule makes a Func async
+    int wrapped = 0;       // pairs whose schedule wraps a Func (f.in(g))
+    int heap = 0;          // pairs whose schedule stores a Func in MemoryType::Heap
     int float_reordered = 0; // pairs whose schedule reorders a float reduction (tolerance)
 };
 
@@ -317,24 +325,12 @@ Outcome run_fuzz(const Options &o) {
             }
             out.pairs++;
             out.float_reordered += sched.reorders_float_reduction;
-            for (const Directive &d : sched.directives) {
-                if (d.kind == Directive::ComputeWith) {
-                    out.sharing_loops++;
-                    break;
-                }
-            }
-            for (const Directive &d : sched.directives) {
-                if (d.kind == Directive::Trace) {
-                    out.traced++;
-                    break;
-                }
-            }
-            for (const Directive &d : sched.directives) {
-                if (d.kind == Directive::Atomic) {
-                    out.atomic++;
-                    break;
-                }
-            }
+            out.sharing_loops += has_directive(sched, Directive::ComputeWith);
+            out.traced += has_directive(sched, Directive::Trace);
+            out.atomic += has_directive(sched, Directive::Atomic);
+            out.async += has_directive(sched, Directive::Async);
+            out.wrapped += has_directive(sched, Directive::Wrap);
+            out.heap += has_directive(sched, Directive::StoreInHeap);
             if (o.print && what.empty()) std::cout << reproducer(p, base, sched, header(o.seed, k, j, "Printed on request.")) << "\n";
             if (!what.empty()) {
                 report_failure(out, o.seed, k, j, what,
@@ -364,7 +360,9 @@ TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
               << out.failures << " failed; " << out.sharing_loops
               << " schedules with compute_with, " << out.traced << " tracing ("
               << g_trace_events.load() << " events), " << out.atomic << " with atomic(), "
-              << out.float_reordered << " reordering a float reduction (compared within a relative "
+              << out.async << " with async(), " << out.wrapped << " with wrappers, " << out.heap
+              << " with store_in, " << out.float_reordered
+              << " reordering a float reduction (compared within a relative "
               << kReorderedReductionTolerance << ")\n";
     if (out.failures == 0) std::cout << "ran " << out.pairs << " pairs clean\n";
     EXPECT_EQ(out.failures, 0) << "see the reproducers above";

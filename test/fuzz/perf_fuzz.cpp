@@ -144,7 +144,7 @@ void write_file(const std::string &path, const std::string &text) {
 /** The pair's program and both lowered loop nests, under opt.out. */
 void write_pair(const Options &opt, const PairResult &r) {
     PipelineDesc p = generate_pipeline(r.pipeline_seed, GenOptions{!opt.small, true});
-    Schedule s = generate_schedule(p, r.schedule_seed, false, {"trace", "atomic"});
+    Schedule s = generate_schedule(p, r.schedule_seed, false, {"trace", "atomic", "async"});
     std::vector<loom::Buffer<>> inputs;
     try {
         inputs = make_inputs(p);
@@ -185,7 +185,7 @@ PairResult run_pair(const Options &opt, int k, const Progress &progress = [](con
     r.pipeline_seed = pipeline_seed(opt.seed, k);
     r.schedule_seed = schedule_seed(opt.seed, k, 0);
     PipelineDesc p = generate_pipeline(r.pipeline_seed, GenOptions{!opt.small, true});
-    Schedule s = generate_schedule(p, r.schedule_seed, false, {"trace", "atomic"});
+    Schedule s = generate_schedule(p, r.schedule_seed, false, {"trace", "atomic", "async"});
     std::vector<loom::Buffer<>> inputs = make_inputs(p);
 
     // Each system compiled and run once (the run checked below, and the warm-up of the timing),
