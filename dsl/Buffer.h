@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -282,6 +283,129 @@ public:
         }
     }
 
+    // Halide's iteration helpers. for_each_element calls f(x, y, ...) with one int per
+    // dimension (f's arity must match the dimension count), or f(const int *pos); dimension 0
+    // fastest. for_each_value calls f(value &, other values &...) for the elements at the same
+    // coordinates of this buffer and the others, which must cover this one's region.
+    template <typename F> void for_each_element(F f) const {
+        for_each_position([&](const std::vector<int> &pos) {
+            if constexpr (std::is_invocable<F, const int *>::value) {
+                f(pos.data());
+            } else {
+                call_with_coordinates(f, pos, std::make_index_sequence<kMaxElementArity>());
+            }
+        });
+    }
+    template <typename F, typename... Others> void for_each_value(F f, Others &&...others) {
+        static_assert(!std::is_void<T>::value, "for_each_value needs an element type");
+        for_each_position([&](const std::vector<int> &pos) { f((*this)(pos), others(pos)...); });
+    }
+
+    /** Whether every coordinate lies in the buffer's region. */
+    template <typename... Args, typename = std::enable_if_t<Internal::all_integral<Args...>()>>
+    bool contains(Args... pos) const {
+        return contains(std::vector<int>{int(pos)...});
+    }
+    bool contains(const std::vector<int> &pos) const {
+        for (size_t d = 0; d < pos.size() && (int)d < dimensions(); d++) {
+            if (pos[d] < dim((int)d).min() || pos[d] > dim((int)d).max()) return false;
+        }
+        return true;
+    }
+    /** Whether every element equals value. */
+    template <typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
+    bool all_equal(U value) const {
+        bool equal = true;
+        for_each_position([&](const std::vector<int> &pos) {
+            equal = equal && (*const_cast<Buffer *>(this))(pos) == value;
+        });
+        return equal;
+    }
+    template <typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
+    U &operator()(const int *pos) {
+        return *reinterpret_cast<U *>(get()->raw.host + get()->offset_of(pos, dimensions()));
+    }
+
+    /** The bytes between the lowest and one past the highest element's address. */
+    size_t size_in_bytes() const {
+        return (size_t)(static_cast<const uint8_t *>(end()) -
+                        static_cast<const uint8_t *>(begin()));
+    }
+    /** The lowest element's address, and one past the highest (Halide's begin / end). */
+    void *begin() const {
+        int64_t offset = 0;
+        for (const auto &d : get()->dims) {
+            if (d.stride < 0 && d.extent > 0) offset += (int64_t)d.stride * (d.extent - 1);
+        }
+        return get()->raw.host + offset * type().bytes();
+    }
+    void *end() const {
+        int64_t offset = 1;
+        for (const auto &d : get()->dims) {
+            if (d.extent <= 0) return begin();
+            if (d.stride > 0) offset += (int64_t)d.stride * (d.extent - 1);
+        }
+        return get()->raw.host + offset * type().bytes();
+    }
+
+    void set_name(const std::string &name) { get()->name = name; }
+    /** Whether both handles share the same contents. */
+    template <typename U, int D> bool same_as(const Buffer<U, D> &other) const {
+        return contents == other.contents;
+    }
+
+    /** A 0-dimensional buffer (one value). */
+    static Buffer make_scalar(const std::string &name = "") {
+        return Buffer(std::vector<int>{}, name);
+    }
+    /** A dense buffer over src's region (its mins kept), zero-filled. */
+    template <typename U, int D>
+    static Buffer make_with_shape_of(const Buffer<U, D> &src, const std::string &name = "") {
+        std::vector<int> sizes, mins;
+        for (int d = 0; d < src.dimensions(); d++) {
+            sizes.push_back(src.dim(d).extent());
+            mins.push_back(src.dim(d).min());
+        }
+        Buffer b = std::is_void<T>::value ? Buffer(src.type(), sizes, name) : Buffer(sizes, name);
+        b.set_min(mins);
+        return b;
+    }
+    /** A dense copy of the elements, over the same region. */
+    Buffer copy() const {
+        Buffer c = make_with_shape_of(*this, name());
+        c.copy_from(*this);
+        return c;
+    }
+    /** Copies src's elements where its region overlaps this one's (types must match). */
+    template <typename U, int D> void copy_from(const Buffer<U, D> &src) {
+        user_assert(src.type() == type() && src.dimensions() == dimensions())
+            << "copy_from into Buffer " << name() << " from Buffer " << src.name()
+            << ": both need the same type and dimension count.";
+        const size_t bytes = type().bytes();
+        for_each_position([&](const std::vector<int> &pos) {
+            if (!src.contains(pos)) return;
+            std::memcpy(get()->raw.host + get()->offset_of(pos.data(), (int)pos.size()),
+                        src.raw_buffer()->host +
+                            src.contents_ptr()->offset_of(pos.data(), (int)pos.size()),
+                        bytes);
+        });
+    }
+    /** The same memory as a Buffer of T2 (the element types must be the same). */
+    template <typename T2, int D2 = Dims> Buffer<T2, D2> as() const {
+        return Buffer<T2, D2>(*this);
+    }
+    /** Whether a Buffer<T, Dims> can view other (its type and dimension count allow it). */
+    template <typename U, int D> static bool can_convert_from(const Buffer<U, D> &other) {
+        return (std::is_void<T>::value || other.type() == static_type()) &&
+               (Dims == AnyDims || other.dimensions() == Dims);
+    }
+    /** The element type (Halide's halide_type_t: code, bits, lanes) and whether T fixes it. */
+    static loom_type_t static_halide_type() {
+        const Type t = static_type();
+        return loom_type_t{(uint8_t)t.code, (uint8_t)t.bits(), (uint16_t)t.lanes()};
+    }
+    static constexpr bool has_static_halide_type = !std::is_void<T>::value;
+
     loom_buffer_t *raw_buffer() const { return &get()->raw; }
 
     // The device side (Target::CUDA), as Halide's Buffer has it. A GPU pipeline gives a buffer
@@ -407,6 +531,34 @@ public:
 
 private:
     std::shared_ptr<Internal::BufferContents> contents;
+
+    // for_each_element with f(x, y, ...): the first `arity` coordinates, for the arity f takes.
+    static constexpr size_t kMaxElementArity = 8;
+    template <typename F, size_t... I>
+    void call_with_coordinates(F &f, const std::vector<int> &pos, std::index_sequence<I...>) const {
+        bool called = false;
+        (call_if_arity<I + 1>(f, pos, called), ...);
+        user_assert(called) << "for_each_element over Buffer " << name() << ": the function "
+                            << "must take one int per dimension (" << dimensions()
+                            << ") or a const int *.";
+    }
+    template <size_t N, typename F>
+    void call_if_arity(F &f, const std::vector<int> &pos, bool &called) const {
+        if constexpr (is_invocable_with_ints<F>(std::make_index_sequence<N>())) {
+            if (!called && (int)N == dimensions()) {
+                call_ints(f, pos, std::make_index_sequence<N>());
+                called = true;
+            }
+        }
+    }
+    template <typename F, size_t... I>
+    static constexpr bool is_invocable_with_ints(std::index_sequence<I...>) {
+        return std::is_invocable<F, decltype((void)I, int(0))...>::value;
+    }
+    template <typename F, size_t... I>
+    static void call_ints(F &f, const std::vector<int> &pos, std::index_sequence<I...>) {
+        f(pos[I]...);
+    }
 
     Buffer view_of_this() const { return Buffer::from_contents(get()->view()); }
     /** A view of this buffer with `op` applied to it (the dimension count checks are the

@@ -1,11 +1,13 @@
 #include "dsl/Target.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "dsl/Error.h"
+#include "dsl/IR.h"
 #include "runtime/loom_runtime.h"
 
 namespace loom {
@@ -166,6 +168,59 @@ Target get_host_target() {
 }
 
 Target get_jit_target_from_environment() { return Target(); }
+
+Target get_target_from_environment() {
+    const char *spec = getenv("HL_TARGET");
+    return spec && *spec ? Target(spec) : get_host_target();
+}
+
+Target::Feature target_feature_for_device_api(Internal::DeviceAPI api) {
+    return api == Internal::DeviceAPI::CUDA || api == Internal::DeviceAPI::Default_GPU
+               ? Target::CUDA
+               : Target::FeatureEnd;
+}
+
+std::string Target::feature_to_name(Feature f) {
+    for (const FeatureName &n : feature_names) {
+        if (n.feature == f) return n.name;
+    }
+    return "";
+}
+
+Target::Feature Target::feature_from_name(const std::string &name) {
+    for (const FeatureName &n : feature_names) {
+        if (name == n.name) return n.feature;
+    }
+    return FeatureEnd;
+}
+
+bool Target::validate_target_string(const std::string &s) {
+    try {
+        Target t(s);
+        return true;
+    } catch (const CompileError &) {
+        return false;
+    }
+}
+
+bool Target::supported() const {
+    if (is_host_default()) return true;
+    return arch == X86 && bits == 64 && os == Linux &&
+           !features_any_of({OpenCL, Metal, D3D12Compute, OpenGLCompute});
+}
+
+bool Target::supports_device_api(Internal::DeviceAPI api) const {
+    return api == Internal::DeviceAPI::Host ||
+           ((api == Internal::DeviceAPI::CUDA || api == Internal::DeviceAPI::Default_GPU) &&
+            has_feature(CUDA));
+}
+
+Internal::DeviceAPI Target::get_required_device_api() const {
+    return has_feature(CUDA) ? Internal::DeviceAPI::CUDA : Internal::DeviceAPI::Host;
+}
+
+// codegen/PTX.cpp compiles kernels for sm_70.
+int Target::get_cuda_capability_lower_bound() const { return 70; }
 
 bool host_supports_target_device(const Target &t) {
     if (t.features_any_of(

@@ -1,6 +1,8 @@
 // What a pipeline is compiled for: an architecture, an OS and a set of features.
 #pragma once
 
+#include <bitset>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -8,6 +10,10 @@
 #include "dsl/Type.h"
 
 namespace loom {
+
+namespace Internal {
+enum class DeviceAPI : uint8_t;
+} // namespace Internal
 
 struct Target {
     /** Loom generates code for x86-64 Linux; the other operating systems and architectures
@@ -48,7 +54,8 @@ struct Target {
         OpenCL,
         Metal,
         D3D12Compute,
-        OpenGLCompute
+        OpenGLCompute,
+        FeatureEnd // not a feature: the count of them (Halide's)
     };
 
     OS os = OSUnknown;
@@ -58,6 +65,9 @@ struct Target {
 
     /** A default Target means "the machine this runs on" (Halide's JIT default). */
     Target() = default;
+    Target(OS os, Arch arch, int bits, const std::vector<Feature> &initial_features = {})
+        : os(os), arch(arch), bits(bits),
+          features(initial_features.begin(), initial_features.end()) {}
     /** Parses "host", "x86-64-linux", "x86-64-linux-avx2-fma", ... */
     explicit Target(const std::string &spec);
 
@@ -106,6 +116,35 @@ struct Target {
         return features_any_of({CUDA, OpenCL, Metal, D3D12Compute, OpenGLCompute});
     }
     std::string to_string() const;
+
+    // Halide's queries of a target. Loom compiles for x86-64 Linux, with CUDA kernels where
+    // asked: supported() says whether this target is that.
+    /** The feature's name in target strings ("avx2"), and back (FeatureEnd if unknown). */
+    static std::string feature_to_name(Feature f);
+    static Feature feature_from_name(const std::string &name);
+    /** Whether Target(s) would parse s. */
+    static bool validate_target_string(const std::string &s);
+    /** Whether the OS, architecture or bit width is left unknown (a default Target). */
+    bool has_unknowns() const { return os == OSUnknown || arch == ArchUnknown || bits == 0; }
+    /** Whether Loom can generate code for this target (the host default included). */
+    bool supported() const;
+    /** Every Loom type runs on every target Loom supports (no 16-bit floats exist). */
+    bool supports_type(const Type &t) const { return supported() && t.bits() > 0; }
+    bool supports_device_api(Internal::DeviceAPI api) const;
+    /** CUDA where the target asks for it, else Host. */
+    Internal::DeviceAPI get_required_device_api() const;
+    /** Buffers are addressed with 32-bit offsets (no LargeBuffers feature). */
+    bool has_large_buffers() const { return false; }
+    int64_t maximum_buffer_size() const { return 0x7fffffff; }
+    /** The compute capability Loom's PTX targets (sm_70: 70). */
+    int get_cuda_capability_lower_bound() const;
+    std::bitset<FeatureEnd> get_features_bitset() const {
+        std::bitset<FeatureEnd> b;
+        for (Feature f : features)
+            b.set(f);
+        return b;
+    }
+
     bool operator==(const Target &o) const {
         return os == o.os && arch == o.arch && bits == o.bits && features == o.features;
     }
@@ -116,6 +155,10 @@ struct Target {
 Target get_host_target();
 /** Halide's name for the target the JIT uses. */
 Target get_jit_target_from_environment();
+/** The target HL_TARGET names (Halide's variable), else the host's. */
+Target get_target_from_environment();
+/** The feature a device API needs (Target::CUDA for DeviceAPI::CUDA), FeatureEnd for Host. */
+Target::Feature target_feature_for_device_api(Internal::DeviceAPI api);
 /** Whether this machine can run code for the target's GPU API: true for a target without
  * one, for CUDA where a driver and device are present, false for the APIs Loom has no backend
  * for (OpenCL, Metal, ...). */
