@@ -97,6 +97,8 @@ std::string compile_aot(const std::vector<AOTVariant> &variants, const std::stri
     switch (output) {
     case AOTOutput::LLVMAssembly:
         return module_to_llvm_ir(*module);
+    case AOTOutput::Bitcode:
+        return module_to_bitcode(*module);
     case AOTOutput::Assembly:
         return module_to_assembly(*module, base_tm);
     case AOTOutput::Object:

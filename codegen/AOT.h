@@ -21,10 +21,10 @@ struct AOTVariant {
 };
 
 /** What to emit for a set of variants. */
-enum class AOTOutput { Object, Assembly, LLVMAssembly };
+enum class AOTOutput { Object, Assembly, LLVMAssembly, Bitcode };
 
-/** The object file (bytes), assembly or LLVM IR text of the pipeline with its C entry point
- * named fn_name. */
+/** The object file (bytes), assembly, LLVM IR text or bitcode of the pipeline with its C entry
+ * point named fn_name. */
 std::string compile_aot(const std::vector<AOTVariant> &variants, const std::string &fn_name,
                         AOTOutput output);
 

@@ -184,6 +184,10 @@ void CodeGen::trace(const Call *op) {
         for (int d = 0; d < dims; d++) {
             llvm::Value *c = codegen(op->args[6 + d]);
             if (lanes > 1 && !c->getType()->isVectorTy()) c = builder.CreateVectorSplat(lanes, c);
+            // A realization or production event inside a vectorized loop (a Func computed at
+            // a vector lane's loop) reports the region once, as the first lane sees it: the
+            // array holds one coordinate per dimension.
+            if (!has_value && c->getType()->isVectorTy()) c = lane_of(builder, c, 0);
             // The array is only 4-byte aligned: a vector's natural alignment would be wrong.
             builder.CreateAlignedStore(
                 c, builder.CreateConstGEP1_32(i32, coords, (unsigned)(d * lanes)), llvm::Align(4));

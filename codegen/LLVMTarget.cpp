@@ -1,5 +1,7 @@
 #include "codegen/LLVMTarget.h"
 
+#include <llvm/Bitcode/BitcodeWriter.h>
+
 #include <cmath>
 
 #include <mutex>
@@ -362,6 +364,14 @@ std::string module_to_llvm_ir(const llvm::Module &m) {
     m.print(os, nullptr);
     os.flush();
     return text;
+}
+
+std::string module_to_bitcode(const llvm::Module &m) {
+    std::string bytes;
+    llvm::raw_string_ostream os(bytes);
+    llvm::WriteBitcodeToFile(m, os);
+    os.flush();
+    return bytes;
 }
 
 namespace {

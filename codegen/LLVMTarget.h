@@ -39,6 +39,8 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const Target &t);
 void optimize_module(llvm::Module &m, llvm::TargetMachine &tm);
 
 std::string module_to_llvm_ir(const llvm::Module &m);
+/** The module as LLVM bitcode (the bytes of a .bc file). */
+std::string module_to_bitcode(const llvm::Module &m);
 std::string module_to_assembly(llvm::Module &m, llvm::TargetMachine &tm);
 /** The module's machine code as a relocatable object file (ELF on Linux). */
 std::string module_to_object(llvm::Module &m, llvm::TargetMachine &tm);

@@ -497,6 +497,39 @@ Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &tx
                      const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
                      TailStrategy tail, DeviceAPI api)
     LOOM_FORWARD_TO_STAGE(gpu_tile(x, y, tx, ty, x_size, y_size, tail, api))
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                     TailStrategy tail, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_tile(x, tx, x_size, tail, api))
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                     const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz,
+                     const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                     const Expr &x_size, const Expr &y_size, const Expr &z_size,
+                     TailStrategy tail, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_tile(x, y, z, bx, by, bz, tx, ty, tz, x_size, y_size, z_size,
+                                   tail, api))
+Func &Func::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                     const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                     const Expr &x_size, const Expr &y_size, const Expr &z_size,
+                     TailStrategy tail, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu_tile(x, y, z, tx, ty, tz, x_size, y_size, z_size, tail, api))
+Func &Func::gpu(const VarOrRVar &bx, const VarOrRVar &tx, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu(bx, tx, api))
+Func &Func::gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &tx,
+                const VarOrRVar &ty, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu(bx, by, tx, ty, api))
+Func &Func::gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz,
+                const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz, DeviceAPI api)
+    LOOM_FORWARD_TO_STAGE(gpu(bx, by, bz, tx, ty, tz, api))
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                 const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                 const std::vector<TailStrategy> &tails)
+    LOOM_FORWARD_TO_STAGE(tile(previous, outers, inners, factors, tails))
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                 const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                 TailStrategy tail) LOOM_FORWARD_TO_STAGE(tile(previous, outers, inners, factors, tail))
+Func &Func::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                 const std::vector<Expr> &factors, TailStrategy tail)
+    LOOM_FORWARD_TO_STAGE(tile(previous, inners, factors, tail))
 #undef LOOM_FORWARD_TO_STAGE
 
 Func &Func::compute_at(const Func &consumer, const VarOrRVar &var) {
@@ -665,6 +698,16 @@ void Func::compile_to_assembly(const std::string &filename, const std::vector<Ar
 void Func::compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
                                     const std::string &fn_name, const Target &target) {
     pipeline().compile_to_llvm_assembly(filename, args, fn_name, target);
+}
+
+void Func::compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                              const std::string &fn_name, const Target &target) {
+    pipeline().compile_to_bitcode(filename, args, fn_name, target);
+}
+
+void Func::compile_to_file(const std::string &filename_prefix, const std::vector<Argument> &args,
+                           const std::string &fn_name, const Target &target) {
+    pipeline().compile_to_file(filename_prefix, args, fn_name, target);
 }
 
 void Func::compile_to_assembly(const std::string &filename, const std::vector<Argument> &args,

@@ -124,6 +124,15 @@ public:
                TailStrategy tail = TailStrategy::Auto);
     Func &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
                const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
+    /** Stage::tile of any number of dimensions. */
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+               const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+               const std::vector<TailStrategy> &tails);
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+               const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+               TailStrategy tail = TailStrategy::Auto);
+    Func &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+               const std::vector<Expr> &factors, TailStrategy tail = TailStrategy::Auto);
     Func &rename(const VarOrRVar &old, const VarOrRVar &new_name);
     /** Stage::allow_race_conditions on the pure definition. */
     Func &allow_race_conditions();
@@ -159,6 +168,25 @@ public:
                    const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
                    TailStrategy tail = TailStrategy::Auto,
                    DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                   TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &bx,
+                   const VarOrRVar &by, const VarOrRVar &bz, const VarOrRVar &tx,
+                   const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size, const Expr &y_size,
+                   const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &tx,
+                   const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size, const Expr &y_size,
+                   const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                   DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu(const VarOrRVar &bx, const VarOrRVar &tx,
+              DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+              DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Func &gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz, const VarOrRVar &tx,
+              const VarOrRVar &ty, const VarOrRVar &tz,
+              DeviceAPI device_api = DeviceAPI::Default_GPU);
     /** Stage::prefetch on the pure definition. */
     Func &prefetch(const ImageParam &image, const VarOrRVar &at, const VarOrRVar &from,
                    const Expr &offset = 1,
@@ -329,6 +357,10 @@ public:
                              const std::string &fn_name, const Target &target);
     void compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
                                   const std::string &fn_name, const Target &target);
+    void compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                            const std::string &fn_name, const Target &target = Target());
+    void compile_to_file(const std::string &filename_prefix, const std::vector<Argument> &args,
+                         const std::string &fn_name = "", const Target &target = Target());
 
     /** Halide's extern stage: the Func is computed by the C function `function_name`, called
      * once per production as `int function_name(params..., loom_buffer_t *out...)` with a

@@ -516,4 +516,18 @@ void Pipeline::compile_to_llvm_assembly(const std::string &filename,
                                      AOTOutput::LLVMAssembly));
 }
 
+void Pipeline::compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                                  const std::string &fn_name, const Target &target) {
+    write_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
+                                     AOTOutput::Bitcode));
+}
+
+void Pipeline::compile_to_file(const std::string &filename_prefix,
+                               const std::vector<Argument> &args, const std::string &fn_name,
+                               const Target &target) {
+    const std::string name = default_fn_name(filename_prefix, fn_name);
+    compile_to_object(filename_prefix + ".o", args, name, target);
+    compile_to_header(filename_prefix + ".h", args, name, target);
+}
+
 }  // namespace loom

@@ -154,6 +154,14 @@ public:
                              const std::string &fn_name, const Target &target);
     void compile_to_llvm_assembly(const std::string &filename, const std::vector<Argument> &args,
                                   const std::string &fn_name, const Target &target);
+    /** The same module as LLVM bitcode (a .bc file). */
+    void compile_to_bitcode(const std::string &filename, const std::vector<Argument> &args,
+                            const std::string &fn_name, const Target &target = Target());
+    /** Halide's compile_to_file: filename_prefix.o (the object, as compile_to_object) and
+     * filename_prefix.h; link the object with a library from compile_to_static_library or
+     * with libloom_runtime, which hold the runtime it calls. */
+    void compile_to_file(const std::string &filename_prefix, const std::vector<Argument> &args,
+                         const std::string &fn_name = "", const Target &target = Target());
 
 private:
     std::shared_ptr<Internal::PipelineContents> contents;

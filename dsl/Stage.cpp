@@ -301,6 +301,33 @@ Stage &Stage::tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi,
     return reorder(xi, yi, x, y);
 }
 
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                   const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                   const std::vector<TailStrategy> &tails) {
+    const size_t n = previous.size();
+    user_assert(outers.size() == n && inners.size() == n && factors.size() == n &&
+                tails.size() == n)
+        << "tile of " << stage_name() << ": the lists of previous, outer and inner loops, "
+        << "factors and tail strategies must have one entry per dimension (" << n << ").";
+    for (size_t i = 0; i < n; i++)
+        split_for(previous[i], outers[i], inners[i], factors[i], tails[i], "tile", true);
+    std::vector<VarOrRVar> order = inners;
+    order.insert(order.end(), outers.begin(), outers.end());
+    return reorder(order);
+}
+
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                   const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                   TailStrategy tail) {
+    return tile(previous, outers, inners, factors,
+                std::vector<TailStrategy>(previous.size(), tail));
+}
+
+Stage &Stage::tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                   const std::vector<Expr> &factors, TailStrategy tail) {
+    return tile(previous, previous, inners, factors, tail);
+}
+
 Stage &Stage::rename(const VarOrRVar &old, const VarOrRVar &new_name) {
     size_t i = find_dim(old.name(), "rename");
     check_new_loop_name(new_name.name(), old.name(), "rename");
@@ -503,6 +530,47 @@ Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &
     tile(x, y, tx, ty, x_size, y_size, tail);
     set_gpu_loop_type({tx, ty}, ForType::GPUThread, api, "gpu_tile");
     set_gpu_loop_type({x, y}, ForType::GPUBlock, api, "gpu_tile");
+    return *this;
+}
+
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                       TailStrategy tail, DeviceAPI api) {
+    return gpu_tile(x, x, tx, x_size, tail, api);
+}
+
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                       const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz,
+                       const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                       const Expr &x_size, const Expr &y_size, const Expr &z_size,
+                       TailStrategy tail, DeviceAPI api) {
+    tile({x, y, z}, {bx, by, bz}, {tx, ty, tz}, {x_size, y_size, z_size}, tail);
+    return gpu(bx, by, bz, tx, ty, tz, api);
+}
+
+Stage &Stage::gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z,
+                       const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz,
+                       const Expr &x_size, const Expr &y_size, const Expr &z_size,
+                       TailStrategy tail, DeviceAPI api) {
+    return gpu_tile(x, y, z, x, y, z, tx, ty, tz, x_size, y_size, z_size, tail, api);
+}
+
+Stage &Stage::gpu(const VarOrRVar &bx, const VarOrRVar &tx, DeviceAPI api) {
+    set_gpu_loop_type({tx}, ForType::GPUThread, api, "gpu");
+    set_gpu_loop_type({bx}, ForType::GPUBlock, api, "gpu");
+    return *this;
+}
+
+Stage &Stage::gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &tx,
+                  const VarOrRVar &ty, DeviceAPI api) {
+    set_gpu_loop_type({tx, ty}, ForType::GPUThread, api, "gpu");
+    set_gpu_loop_type({bx, by}, ForType::GPUBlock, api, "gpu");
+    return *this;
+}
+
+Stage &Stage::gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz,
+                  const VarOrRVar &tx, const VarOrRVar &ty, const VarOrRVar &tz, DeviceAPI api) {
+    set_gpu_loop_type({tx, ty, tz}, ForType::GPUThread, api, "gpu");
+    set_gpu_loop_type({bx, by, bz}, ForType::GPUBlock, api, "gpu");
     return *this;
 }
 

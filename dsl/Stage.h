@@ -61,6 +61,17 @@ public:
                 TailStrategy tail = TailStrategy::Auto);
     Stage &tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &xi, const VarOrRVar &yi,
                 const Expr &xfactor, const Expr &yfactor, TailStrategy tail = TailStrategy::Auto);
+    /** Halide's tile of any number of dimensions: previous[i] split into outers[i] and
+     * inners[i] by factors[i], then the inner loops inside the outer ones (in place: the outer
+     * loops keep the old names). */
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                const std::vector<TailStrategy> &tails);
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &outers,
+                const std::vector<VarOrRVar> &inners, const std::vector<Expr> &factors,
+                TailStrategy tail = TailStrategy::Auto);
+    Stage &tile(const std::vector<VarOrRVar> &previous, const std::vector<VarOrRVar> &inners,
+                const std::vector<Expr> &factors, TailStrategy tail = TailStrategy::Auto);
     Stage &rename(const VarOrRVar &old, const VarOrRVar &new_name);
 
     /** Lets the RVar loops of this stage made parallel or vectorized after this call run
@@ -116,6 +127,27 @@ public:
                     const VarOrRVar &ty, const Expr &x_size, const Expr &y_size,
                     TailStrategy tail = TailStrategy::Auto,
                     DeviceAPI device_api = DeviceAPI::Default_GPU);
+    /** In place: x keeps its name as the block loop. */
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &tx, const Expr &x_size,
+                    TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &bx,
+                    const VarOrRVar &by, const VarOrRVar &bz, const VarOrRVar &tx,
+                    const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size,
+                    const Expr &y_size, const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu_tile(const VarOrRVar &x, const VarOrRVar &y, const VarOrRVar &z, const VarOrRVar &tx,
+                    const VarOrRVar &ty, const VarOrRVar &tz, const Expr &x_size,
+                    const Expr &y_size, const Expr &z_size, TailStrategy tail = TailStrategy::Auto,
+                    DeviceAPI device_api = DeviceAPI::Default_GPU);
+    /** gpu_blocks on the block loops and gpu_threads on the thread loops (Halide's gpu). */
+    Stage &gpu(const VarOrRVar &bx, const VarOrRVar &tx,
+               DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &tx, const VarOrRVar &ty,
+               DeviceAPI device_api = DeviceAPI::Default_GPU);
+    Stage &gpu(const VarOrRVar &bx, const VarOrRVar &by, const VarOrRVar &bz, const VarOrRVar &tx,
+               const VarOrRVar &ty, const VarOrRVar &tz,
+               DeviceAPI device_api = DeviceAPI::Default_GPU);
     /** At the top of each iteration of loop `at`, prefetches into the cache the region of
      * `image` that the body of `at` reads `offset` iterations of loop `from` later (`from` is
      * `at` or a loop outside it): one prefetch per 64-byte line of its innermost dimension. The

@@ -56,6 +56,20 @@ TEST(AheadOfTimeFiles, ObjectAssemblyLLVMAndHeader) {
     EXPECT_NE(ir.find("define i32 @scale_fn(ptr"), std::string::npos) << ir;
     EXPECT_NE(ir.find("float"), std::string::npos);
 
+    // Halide's compile_to_bitcode (LLVM's magic number, the entry point in its symbol table)
+    // and compile_to_file (the object and the header, named after the prefix).
+    p.out.compile_to_bitcode(temp_path("scale.bc"), args, "scale_fn", Target("x86-64-linux"));
+    std::string bitcode = read_file(temp_path("scale.bc"));
+    ASSERT_GT(bitcode.size(), 4u);
+    EXPECT_EQ(bitcode.substr(0, 4), "BC\xc0\xde");
+    EXPECT_NE(bitcode.find("scale_fn"), std::string::npos);
+    p.out.compile_to_file(temp_path("scale_file"), args);
+    EXPECT_EQ(read_file(temp_path("scale_file.o")).substr(0, 4), "\x7f"
+                                                                 "ELF");
+    EXPECT_NE(read_file(temp_path("scale_file.h"))
+                  .find("int32_t loom_aot_api_scale_file(loom_buffer_t *input"),
+              std::string::npos);
+
     p.out.compile_to_header(temp_path("scale.h"), args, "scale_fn");
     std::string header = read_file(temp_path("scale.h"));
     EXPECT_NE(

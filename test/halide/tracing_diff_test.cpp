@@ -241,6 +241,35 @@ TEST(Tracing, TheTargetFeatureTracesEveryFunc) {
     EXPECT_EQ(out(1), 4);
 }
 
+// A Func with an update left unscheduled is computed where it is used, here inside a
+// vectorized loop: its realization and production events carry its region once (as the first
+// lane sees it), not a vector per coordinate (which overran the event's coordinate array:
+// schedule-invariance fuzz seed 7001, pipeline 280).
+TEST(Tracing, RealizationsInsideAVectorizedLoopReportTheirRegion) {
+    loom::Func k("inner_k"), g("outer_g");
+    loom::Var x("x");
+    loom::RDom r(0, 2, "r");
+    k(x) = x * 3;
+    k(x) += r.x;
+    g(x) = k(x) + k(x + 1);
+    g.vectorize(x, 4);
+    k.trace_realizations();
+    events_seen.clear();
+    loom_trace_handler_t old = loom_set_trace_handler(record_event);
+    loom::Buffer<int> out = g.realize({8});
+    loom_set_trace_handler(old);
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(out(i), i * 3 + 1 + (i + 1) * 3 + 1) << i;
+    int productions = 0;
+    for (const std::string &e : events_seen) {
+        if (e.rfind("Produce inner_k.0(", 0) == 0) {
+            productions++;
+            EXPECT_THAT(e, testing::MatchesRegex("Produce inner_k\\.0\\(-?[0-9]+, [0-9]+\\)"));
+        }
+    }
+    EXPECT_GT(productions, 0);
+}
+
 TEST(Tracing, UntracedPipelinesHaveNoTraceCalls) {
     loom::Func f("plain");
     loom::Var x("x");

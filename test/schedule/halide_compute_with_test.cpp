@@ -515,6 +515,39 @@ TEST(PrintLoopNest, SameLinesAsHalide) {
     LOOP_NEST_CASE(TWO_CONSUMERS RDom r(0, 3, "r"); out(x, y) = a(x, y) + b(x, y);
                    out(x, y) += p(x + r, y); out.update(0).unroll(r); a.compute_root();
                    return out;)
+    // tile of any number of dimensions, and the GPU forms (the loops' kinds as Halide prints
+    // them, without compiling for a GPU; Loom resolves Default_GPU to CUDA when the directive
+    // is given, so these name CUDA).
+    LOOP_NEST_CASE(TWO_CONSUMERS_ALGORITHM out.tile({x, y}, {xo, yo}, {xi, yi}, {16, 8});
+                   p.compute_root().tile({x, y}, {xi, yi}, {4, 4}); return out;)
+    LOOP_NEST_CASE(
+        Var x("x"), y("y"), z("z"), bx("bx"), by("by"), bz("bz"), tx("tx"), ty("ty"), tz("tz");
+        Func v("v"); v(x, y, z) = x + y * z;
+        v.gpu_tile(x, y, z, bx, by, bz, tx, ty, tz, 8, 4, 2, TailStrategy::Auto, DeviceAPI::CUDA);
+        return v;)
+    LOOP_NEST_CASE(Var x("x"), y("y"), z("z"), tx("tx"), ty("ty"), tz("tz"); Func v("v");
+                   v(x, y, z) = x + y * z;
+                   v.gpu_tile(x, y, z, tx, ty, tz, 8, 4, 2, TailStrategy::Auto, DeviceAPI::CUDA);
+                   return v;)
+    LOOP_NEST_CASE(Var x("x"), y("y"), tx("tx"); Func v("v"); v(x, y) = x - y;
+                   v.gpu_tile(x, tx, 32, TailStrategy::Auto, DeviceAPI::CUDA); return v;)
+    // gpu(bx, tx) is gpu_blocks(bx) and gpu_threads(tx) (Halide 14 prints its loops as
+    // Default_GPU whatever API it is given, so it is compared with Loom's own directives).
+    auto split_loops = [](bool with_gpu) {
+        using namespace loom;
+        Var x("x"), y("y"), xo("xo"), xi("xi");
+        Func v("v");
+        v(x, y) = x - y;
+        v.split(x, xo, xi, 16);
+        if (with_gpu) {
+            v.gpu(xo, xi);
+        } else {
+            v.gpu_blocks(xo).gpu_threads(xi);
+        }
+        return Pipeline(v).loop_nest();
+    };
+    EXPECT_EQ(split_loops(true), split_loops(false));
+    EXPECT_NE(split_loops(true).find("gpu_thread x.xi in [0, 15]<CUDA>"), std::string::npos);
 }
 
 }  // namespace
