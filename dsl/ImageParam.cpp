@@ -41,6 +41,18 @@ void ImageParam::set(const Buffer<> &b) {
     contents->buffer = b.contents_ptr();
 }
 
+void ImageParam::reset() {
+    user_assert(contents) << "reset() on an undefined ImageParam";
+    contents->buffer = nullptr;
+}
+
+ImageParam::Dim ImageParam::Dim::dim(int i) const {
+    user_assert(i >= 0 && i < param->dimensions)
+        << "ImageParam " << param->name << " has " << param->dimensions << " dimensions; dim(" << i
+        << ") does not exist";
+    return Dim(param, i);
+}
+
 Buffer<> ImageParam::get() const {
     if (!contents) return Buffer<>();
     return Buffer<>::from_contents(contents->buffer);
@@ -64,6 +76,9 @@ ImageParam::Dim ImageParam::Dim::set_estimate(const Expr &min, const Expr &exten
     param->buffer_estimates[d] = Internal::Range(min, extent);
     return *this;
 }
+
+Expr ImageParam::Dim::min_estimate() const { return param->buffer_estimates[d].min; }
+Expr ImageParam::Dim::extent_estimate() const { return param->buffer_estimates[d].extent; }
 
 ImageParam &ImageParam::set_estimates(const Internal::Region &estimates) {
     user_assert(contents) << "set_estimates of an undefined ImageParam";

@@ -53,6 +53,11 @@ public:
         Dim set_extent(const Expr &extent);
         Dim set_stride(const Expr &stride);
         Dim set_bounds(const Expr &min, const Expr &extent);
+        /** The estimate set_estimate gave (undefined where none was). */
+        Expr min_estimate() const;
+        Expr extent_estimate() const;
+        /** Another dimension of the same image (Halide's Dimension::dim). */
+        Dim dim(int i) const;
 
     private:
         std::shared_ptr<Internal::ParameterContents> param;
@@ -63,6 +68,13 @@ public:
     Expr width() const { return dim(0).extent(); }
     Expr height() const { return dim(1).extent(); }
     Expr channels() const { return dim(2).extent(); }
+    /** Halide's names for the bounds of the first two dimensions. */
+    Expr left() const { return dim(0).min(); }
+    Expr right() const { return dim(0).max(); }
+    Expr top() const { return dim(1).min(); }
+    Expr bottom() const { return dim(1).max(); }
+    /** Unbinds the buffer set() gave (the next run needs another). */
+    void reset();
     /** dim(i).set_estimate(estimates[i].min, estimates[i].extent) for every dimension. */
     ImageParam &set_estimates(const Internal::Region &estimates);
 

@@ -40,10 +40,20 @@ struct Reduction {
     std::shared_ptr<ReductionDomainContents> rdom;
 };
 
-Reduction start(const Expr &e, const std::string &name) {
+// `given`: the RDom the caller names (Halide's sum(r, e)), over which e is reduced even where
+// e reads none of its RVars; else the one RDom e's RVars belong to.
+Reduction start(const Expr &e, const std::string &name,
+                const std::shared_ptr<ReductionDomainContents> &given = nullptr) {
     user_assert(e.defined()) << name << " of an undefined Expr";
     FindVarsAndRDom finder;
     e.accept(&finder);
+    if (given) {
+        user_assert(!finder.rdom || (finder.rdoms == 1 && finder.rdom == given))
+            << name << "(" << given->name << ", " << e << ") uses RVars of another RDom than "
+            << given->name << ". Reduce over the RDom the expression uses.";
+        finder.rdom = given;
+        finder.rdoms = 1;
+    }
     // Vars in the RDom's where() condition are free Vars of the reduction too.
     if (finder.rdom && finder.rdom->predicate.defined()) finder.rdom->predicate.accept(&finder);
     user_assert(finder.rdom) << name << "(" << e << ") has no RVar to reduce over. Use an RDom's "
@@ -55,15 +65,17 @@ Reduction start(const Expr &e, const std::string &name) {
 }
 
 Expr reduce(const Expr &e, const std::string &name, const Expr &init,
-            Expr (*combine)(const Expr &, const Expr &)) {
-    Reduction r = start(e, name);
+            Expr (*combine)(const Expr &, const Expr &),
+            const std::shared_ptr<ReductionDomainContents> &given = nullptr) {
+    Reduction r = start(e, name, given);
     r.f(r.args) = init;
     r.f(r.args) = combine(Expr(r.f(r.args)), e);
     return r.f(r.args);
 }
 
-Tuple arg_reduce(const Expr &e, const std::string &name, bool is_max) {
-    Reduction r = start(e, name);
+Tuple arg_reduce(const Expr &e, const std::string &name, bool is_max,
+                 const std::shared_ptr<ReductionDomainContents> &given = nullptr) {
+    Reduction r = start(e, name, given);
     int dims = (int)r.rdom->domain.size();
     std::vector<Expr> init, update;
     for (int i = 0; i < dims; i++) init.push_back(make_zero(Int(32)));
@@ -100,5 +112,36 @@ Expr minimum(const Expr &e, const std::string &name) {
 
 Tuple argmax(const Expr &e, const std::string &name) { return arg_reduce(e, name, true); }
 Tuple argmin(const Expr &e, const std::string &name) { return arg_reduce(e, name, false); }
+
+Expr sum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce(
+        e, name, make_zero(e.type()), [](const Expr &a, const Expr &b) { return a + b; },
+        r.domain());
+}
+
+Expr product(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce(
+        e, name, make_one(e.type()), [](const Expr &a, const Expr &b) { return a * b; },
+        r.domain());
+}
+
+Expr maximum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce(
+        e, name, type_min(e.type()), [](const Expr &a, const Expr &b) { return max(a, b); },
+        r.domain());
+}
+
+Expr minimum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce(
+        e, name, type_max(e.type()), [](const Expr &a, const Expr &b) { return min(a, b); },
+        r.domain());
+}
+
+Tuple argmax(const RDom &r, const Expr &e, const std::string &name) {
+    return arg_reduce(e, name, true, r.domain());
+}
+Tuple argmin(const RDom &r, const Expr &e, const std::string &name) {
+    return arg_reduce(e, name, false, r.domain());
+}
 
 }  // namespace loom

@@ -18,5 +18,12 @@ Expr minimum(const Expr &e, const std::string &name = "minimum");
  * value, as a Tuple. */
 Tuple argmax(const Expr &e, const std::string &name = "argmax");
 Tuple argmin(const Expr &e, const std::string &name = "argmin");
+/** The same over the given RDom, which e need not read (sum(r, 1) counts its points). */
+Expr sum(const RDom &r, const Expr &e, const std::string &name = "sum");
+Expr product(const RDom &r, const Expr &e, const std::string &name = "product");
+Expr maximum(const RDom &r, const Expr &e, const std::string &name = "maximum");
+Expr minimum(const RDom &r, const Expr &e, const std::string &name = "minimum");
+Tuple argmax(const RDom &r, const Expr &e, const std::string &name = "argmax");
+Tuple argmin(const RDom &r, const Expr &e, const std::string &name = "argmin");
 
 }  // namespace loom

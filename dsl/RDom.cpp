@@ -1,11 +1,12 @@
 #include "dsl/RDom.h"
 
 #include "dsl/Error.h"
+#include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
-#include "dsl/IRMutator.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
+#include "lower/Simplify.h"
 
 namespace loom {
 
@@ -186,6 +187,20 @@ RDom::operator RVar() const {
     user_assert(dimensions() == 1) << "Only a one-dimensional RDom converts to an RVar; RDom "
                                    << name() << " has " << dimensions();
     return RVar(dom, 0);
+}
+
+std::ostream &operator<<(std::ostream &stream, const RVar &v) {
+    return stream << v.name() << "(" << v.min() << ", " << v.extent() << ")";
+}
+
+std::ostream &operator<<(std::ostream &stream, const RDom &dom) {
+    stream << "RDom(\n";
+    for (int i = 0; i < dom.dimensions(); i++)
+        stream << "  " << dom[i] << "\n";
+    stream << ")";
+    const Expr &predicate = dom.domain()->predicate;
+    if (predicate.defined()) stream << " where (\n  " << Internal::simplify(predicate) << ")";
+    return stream << "\n";
 }
 
 }  // namespace loom

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,8 @@ public:
     RVar x, y, z, w;
 
     const std::shared_ptr<Internal::ReductionDomainContents> &domain() const { return dom; }
+    /** Whether both name the same domain (copies of one RDom). */
+    bool same_as(const RDom &other) const { return dom == other.dom; }
 
 private:
     std::shared_ptr<Internal::ReductionDomainContents> dom;
@@ -91,5 +94,10 @@ private:
         return r;
     }
 };
+
+/** As Halide prints them: "r.x(min, extent)", and an RDom as its RVars, one per line, with
+ * its where() predicate. */
+std::ostream &operator<<(std::ostream &stream, const RVar &v);
+std::ostream &operator<<(std::ostream &stream, const RDom &dom);
 
 }  // namespace loom

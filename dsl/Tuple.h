@@ -14,6 +14,7 @@ class Tuple {
 public:
     Tuple(std::initializer_list<Expr> values) : exprs(values) {}
     explicit Tuple(std::vector<Expr> values) : exprs(std::move(values)) {}
+    explicit Tuple(const Expr &e) : exprs{e} {}
     template<typename... Rest>
     Tuple(const Expr &a, const Expr &b, Rest &&...rest) : exprs{a, b, Expr(rest)...} {}
     /** The values of a Tuple-valued Func at a point. */

@@ -1,0 +1,120 @@
+// Halide 14 names Loom added for issue 35, each called the same way in both and compared:
+// inline reductions over a named RDom, an RDom and an RVar printed, a one-element Tuple,
+// ImageParam's edges, estimates, reset and Dimension::dim.
+
+// Halide.h first: Loom's Error.h defines the same four assertion macro names as Halide.h does.
+#include "Halide.h"
+#undef user_assert
+#undef user_error
+#undef internal_assert
+#undef internal_error
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <loom.h>
+
+namespace {
+
+// sum / product / minimum / argmax / argmin taking the RDom first, one of them over an
+// expression that reads no RVar (it counts the domain's points).
+template <typename Func, typename Var, typename RDom, typename Buffer, typename Expr>
+std::vector<int> reductions_over_named_rdom() {
+    Var x("x");
+    RDom r(0, 5, -1, 3, "r");
+    Func f("f");
+    f(x) = sum(r, x + r.x * r.y) + product(r, Expr(1) + (r.x % 2)) * 1000 +
+           minimum(r, x * r.y) * 13 + argmax(r, r.x * 3 - r.y * r.y)[0] * 100000 +
+           argmin(r, r.x + r.y)[1] * 300000 + sum(r, Expr(1)) * 1000000;
+    Buffer out = f.realize({6});
+    std::vector<int> v;
+    for (int i = 0; i < 6; i++)
+        v.push_back(out(i));
+    return v;
+}
+
+} // namespace
+
+TEST(ApiNamesVsHalide, ReductionsOverANamedRDom) {
+    EXPECT_EQ((reductions_over_named_rdom<loom::Func, loom::Var, loom::RDom, loom::Buffer<int>,
+                                          loom::Expr>()),
+              (reductions_over_named_rdom<Halide::Func, Halide::Var, Halide::RDom,
+                                          Halide::Buffer<int>, Halide::Expr>()));
+    // maximum against C++: Halide 14's inline maximum(r.x - r.y * x) gives 4 for every x here
+    // (its own update definition max(f(x), r.x - r.y * x) gives 4 + x, as C++ does).
+    loom::Var x("x");
+    loom::RDom r(0, 5, -1, 3, "r");
+    loom::Func m("m");
+    m(x) = maximum(r, r.x - r.y * x);
+    loom::Buffer<int> out = m.realize({6});
+    for (int i = 0; i < 6; i++) {
+        int best = -1000;
+        for (int ry = -1; ry < 2; ry++)
+            for (int rx = 0; rx < 5; rx++)
+                best = std::max(best, rx - ry * i);
+        EXPECT_EQ(out(i), best) << i;
+    }
+}
+
+TEST(ApiNamesVsHalide, RDomsAndRVarsPrintAsHalides) {
+    std::ostringstream ls, hs;
+    loom::RDom lr(0, 4, 2, 3, "dom");
+    Halide::RDom hr(0, 4, 2, 3, "dom");
+    ls << lr << lr.y;
+    hs << hr << hr.y;
+    EXPECT_EQ(ls.str(), hs.str());
+    loom::RDom lc = lr;
+    EXPECT_TRUE(lc.same_as(lr));
+    EXPECT_FALSE(loom::RDom(0, 4, 2, 3, "dom").same_as(lr));
+    EXPECT_EQ(Halide::RDom(hr).same_as(hr), true);
+}
+
+TEST(ApiNamesVsHalide, AOneElementTupleDefinesAFunc) {
+    loom::Func lf("one");
+    loom::Var lx("x");
+    lf(lx) = loom::Tuple(lx * 5);
+    Halide::Func hf("one");
+    Halide::Var hx("x");
+    hf(hx) = Halide::Tuple(hx * 5);
+    loom::Buffer<int> lo = lf.realize({4});
+    Halide::Buffer<int> ho = hf.realize({4});
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(lo(i), ho(i));
+}
+
+TEST(ApiNamesVsHalide, ImageParamEdgesEstimatesAndReset) {
+    loom::ImageParam lin(loom::Int(32), 2, "in");
+    Halide::ImageParam hin(Halide::Int(32), 2, "in");
+    lin.dim(1).set_estimate(3, 40);
+    hin.dim(1).set_estimate(3, 40);
+    const loom::Expr l_extent = lin.dim(0).dim(1).extent_estimate();
+    const Halide::Expr h_extent = hin.dim(0).dim(1).extent_estimate();
+    ASSERT_TRUE(loom::Internal::as_const_int(l_extent) && Halide::Internal::as_const_int(h_extent));
+    EXPECT_EQ(*loom::Internal::as_const_int(l_extent), 40);
+    EXPECT_EQ(*Halide::Internal::as_const_int(h_extent), 40);
+    EXPECT_FALSE(lin.dim(0).min_estimate().defined());
+    EXPECT_FALSE(hin.dim(0).min_estimate().defined());
+    // The edges read the bound buffer's shape: out(x, y) = right - left + (bottom - top) * 100.
+    loom::Func lf("edges");
+    loom::Var lx("x"), ly("y");
+    lf(lx, ly) = lin.right() - lin.left() + (lin.bottom() - lin.top()) * 100 + lx * 0 + ly * 0;
+    Halide::Func hf("edges");
+    Halide::Var hx("x"), hy("y");
+    hf(hx, hy) = hin.right() - hin.left() + (hin.bottom() - hin.top()) * 100 + hx * 0 + hy * 0;
+    loom::Buffer<int> lb(7, 5);
+    lb.set_min(-2, 4);
+    Halide::Buffer<int> hb(7, 5);
+    hb.set_min(-2, 4);
+    lin.set(lb);
+    hin.set(hb);
+    loom::Buffer<int> lo = lf.realize({2, 2});
+    Halide::Buffer<int> ho = hf.realize({2, 2});
+    EXPECT_EQ(lo(0, 0), ho(0, 0));
+    EXPECT_EQ(lo(0, 0), 6 + 4 * 100);
+    lin.reset();
+    EXPECT_FALSE(lin.get().defined());
+}
