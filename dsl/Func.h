@@ -331,6 +331,8 @@ public:
      * output_buffer(): output_buffer().dim(0).set_stride(3) for an interleaved image, say). For
      * a Func with one value; a Tuple's buffers share the constraints. */
     OutputImageParam output_buffer() const;
+    /** One per Tuple element (Halide's output_buffers); they share the Func's constraints. */
+    std::vector<OutputImageParam> output_buffers() const;
     void compile_to_lowered_stmt(const std::string &filename, const std::vector<Argument> &args = {},
                                  StmtOutputFormat format = StmtOutputFormat::Text,
                                  const Target &target = Target());

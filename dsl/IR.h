@@ -363,8 +363,20 @@ const char *for_type_name(ForType t);
 
 /** Where a loop's body runs. Default_GPU is what a schedule asks for when it names no GPU API
  * (Halide's name): the directives resolve it to the one GPU API Loom has, CUDA, so a lowered
- * loop is never Default_GPU. */
-enum class DeviceAPI : uint8_t { Host, CUDA, Default_GPU };
+ * loop is never Default_GPU. The APIs after it are Halide's names for devices Loom has no
+ * backend for: a directive naming one is refused, so no loop ever has one. */
+enum class DeviceAPI : uint8_t {
+    Host,
+    CUDA,
+    Default_GPU,
+    None,
+    OpenCL,
+    OpenGLCompute,
+    Metal,
+    Hexagon,
+    HexagonDma,
+    D3D12Compute
+};
 
 /** Where a Func's storage lives (Func::store_in; Halide's names). Auto: Loom chooses (a small
  * allocation of constant size on the stack, others on the heap; at the block level of a GPU

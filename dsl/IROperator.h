@@ -304,6 +304,10 @@ Expr likely_if_innermost(Expr e);
  * inference takes the promise without a check, and a broken promise reads or writes outside
  * the buffers (Halide's unsafe_promise_clamped). */
 Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max);
+/** Halide's strict_float: e with its float arithmetic kept as written (IEEE, no reassociation,
+ * no contraction into fused multiply-adds). Loom never rewrites float arithmetic that way, so
+ * every Expr already is; e is returned unchanged. */
+inline Expr strict_float(const Expr &e) { return e; }
 
 /** values[id]: select(id == 0, values[0], id == 1, values[1], ..., values.back()), so an id out
  * of range gives the last value (Halide's mux). The values must share one type; a Tuple's

@@ -53,4 +53,10 @@ OutputImageParam Func::output_buffer() const {
     return OutputImageParam(func);
 }
 
+std::vector<OutputImageParam> Func::output_buffers() const {
+    user_assert(func->defined()) << "output_buffers() of Func " << name()
+                                 << ", which has no definition yet. Define it first.";
+    return std::vector<OutputImageParam>(func->outputs(), OutputImageParam(func));
+}
+
 } // namespace loom

@@ -99,6 +99,13 @@ std::vector<Func> Pipeline::outputs() const {
     return result;
 }
 
+bool Pipeline::defined() const { return contents && !contents->outputs.empty(); }
+
+void Pipeline::invalidate_cache() {
+    contents->current = CompiledDefinition();
+    contents->previous = CompiledDefinition();
+}
+
 Func Pipeline::get_func(size_t index) const {
     Environment env = find_environment(contents->outputs);
     user_assert(index < env.order.size())

@@ -64,6 +64,13 @@ public:
     Pipeline(const std::vector<Func> &outputs);
 
     std::vector<Func> outputs() const;
+    /** Whether the Pipeline has outputs (a default-constructed one has none). */
+    bool defined() const;
+    /** Halide's invalidate_cache: Loom keys its compiled code by the algorithm, schedule,
+     * target and options (codegen/JITCacheKey.h), so a change recompiles by itself; this
+     * drops the code this Pipeline holds, so the next run compiles (or loads from the JIT
+     * cache) again. */
+    void invalidate_cache();
     /** The index-th Func the outputs read (themselves included), each after the Funcs it reads
      * (Halide's get_func): how a schedule written by a program reaches Funcs that have no name in
      * the user's code, such as a boundary condition's. */

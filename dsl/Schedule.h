@@ -19,8 +19,19 @@ using DeviceAPI = Internal::DeviceAPI;
 /** Where a Func's storage lives (Func::store_in; Halide's MemoryType). */
 using MemoryType = Internal::MemoryType;
 
-/** What a split does with the iterations past a multiple of the factor. */
-enum class TailStrategy { Auto, GuardWithIf, ShiftInwards, RoundUp };
+/** What a split does with the iterations past a multiple of the factor. Predicate,
+ * PredicateLoads and PredicateStores are Halide's names for guarding the tail's loads and
+ * stores; Loom guards them as GuardWithIf does (the same values, where Halide's are defined:
+ * Halide's PredicateLoads / PredicateStores also constrain the output / input sizes). */
+enum class TailStrategy {
+    Auto,
+    GuardWithIf,
+    ShiftInwards,
+    RoundUp,
+    Predicate,
+    PredicateLoads,
+    PredicateStores
+};
 
 /** What a prefetch does with the part of its region outside the buffer: shrink the region to
  * the buffer (Clamp), skip the prefetch when any of it is outside (GuardWithIf), or prefetch it

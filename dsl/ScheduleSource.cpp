@@ -30,6 +30,12 @@ const char *tail_name(TailStrategy t) {
     case TailStrategy::GuardWithIf: return "TailStrategy::GuardWithIf";
     case TailStrategy::ShiftInwards: return "TailStrategy::ShiftInwards";
     case TailStrategy::RoundUp: return "TailStrategy::RoundUp";
+    case TailStrategy::Predicate:
+        return "TailStrategy::Predicate";
+    case TailStrategy::PredicateLoads:
+        return "TailStrategy::PredicateLoads";
+    case TailStrategy::PredicateStores:
+        return "TailStrategy::PredicateStores";
     }
     return "TailStrategy::Auto";
 }

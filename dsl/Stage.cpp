@@ -176,6 +176,9 @@ Stage &Stage::split_for(const VarOrRVar &old, const VarOrRVar &outer, const VarO
                         const Expr &factor, TailStrategy tail, const char *directive,
                         bool names_from_user) {
     check_factor(factor, stage_name(), old.name(), directive);
+    if (tail == TailStrategy::Predicate || tail == TailStrategy::PredicateLoads ||
+        tail == TailStrategy::PredicateStores)
+        tail = TailStrategy::GuardWithIf;
     std::vector<Dim> &dims = schedule().dims;
     size_t i = find_dim(old.name(), directive);
     user_assert(outer.name() != inner.name()) << "In " << directive << " of " << stage_name()
@@ -470,6 +473,10 @@ void Stage::set_gpu_loop_type(const std::vector<VarOrRVar> &vars, ForType t, Dev
     user_assert(device_api != DeviceAPI::Host)
         << "In " << directive << " of " << stage_name()
         << ": DeviceAPI::Host names no GPU. Pass DeviceAPI::CUDA or leave the API out.";
+    user_assert(device_api == DeviceAPI::CUDA || device_api == DeviceAPI::Default_GPU)
+        << "In " << directive << " of " << stage_name() << ": Loom's only GPU API is CUDA "
+        << "(it has no backend for OpenCL, Metal, OpenGLCompute, D3D12Compute or Hexagon). "
+           "Pass DeviceAPI::CUDA or leave the API out.";
     const DeviceAPI api = device_api == DeviceAPI::Default_GPU ? DeviceAPI::CUDA : device_api;
     for (const VarOrRVar &v : vars) {
         set_loop_type(v, t, directive);

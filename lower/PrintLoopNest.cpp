@@ -56,6 +56,14 @@ private:
         case DeviceAPI::Host: return "";
         case DeviceAPI::CUDA: return "<CUDA>";
         case DeviceAPI::Default_GPU: return "<Default_GPU>";
+        case DeviceAPI::None:
+        case DeviceAPI::OpenCL:
+        case DeviceAPI::OpenGLCompute:
+        case DeviceAPI::Metal:
+        case DeviceAPI::Hexagon:
+        case DeviceAPI::HexagonDma:
+        case DeviceAPI::D3D12Compute:
+            break; // refused by the directives
         }
         return "";
     }

@@ -89,6 +89,17 @@ TEST(HalideNames, TargetFeaturesAreSetInPlaceAndOtherGPUAPIsAreRefused) {
     EXPECT_EQ(mac.to_string(), "x86-64-osx");
     EXPECT_THAT(error_of([&] { f.compile_jit(mac); }),
                 HasSubstr("Loom generates code for x86-64 Linux only"));
+
+    // Halide's DeviceAPI names compile; a directive naming a device Loom has no backend for
+    // is refused when given.
+    for (DeviceAPI api :
+         {DeviceAPI::OpenCL, DeviceAPI::Metal, DeviceAPI::OpenGLCompute, DeviceAPI::D3D12Compute,
+          DeviceAPI::Hexagon, DeviceAPI::HexagonDma, DeviceAPI::None}) {
+        Func g("g_on_other_gpu");
+        g(x) = x;
+        EXPECT_THAT(error_of([&] { g.gpu_blocks(x, api); }),
+                    HasSubstr("In gpu_blocks of g_on_other_gpu: Loom's only GPU API is CUDA"));
+    }
 }
 
 TEST(HalideNames, TheLoweredStatementAsAPageWithCollapsibleBlocks) {

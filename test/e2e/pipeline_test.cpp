@@ -232,6 +232,20 @@ TEST(CompiledCode, ReturningToThePreviousDefinitionReusesItsCode) {
     EXPECT_GT(run(2), 0.0);
     EXPECT_EQ(run(1), 0.0);
     EXPECT_GT(run(0), 0.0) << "two definitions back: compiled again";
+    EXPECT_EQ(run(0), 0.0);
+    // Halide's invalidate_cache drops the code this Pipeline holds: compiled again.
+    p.invalidate_cache();
+    EXPECT_GT(run(0), 0.0);
+    EXPECT_TRUE(p.defined());
+    EXPECT_FALSE(Pipeline().defined());
+    // output_buffers: one per Tuple element, sharing the Func's constraints.
+    Func pair("pair");
+    pair(x) = Tuple(x, x * 2);
+    std::vector<OutputImageParam> outs = pair.output_buffers();
+    ASSERT_EQ(outs.size(), 2u);
+    outs[1].dim(0).set_min(0);
+    Realization r = pair.realize({4});
+    EXPECT_EQ(Buffer<int>(r[1])(3), 6);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -118,3 +118,46 @@ TEST(ApiNamesVsHalide, ImageParamEdgesEstimatesAndReset) {
     lin.reset();
     EXPECT_FALSE(lin.get().defined());
 }
+
+namespace {
+
+// x as a float Expr in each language.
+struct LoomFloat {
+    using Expr_ = loom::Expr;
+    loom::Expr e;
+    LoomFloat(const loom::Expr &v) : e(loom::cast<float>(v)) {}
+    operator loom::Expr() const { return e; }
+};
+struct HalideFloat {
+    using Expr_ = Halide::Expr;
+    Halide::Expr e;
+    HalideFloat(const Halide::Expr &v) : e(Halide::cast<float>(v)) {}
+    operator Halide::Expr() const { return e; }
+};
+
+// Splits with Halide's Predicate tails over an extent no factor divides, and a strict_float
+// expression: the same values as Halide 14.
+template <typename Func, typename Var, typename Buffer, typename TailStrategy, typename Float>
+std::vector<float> predicated_and_strict() {
+    Var x("x"), xo("xo"), xi("xi"), y("y"), yo("yo"), yi("yi");
+    Func f("f");
+    f(x, y) = strict_float(typename Float::Expr_(Float(x)) * 0.1f +
+                           typename Float::Expr_(Float(y)) * 0.7f - 0.3f);
+    f.split(x, xo, xi, 8, TailStrategy::Predicate)
+        .split(y, yo, yi, 4, TailStrategy::PredicateStores);
+    Buffer out = f.realize({13, 6});
+    std::vector<float> v;
+    for (int j = 0; j < 6; j++)
+        for (int i = 0; i < 13; i++)
+            v.push_back(out(i, j));
+    return v;
+}
+
+} // namespace
+
+TEST(ApiNamesVsHalide, PredicateTailsAndStrictFloat) {
+    EXPECT_EQ((predicated_and_strict<loom::Func, loom::Var, loom::Buffer<float>, loom::TailStrategy,
+                                     LoomFloat>()),
+              (predicated_and_strict<Halide::Func, Halide::Var, Halide::Buffer<float>,
+                                     Halide::TailStrategy, HalideFloat>()));
+}
