@@ -17,6 +17,25 @@ namespace loom {
 namespace Internal {
 namespace {
 
+// Whether e loads from `buffer`.
+bool reads_buffer(const Expr &e, const std::string &buffer) {
+    class Finder : public IRVisitor {
+    public:
+        Finder(const std::string &buffer) : buffer(buffer) {}
+        bool found = false;
+
+    private:
+        const std::string &buffer;
+        using IRVisitor::visit;
+        void visit(const Load *op) override {
+            found = found || op->name == buffer;
+            IRVisitor::visit(op);
+        }
+    } finder(buffer);
+    e.accept(&finder);
+    return finder.found;
+}
+
 Expr widen(const Expr &e, int lanes) {
     if (e.type().lanes() == lanes) return e;
     internal_assert(e.type().is_scalar()) << "Can't widen " << e << " to " << lanes << " lanes";
@@ -230,7 +249,13 @@ private:
             needs_scalar_fallback = true;
             return op;
         }
-        if (value.same_as(op->value) && index.same_as(op->index)) return op;
+        if (value.same_as(op->value) && index.same_as(op->index)) {
+            // Every lane stores the same value to the same element: once is enough, unless
+            // the value reads that buffer (an update, f = f + e, that an atomic() stage may
+            // vectorize over an RVar it does not use): each lane then adds its own e.
+            if (reads_buffer(op->value, op->name)) needs_scalar_fallback = true;
+            return op;
+        }
         int n = std::max(value.type().lanes(), index.type().lanes());
         if (n == 1) return Store::make(op->name, value, index);
         // A store of a value that does not vary to an address that does not vary: every lane

@@ -184,6 +184,23 @@ TEST(Atomic, OverrideAcceptsWhatTheCheckCannotProve) {
         EXPECT_EQ(out(i), expected[i]) << i;
 }
 
+// An atomic update vectorized over an RVar it does not use: every lane adds to the same
+// element, so the lanes run one after another instead of storing once (schedule-invariance
+// fuzz seed 7002, pipeline 1465: the vectorizer wrote the element once for the whole vector).
+TEST(Atomic, EveryLaneOfAVectorOverAnUnusedRVarAdds) {
+    Var x("x"), y("y");
+    RDom r(-1, 2, -2, 1, "r");
+    Func f("f");
+    f(x, y) = cast<uint8_t>(x + y);
+    f(x, y) = f(x, y) + cast<uint8_t>(y + r.y + 3);
+    f.update(0).atomic().reorder(r.y, r.x).vectorize(r.x);
+    Buffer<uint8_t> out = f.realize({4, 3});
+    for (int yy = 0; yy < 3; yy++) {
+        for (int xx = 0; xx < 4; xx++)
+            EXPECT_EQ(out(xx, yy), (uint8_t)(xx + yy + 2 * (yy + 1))) << xx << ", " << yy;
+    }
+}
+
 TEST(Atomic, MisusesAreRefusedWithErrorsNamingTheStage) {
     Var x("x");
     RDom r(0, 10, "r");
