@@ -66,8 +66,20 @@ bool computes(const Stmt &s, const std::string &f) {
     return finder.found;
 }
 
-// Whether one of f's productions in s is inside a parallel loop of s. One inside a vectorized
-// loop or a GPU loop is an error: a task can't be forked there.
+// A task can't be forked inside a vectorized loop or a GPU loop: an error naming f and the loop.
+void check_fork_allowed_in(const std::string &f, const For *loop) {
+    user_assert(loop->for_type != ForType::Vectorized)
+        << "Func " << f << " is async, but it is computed inside the vectorized loop " << loop->name
+        << ", where its production can't run as a task of its own. Compute it "
+        << "outside that loop (compute_at a loop around it), or drop async().";
+    user_assert(loop->for_type != ForType::GPUBlock && loop->for_type != ForType::GPUThread &&
+                loop->device_api == DeviceAPI::Host)
+        << "Func " << f << " is async, but it is computed inside the GPU loop " << loop->name
+        << ". Drop async(): a GPU kernel's blocks already run independently.";
+}
+
+// Whether one of f's productions in s is inside a parallel loop of s (see
+// check_fork_allowed_in for the loops that are errors).
 bool computed_in_parallel_loop(const Stmt &s, const std::string &f) {
     class Finder : public IRVisitor {
     public:
@@ -88,18 +100,7 @@ bool computed_in_parallel_loop(const Stmt &s, const std::string &f) {
         void visit(const ProducerConsumer *op) override {
             if (op->is_producer && op->name == f) {
                 for (const For *loop : loops) {
-                    user_assert(loop->for_type != ForType::Vectorized)
-                        << "Func " << f
-                        << " is async, but it is computed inside the vectorized loop " << loop->name
-                        << ", where its production can't run as a task of its own. "
-                        << "Compute it outside that loop (compute_at a loop around it), or drop "
-                           "async().";
-                    user_assert(loop->for_type != ForType::GPUBlock &&
-                                loop->for_type != ForType::GPUThread)
-                        << "Func " << f << " is async, but it is computed inside the GPU loop "
-                        << loop->name
-                        << ". Drop async(): a GPU kernel's blocks already run "
-                           "independently.";
+                    check_fork_allowed_in(f, loop);
                     found = found || loop->for_type == ForType::Parallel;
                 }
             }
@@ -112,29 +113,21 @@ bool computed_in_parallel_loop(const Stmt &s, const std::string &f) {
 
 // Whether s reads, writes or hands on the memory of `buffer` (its Free aside).
 bool uses_buffer(const Stmt &s, const std::string &buffer) {
-    class Uses : public IRVisitor {
+    class Uses : public BufferAccessVisitor {
     public:
         Uses(const std::string &buffer) : buffer(buffer) {}
         bool found = false;
 
     private:
         const std::string &buffer;
-        using IRVisitor::visit;
-        void visit(const Load *op) override {
-            found = found || op->name == buffer;
-            IRVisitor::visit(op);
-        }
-        void visit(const Store *op) override {
-            found = found || op->name == buffer;
-            IRVisitor::visit(op);
-        }
-        void visit(const Variable *op) override {
-            found = found || (op->type.is_handle() && op->name == buffer);
-        }
+        using BufferAccessVisitor::visit;
+        void stored(const std::string &b) override { found = found || b == buffer; }
+        void read(const std::string &b) override { found = found || b == buffer; }
+        void effect() override {}
+        // Semaphores and the memoization cache name their buffer by a string.
         void visit(const Call *op) override {
-            // Calls that name a buffer by a string: its memory is handed to the runtime.
             int named = -1;
-            if (op->is_intrinsic(Call::make_buffer) || op->is_intrinsic(Call::semaphore_init) ||
+            if (op->is_intrinsic(Call::semaphore_init) ||
                 op->is_intrinsic(Call::semaphore_release) ||
                 op->is_intrinsic(Call::semaphore_acquire))
                 named = 0;
@@ -142,7 +135,7 @@ bool uses_buffer(const Stmt &s, const std::string &buffer) {
                 named = 1;
             const StringImm *name = named >= 0 ? op->args[named].as<StringImm>() : nullptr;
             found = found || (name && name->value == buffer);
-            IRVisitor::visit(op);
+            BufferAccessVisitor::visit(op);
         }
     } uses(buffer);
     s.accept(&uses);
@@ -350,19 +343,8 @@ private:
 
     Stmt visit(const Allocate *op) override {
         if (op->name != f.buffer_name(0)) return IRMutator::visit(op);
-        for (const For *loop : loops) {
-            user_assert(loop->for_type != ForType::Vectorized)
-                << "Func " << f.name << " is async, but it is stored and computed inside the "
-                << "vectorized loop " << loop->name << ", where its production can't run as a "
-                << "task of its own. Compute it outside that loop (compute_at a loop around "
-                   "it), or drop async().";
-            user_assert(loop->for_type != ForType::GPUBlock &&
-                        loop->for_type != ForType::GPUThread && loop->device_api == DeviceAPI::Host)
-                << "Func " << f.name << " is async, but it is computed inside the GPU loop "
-                << loop->name
-                << ". Drop async(): a GPU kernel's blocks already run "
-                   "independently.";
-        }
+        for (const For *loop : loops)
+            check_fork_allowed_in(f.name, loop);
         return fork_point(op);
     }
 

@@ -58,5 +58,22 @@ protected:
     }
 };
 
+/** Whether e reads `buffer` (loads it, or hands its host pointer on). */
+inline bool reads_buffer(const Expr &e, const std::string &buffer) {
+    class Reads : public BufferAccessVisitor {
+    public:
+        Reads(const std::string &buffer) : buffer(buffer) {}
+        bool found = false;
+
+    private:
+        const std::string &buffer;
+        void stored(const std::string &) override {}
+        void read(const std::string &b) override { found = found || b == buffer; }
+        void effect() override {}
+    } reads(buffer);
+    e.accept(&reads);
+    return reads.found;
+}
+
 } // namespace Internal
 } // namespace loom

@@ -9,6 +9,7 @@
 #include "dsl/IRVisitor.h"
 #include "dsl/Scope.h"
 #include "dsl/Substitute.h"
+#include "lower/BufferAccessVisitor.h"
 #include "lower/GuardUnderLets.h"
 #include "lower/LetTrackingMutator.h"
 #include "lower/Simplify.h"
@@ -16,25 +17,6 @@
 namespace loom {
 namespace Internal {
 namespace {
-
-// Whether e loads from `buffer`.
-bool reads_buffer(const Expr &e, const std::string &buffer) {
-    class Finder : public IRVisitor {
-    public:
-        Finder(const std::string &buffer) : buffer(buffer) {}
-        bool found = false;
-
-    private:
-        const std::string &buffer;
-        using IRVisitor::visit;
-        void visit(const Load *op) override {
-            found = found || op->name == buffer;
-            IRVisitor::visit(op);
-        }
-    } finder(buffer);
-    e.accept(&finder);
-    return finder.found;
-}
 
 Expr widen(const Expr &e, int lanes) {
     if (e.type().lanes() == lanes) return e;

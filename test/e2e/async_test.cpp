@@ -370,8 +370,8 @@ TEST(AsyncProducers, MisusesAreRefusedWithTheirReason) {
         EXPECT_THAT(compile_error_of([&] {
                         h.realize({16, 4});
                     }),
-                    HasSubstr("Func f is async, but it is stored and computed inside the "
-                              "vectorized loop h.s0.x.xi"));
+                    HasSubstr("Func f is async, but it is computed inside the vectorized loop "
+                              "h.s0.x.xi"));
     }
     for (bool inside_the_kernel : {false, true}) {
         Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
