@@ -292,8 +292,9 @@ template <typename B> std::vector<std::string> element_helpers() {
     B scalar = B::make_scalar();
     v.push_back(std::to_string(scalar.dimensions()));
     B shaped = B::make_with_shape_of(d);
+    // (Its elements are not compared: Halide's are uninitialized, Loom's zero.)
     v.push_back(std::to_string(shaped.dim(0).min()) + " " + std::to_string(shaped.dim(1).extent()) +
-                " " + std::to_string(shaped.dim(1).stride()) + " " + std::to_string(shaped(4, 0)));
+                " " + std::to_string(shaped.dim(1).stride()));
     b.set_name("renamed");
     v.push_back(b.name());
     auto same = b.template as<int>();
