@@ -14,6 +14,7 @@
 #include "dsl/Substitute.h"
 #include "lower/Monotonic.h"
 #include "lower/Simplify.h"
+#include "lower/StageNest.h"
 
 namespace loom {
 namespace Internal {
@@ -349,9 +350,37 @@ private:
                         return -1;
                 }
             }
+            if (inner_loops && f.stages() > 1) {
+                for (size_t other = 0; other < dims; other++) {
+                    if (other != d && !pure_stage_stays_in_region(f, other, mins, maxs)) return -1;
+                }
+            }
             found = (int)d;
         }
         return found;
+    }
+
+    // Whether f's pure stage (and each specialization of it) provably writes only its region
+    // along dimension d, as the updates do: a ShiftInwards block longer than the region starts
+    // below it, and the points there, reset by the pure stage only, would be left wrong for
+    // the next iteration of a slid loop by a later production of the loops inside it (fuzz
+    // seed 7002 pair 204: vectorize(x, 16) over 2 columns per production, slid down the rows).
+    bool pure_stage_stays_in_region(const FunctionContents &f, size_t d,
+                                    const std::vector<Expr> &mins, const std::vector<Expr> &maxs) {
+        Expr lo = expand_in_innermost_iteration(mins[d], nullptr);
+        Expr hi = expand_in_innermost_iteration(maxs[d], nullptr);
+        if (!lo.defined() || !hi.defined()) return false;
+        const Expr extent = with_enclosing_lets(hi - lo + 1);
+        std::vector<const Definition *> defs = {&f.init};
+        for (size_t i = 0; i < defs.size(); i++) {
+            for (const Specialization &s : defs[i]->specializations) {
+                if (s.definition) defs.push_back(s.definition.get());
+            }
+            std::optional<Expr> offset =
+                lowest_written_offset(defs[i]->schedule.splits, f.args[d], extent);
+            if (!offset || !can_prove(*offset >= 0)) return false;
+        }
+        return true;
     }
 
     // Whether every region let of a Func (each stage's min and max along each pure Var) is
@@ -552,18 +581,22 @@ private:
         return result;
     }
 
+    // e with every enclosing let's value, as bounds inference resolved it (a consumer's tile
+    // width is a let outside the loops), simplified: a constant where those make it one.
+    Expr with_enclosing_lets(const Expr &e) const {
+        std::map<std::string, Expr> values;
+        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
+            if (it->second.defined() && !values.count(it->first)) values[it->first] = it->second;
+        }
+        return simplify_to_constant(e, values, 200);
+    }
+
     // Whether bounds inference may have dropped the tail of a GuardWithIf split of the region
     // [emin, emax] as empty (lower/PruneEmptyLoops): where the region's extent is a constant
     // multiple of the factor. A slid region is shorter, and would need the tail.
     bool pruned_guarded_tail(const std::vector<RowSplit> &splits, const Expr &emin,
                              const Expr &emax) const {
-        // The extent with every enclosing let's value, as bounds inference resolved it (a
-        // consumer's tile width is a let outside the loops).
-        std::map<std::string, Expr> values;
-        for (auto it = defined.rbegin(); it != defined.rend(); ++it) {
-            if (it->second.defined() && !values.count(it->first)) values[it->first] = it->second;
-        }
-        const Expr extent = simplify_to_constant(emax - emin + 1, values, 200);
+        const Expr extent = with_enclosing_lets(emax - emin + 1);
         const int64_t *c = as_const_int(extent);
         if (!c) return false;
         for (const RowSplit &split : splits) {

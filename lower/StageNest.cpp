@@ -574,6 +574,26 @@ Stmt build_group_produce(const FusedGroup &group, const Environment &env, Inline
     return Block::make(stages);
 }
 
+std::optional<Expr> lowest_written_offset(const std::vector<Split> &splits, const std::string &var,
+                                          const Expr &extent) {
+    // As build_stage_definition recovers each split variable: old = base + inner, where the
+    // outer loop runs over ceil(extent / factor) blocks.
+    for (const Split &s : splits) {
+        if (s.kind == Split::FuseVars && (s.inner == var || s.outer == var)) return std::nullopt;
+        if (s.old_var != var) continue;
+        if (s.kind == Split::RenameVar) return lowest_written_offset(splits, s.outer, extent);
+        if (s.kind != Split::SplitVar) return std::nullopt;
+        std::optional<Expr> outer =
+            lowest_written_offset(splits, s.outer, (extent + s.factor - 1) / s.factor);
+        std::optional<Expr> inner = lowest_written_offset(splits, s.inner, s.factor);
+        if (!outer || !inner) return std::nullopt;
+        Expr base = *outer * s.factor;
+        if (s.tail == TailStrategy::ShiftInwards) base = min(base, extent - s.factor);
+        return base + *inner;
+    }
+    return Expr(0);
+}
+
 Stmt build_produce(const FunctionPtr &f, InlineCalls &inliner) {
     if (f->is_extern()) return build_extern_produce(f, inliner);
     std::vector<Stmt> stages;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,13 @@ Stmt build_produce(const FunctionPtr &f, InlineCalls &inliner);
 /** All stages of a compute_with group's Funcs, in the group's order, the stages computed with
  * another inside the loops they share with it: what the group's production computes. */
 Stmt build_group_produce(const FusedGroup &group, const Environment &env, InlineCalls &inliner);
+
+/** The lowest point a stage's loops over `var` write, relative to the loop's min, where the
+ * loop covers `extent` (> 0) points: below zero only where a ShiftInwards split's block is
+ * longer than the points it covers (its start, min(outer * factor, extent - factor), goes
+ * negative). nullopt where the Var is fused with another. */
+std::optional<Expr> lowest_written_offset(const std::vector<Split> &splits, const std::string &var,
+                                          const Expr &extent);
 
 }  // namespace Internal
 }  // namespace loom

@@ -102,6 +102,42 @@ TEST(SlidingWindowSplits, ARegionBesideASlidSplitAsksTheInputForNoMoreRows) {
             ASSERT_EQ(out(i, j), g_ref(i, j) + g_ref(i, j + 5)) << i << ", " << j;
 }
 
+// A pure stage with an update, vectorized with ShiftInwards, computed per point of f and slid
+// down the rows. Where each production covers fewer columns than a vector (2 of 8), the vector
+// starts below them and resets columns the update does not touch, which a later production of
+// the row leaves wrong for the next row: the rows do not slide (fuzz seed 7002 pair 204, wrong
+// values; the update's parallel loop is what let the rows slide there). Where a production
+// covers a whole vector (9 columns per block of 8 points of f), they slide.
+TEST(SlidingWindowSplits, AVectorWiderThanItsRegionKeepsAnUpdatedStageFromSliding) {
+    const int width = 20, height = 10;
+    auto g_ref = [](int i, int j) { return (i + j * 7) * 3 + i; };
+    for (int block : {1, 8}) {
+        Var x("x"), y("y"), xo("xo"), xi("xi");
+        Func g("g"), f("f");
+        g(x, y) = x + y * 7;
+        g(x, y) = g(x, y) * 3 + x;
+        f(x, y) = g(x + 1, y) + g(x, y - 1);
+        f.split(x, xo, xi, block);
+        g.store_root().compute_at(f, block == 1 ? xi : xo).vectorize(x, 8);
+        g.update(0).parallel(x);
+
+        Buffer<int> out = f.realize({width, height});
+        for (int j = 0; j < height; j++)
+            for (int i = 0; i < width; i++)
+                ASSERT_EQ(out(i, j), g_ref(i + 1, j) + g_ref(i, j - 1)) << i << ", " << j;
+
+        IterationCounter c = count_iterations(f, {width, height}, "f.s0.y");
+        if (block == 1) {
+            // Per point of f, two rows of a vector of g: nothing slid.
+            EXPECT_EQ(per_iteration(c, "g.s1.x"), std::vector<int64_t>(height, width * 2 * 2));
+        } else {
+            // Per block of 8 points (3 blocks, the last shifted inwards), 9 columns of g's
+            // new row; the first row of f computes two.
+            EXPECT_EQ(per_iteration(c, "g.s1.x"), first_then(3 * 9 * 2, 3 * 9, height));
+        }
+    }
+}
+
 // A split of a folded dimension does not slide: a shifted or rounded block's extra rows would
 // land in slots of the fold that rows of the window hold.
 TEST(SlidingWindowSplits, SplitOfAFoldedDimensionDoesNotSlide) {
