@@ -279,10 +279,23 @@ private:
         // region whose min and max are one expression keeps its extent exact in the loops
         // around (their difference, taken apart by interval arithmetic, reached far past the
         // region). Not for other conditions: their bound need not be a point the body sees.
+        // The same holds of a compute_with stage's guards to its own points of a loop it
+        // shares, `v >= v.loop_min` and `v <= v.loop_max` (lower/StageNest.cpp): the shared
+        // loop runs over the union of the group's bounds, and a region read at v clamped into
+        // the stage's own bounds, one expression at both ends, keeps the extent of what each
+        // iteration reads exact (taken apart, max(v, first) at one end and min(v, last) at the
+        // other, a ShiftInwards block's start asked an input for points far past those any
+        // iteration reads: fuzz seed 6161 pair 532).
         const Variable *limit = bound.as<Variable>();
         if (upper && limit && limit->name == v->name + ".loop_max" && current.is_single_point() &&
             b.max.defined()) {
             Expr p = simplify(Min::make(current.min, b.max));
+            refined.push_back({v->name, Interval(p, p)});
+            return;
+        }
+        if (!upper && limit && limit->name == v->name + ".loop_min" && current.is_single_point() &&
+            b.min.defined()) {
+            Expr p = simplify(Max::make(current.min, b.min));
             refined.push_back({v->name, Interval(p, p)});
             return;
         }

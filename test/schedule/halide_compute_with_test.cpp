@@ -261,6 +261,40 @@ TEST(ComputeWith, AnOutputWithAFuncThatIsNotOne) {
     }
 }
 
+// f's blocks of 8 columns share their loop with g's columns, so the shared loop runs over g's 64
+// iterations, and f's stage is guarded to its own 8. p, computed per block of f and vectorized
+// by 16 (ShiftInwards), reads the 8 columns before the block: the input is asked for exactly
+// what the blocks read (before, the guards' clamps at the two ends of p's region, taken apart,
+// asked for columns far before the image: fuzz seed 6161 pair 532).
+TEST(ComputeWith, AProducerInsideAStageOfAWiderSharedLoopAsksOnlyForWhatItReads) {
+    auto pipeline = [](auto in, auto f, auto g, auto p, auto x, auto y, auto xi) {
+        p(x, y) = in(x, y) * 2 + 1;
+        f(x, y) = p(x, y) - p(x - 8, y);
+        g(x, y) = in(x, y) * 5;
+        // The blocks' loop keeps the name x, which g's columns share (as parallel(x, 8) does).
+        f.split(x, x, xi, 8);
+        p.compute_at(f, x).vectorize(x, 16);
+        g.compute_with(f, x);
+    };
+    // Columns -8 .. 63: what p's first vector reads, and no more.
+    Halide::Buffer<int> hin = random_buffer<Halide::Buffer<int>>({72, 4}, 12, -99, 99, {-8, 0});
+    loom::Buffer<int> lin = random_buffer<loom::Buffer<int>>({72, 4}, 12, -99, 99, {-8, 0});
+    Halide::Func hf("f"), hg("g"), hp("p");
+    Halide::Var hx("x"), hy("y"), hxi("xi");
+    pipeline(hin, hf, hg, hp, hx, hy, hxi);
+    loom::Func lf("f"), lg("g"), lp("p");
+    loom::Var lx("x"), ly("y"), lxi("xi");
+    pipeline(lin, lf, lg, lp, lx, ly, lxi);
+    Halide::Buffer<int> hfo(64, 4), hgo(64, 4);
+    loom::Buffer<int> lfo(64, 4), lgo(64, 4);
+    Halide::Pipeline({hf, hg}).realize({hfo, hgo}, halide_target());
+    loom::Pipeline({lf, lg}).realize({lfo, lgo});
+    expect_same_elements(lfo, hfo, 64, 4);
+    expect_same_elements(lgo, hgo, 64, 4);
+    for (int x = 0; x < 64; x++)
+        ASSERT_EQ(lfo(x, 0), (lin(x, 0) * 2 + 1) - (lin(x - 8, 0) * 2 + 1)) << x;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The lowered loop nest.
 
