@@ -97,4 +97,51 @@ inline bool reads_only_at(const Node &n, int f, const std::vector<Index> &lhs) {
     return !any_below(n, elsewhere, no_index_hit);
 }
 
+/** Whether n's value moves with Func f's by rounding only: every read of f reaches n through
+ * float arithmetic (+ - * / min max absd), clamps, abs, sqrt, sin, exp, selects (not their
+ * conditions) and the values of sums, products, minima and maxima; never through a cast to an
+ * integer, a comparison, floor, round, a bit operation, a modulus, an index or an argmax. A
+ * float reduction of f summed in another order then changes n within the fuzzer's tolerance;
+ * through the others a difference in the last bit becomes any difference (a cast to uint8 of
+ * 26.99999 or of 27.00001: fuzz seed 7002 pair 1989). */
+inline bool moves_by_rounding_with(const Node &n, int f) {
+    if (!calls_func(n, f)) return true;
+    if (!is_float(n.type)) return false;
+    for (const Index &ix : n.args) {
+        if (ix.value && calls_func(*ix.value, f)) return false;
+    }
+    for (const Cond &c : n.conds) {
+        if (calls_func(*c.a, f) || calls_func(*c.b, f)) return false;
+    }
+    bool continuous = false;
+    switch (n.kind) {
+    case Node::Call:
+        return true;
+    case Node::Bin:
+        continuous = n.op == Op::Add || n.op == Op::Sub || n.op == Op::Mul || n.op == Op::Div ||
+                     n.op == Op::Min || n.op == Op::Max || n.op == Op::Absd;
+        break;
+    case Node::Un:
+        continuous = n.unary == Unary::Abs || n.unary == Unary::SqrtAbs || n.unary == Unary::Sin ||
+                     n.unary == Unary::Exp;
+        break;
+    case Node::Reduce:
+        continuous = n.red == Red::Sum || n.red == Red::Product || n.red == Red::Maximum ||
+                     n.red == Red::Minimum;
+        break;
+    case Node::Cast:
+    case Node::Select:
+    case Node::Clamp:
+        continuous = true;
+        break;
+    default:
+        break;
+    }
+    if (!continuous) return false;
+    for (const NodeP &k : n.kids) {
+        if (!moves_by_rounding_with(*k, f)) return false;
+    }
+    return true;
+}
+
 } // namespace loom_fuzz

@@ -530,9 +530,12 @@ private:
                 continue;
             }
             const UpdateDesc &u = p.funcs[e].updates[k - 1];
-            st.rvars_commute = order_independent(e, u);
-            st.reorder_rounds = st.rvars_commute && is_float(p.funcs[e].types[0]) &&
+            // A float + or * summed in another order rounds differently: allowed where the
+            // outputs move with it by rounding only, which the comparison tolerates.
+            const bool rounds = u.values.size() == 1 && is_float(p.funcs[e].types[0]) &&
                                 (u.values[0]->op == Op::Add || u.values[0]->op == Op::Mul);
+            st.rvars_commute = order_independent(e, u) && (!rounds || outputs_round_with(e));
+            st.reorder_rounds = st.rvars_commute && rounds;
             // atomic(): the RVar loops may then run at once whatever the update writes; a
             // float + or * then sums in another order.
             if (!baseline && !avoid.count("atomic") && st.rvars_commute && u.rdom >= 0 &&
@@ -568,6 +571,34 @@ private:
                 st.loops.push_back(l);
             }
         }
+    }
+
+    /** Whether every output moves with Func f's values by rounding only (see
+     * moves_by_rounding_with): each Func reading f, f's own definitions included, reads it so
+     * and, where it is another Func, its own readers read it so in turn. */
+    bool outputs_round_with(int f) const {
+        for (size_t c = (size_t)f; c < p.funcs.size(); c++) {
+            const FuncDesc &fd = p.funcs[c];
+            bool reads_f = false;
+            auto check = [&](const NodeP &v) {
+                if (!v || !calls_func(*v, f)) return true;
+                reads_f = true;
+                return moves_by_rounding_with(*v, f);
+            };
+            for (const NodeP &v : fd.init) {
+                if (!check(v)) return false;
+            }
+            for (const UpdateDesc &u : fd.updates) {
+                for (const NodeP &v : u.values) {
+                    if (!check(v)) return false;
+                }
+                for (const Index &ix : u.lhs) {
+                    if (ix.value && calls_func(*ix.value, f)) return false;
+                }
+            }
+            if (reads_f && (int)c != f && !outputs_round_with((int)c)) return false;
+        }
+        return true;
     }
 
     /** Loom's (and Halide's) rule for reordering RVars: a single value f(lhs) op e, op one of
