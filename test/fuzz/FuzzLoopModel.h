@@ -1,5 +1,5 @@
 // Operations on the schedule generator's loop model (FuzzScheduleModel.h), shared by its
-// decisions (FuzzScheduleGen.cpp): each reads or changes one stage's loops as Loom's
+// decisions (FuzzScheduleGenerator.h): each reads or changes one stage's loops as Loom's
 // directives change the real ones.
 #pragma once
 

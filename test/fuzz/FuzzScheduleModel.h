@@ -1,4 +1,4 @@
-// The schedule generator's model of a pipeline under construction (FuzzScheduleGen.cpp): each
+// The schedule generator's model of a pipeline under construction (FuzzScheduleGenerator.h): each
 // stage's loops (names, extents where known, loop types, the order of RVars, what splits made
 // them) and each Func's placement, from which it decides which directive is legal next.
 #pragma once
