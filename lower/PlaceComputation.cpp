@@ -1,6 +1,7 @@
 #include "lower/PlaceComputation.h"
 
 #include <cstdlib>
+#include <set>
 #include <vector>
 
 #include "dsl/Error.h"
@@ -30,6 +31,7 @@ class CommonLoops : public IRVisitor {
 public:
     explicit CommonLoops(const std::string &name) : name(name) {}
     std::vector<std::string> common;
+    std::set<std::string> vectorized; // the vectorized loops among them
     bool any = false;
 
 private:
@@ -37,6 +39,7 @@ private:
     std::vector<std::string> stack;
     void visit(const For *op) override {
         stack.push_back(op->name);
+        if (op->for_type == ForType::Vectorized) vectorized.insert(op->name);
         IRVisitor::visit(op);
         stack.pop_back();
     }
@@ -93,6 +96,29 @@ private:
     }
 };
 
+// The vectorized loop a Func's production lies in, if any (an extern stage's call takes scalar
+// regions: it can't be made once per lane).
+class VectorizedLoopAround : public IRVisitor {
+public:
+    explicit VectorizedLoopAround(const std::string &name) : name(name) {}
+    std::string loop;
+
+private:
+    const std::string &name;
+    std::vector<std::string> open_vectorized;
+    void visit(const For *op) override {
+        const bool vectorized = op->for_type == ForType::Vectorized;
+        if (vectorized) open_vectorized.push_back(op->name);
+        IRVisitor::visit(op);
+        if (vectorized) open_vectorized.pop_back();
+    }
+    void visit(const ProducerConsumer *op) override {
+        if (op->is_producer && op->name == name && !open_vectorized.empty() && loop.empty())
+            loop = open_vectorized.front();
+        IRVisitor::visit(op);
+    }
+};
+
 // Every read of a Func must be inside its storage and after its production: a compute level
 // that is not around every use (say, in the pure stage's loop of a consumer whose update
 // reads it) leaves reads outside.
@@ -136,6 +162,17 @@ std::string legal_levels(const FunctionPtr &f, const Stmt &nest) {
 LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
     CommonLoops c(f->name);
     if (nest.defined()) nest.accept(&c);
+    // An extern stage's call takes scalars (its buffers' regions): it goes around the
+    // outermost vectorized loop, as Halide 14 puts it (fuzz seed 7005 pair 104: called inside
+    // one, with vector coordinates, it crashed).
+    if (f->is_extern()) {
+        for (size_t i = 0; i < c.common.size(); i++) {
+            if (c.vectorized.count(c.common[i])) {
+                c.common.resize(i);
+                break;
+            }
+        }
+    }
     if (c.common.empty()) return LoopLevel::root();
     const std::string &loop = c.common.back();
     size_t s = loop.find(".s"), dot = loop.find('.', s + 2);
@@ -194,6 +231,19 @@ void check_placement(const FunctionPtr &f, const LoopLevel &compute, const LoopL
         << ", but computed inside it at " << compute.to_string()
         << ": parallel iterations would write the same storage at once. Store it inside the "
         << "parallel loop (store_at the same loop or an inner one), or make the loop serial.";
+    if (f->is_extern()) {
+        VectorizedLoopAround vector(f->name);
+        nest.accept(&vector);
+        // The legal levels outside the vectorized loop.
+        std::string outside = legal_levels(f, nest_before);
+        const size_t at = outside.find(", " + display_loop(vector.loop));
+        if (!vector.loop.empty() && at != std::string::npos) outside.resize(at);
+        user_assert(vector.loop.empty())
+            << "Func " << f->name << " is an extern stage computed at " << compute.to_string()
+            << ", inside the vectorized loop " << display_loop(vector.loop)
+            << ": its function is called once per region, never once per vector lane. Compute "
+            << "it at a loop outside the vectorized one: " << outside << ".";
+    }
     CheckUsesInside check(f->name);
     nest.accept(&check);
     user_assert(!check.outside)

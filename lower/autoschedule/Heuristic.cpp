@@ -216,6 +216,18 @@ private:
                 }
             }
             evaluations[name] = uses;
+            // An extern stage is called on buffers: it and the Funcs it reads are stored.
+            if (n.func->is_extern()) {
+                plan.why = "extern stage: not inlined";
+                continue;
+            }
+            const bool read_by_extern =
+                std::any_of(n.consumers.begin(), n.consumers.end(),
+                            [&](const std::string &c) { return graph.node(c).func->is_extern(); });
+            if (read_by_extern) {
+                plan.why = "read by an extern stage (as a buffer): not inlined";
+                continue;
+            }
             if (n.func->stages() > 1 || !n.func->init.specializations.empty()) {
                 plan.why = n.func->stages() > 1 ? "has updates: not inlined"
                                                 : "is specialized: not inlined";
@@ -248,6 +260,8 @@ private:
     Group make_group(const std::string &root) {
         const FuncNode &n = graph.node(root);
         Group g;
+        // An extern stage has no loops to cut into strips (nor to compute others in).
+        if (n.func->is_extern()) return g;
         const int dims = (int)n.region.size();
         const int cores = std::max(1, machine.cores);
         if (dims == 1) {
@@ -615,6 +629,7 @@ private:
         const FuncNode &n = graph.node(name);
         Func f(n.func);
         if (!n.is_output) f.compute_root();
+        if (n.func->is_extern()) return; // no loops of its own
         const Group &g = groups.at(name);
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
@@ -641,7 +656,7 @@ private:
         f.compute_at(LoopLevel(p.group, at, p.group_stage));
         if (p.placement == Placement::Sliding)
             f.store_at(LoopLevel(p.group, g.outer, p.group_stage));
-        if (n.func->dimensions() == 0) return;
+        if (n.func->dimensions() == 0 || n.func->is_extern()) return;
         for (int k = 0; k < (int)n.stages.size(); k++) {
             Stage stage = k == 0 ? f.stage() : f.update(k - 1);
             vectorize_and_tile(stage, n, k, p.box, nullptr, false);
@@ -658,7 +673,7 @@ private:
             case Placement::Shared:
                 break; // once its kernel is scheduled, below
             case Placement::Root:
-                if (devices && devices->runs_on_gpu(name)) {
+                if (devices && devices->runs_on_gpu(name) && !graph.node(name).func->is_extern()) {
                     devices->schedule_root(name);
                 } else {
                     schedule_root(name);

@@ -209,6 +209,24 @@ PipelineGraph::PipelineGraph(const std::vector<FunctionPtr> &outputs,
             }
             s.calls = std::move(reads.calls);
             s.self_calls = std::move(reads.self_calls);
+            // An extern stage reads each input Func over a region its bounds query tells at run
+            // time: taken here as the point it computes (for the regions), read once a point.
+            if (f->is_extern()) {
+                for (const ExternStage::Arg &a : f->extern_stage->args) {
+                    if (a.kind != ExternStage::Arg::Func) continue;
+                    CallSite site;
+                    site.callee = a.func->name;
+                    site.is_func = true;
+                    for (int d = 0; d < (int)a.func->args.size(); d++) {
+                        site.args.push_back(d < f->dimensions() ? Expr(int_var(f->args[d]))
+                                                                : Expr(0));
+                    }
+                    for (const Type &t : a.func->output_types)
+                        site.bytes += t.bytes();
+                    s.load_bytes += site.bytes;
+                    s.calls.push_back(site);
+                }
+            }
             s.op_bytes = reads.op_bytes;
             s.load_bytes = reads.load_bytes;
             s.nodes = reads.nodes;

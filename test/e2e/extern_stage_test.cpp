@@ -180,6 +180,32 @@ TEST(ExternStage, UnscheduledIsComputedPerPointOfItsConsumer) {
     EXPECT_EQ(box3_calls[0], (std::array<int, 4>{0, 1, 0, 2}));
 }
 
+// Not scheduled, read inside a vectorized loop: computed around the vector (its call takes a
+// region, not one per lane), once per block of 4 points of h, as Halide 14 places it (inside
+// the vector loop, it was called with vector coordinates and crashed: fuzz seed 7005 pair 104).
+TEST(ExternStage, UnscheduledInsideAVectorizedLoopIsComputedAroundIt) {
+    Box3Pipeline p;
+    Var xo("xo"), xi("xi");
+    p.h.split(p.x, xo, xi, 4).vectorize(xi);
+    box3_calls.clear();
+    Buffer<int> out = p.h.realize({W, H});
+    EXPECT_EQ(mismatches(out), 0);
+    ASSERT_EQ(box3_calls.size(), (size_t)(W / 4 * H));
+    EXPECT_EQ(box3_calls[0], (std::array<int, 4>{0, 4, 0, 2}));
+    EXPECT_EQ(box3_calls[1], (std::array<int, 4>{4, 4, 0, 2}));
+}
+
+// An input whose loads are traced: the stage reads its buffer itself, untraced, as in Halide 14
+// (the corners describing the buffer were traced as loads, and the buffer then named after the
+// event: fuzz seed 8201 pair 338, an internal error).
+TEST(ExternStage, AnInputWithTracedLoadsIsPassedUntraced) {
+    Box3Pipeline p;
+    p.g.trace_loads();
+    p.e.compute_root();
+    Buffer<int> out = p.h.realize({W, H});
+    EXPECT_EQ(mismatches(out), 0);
+}
+
 // The extern stage is the pipeline's output, over a region that does not start at 0.
 TEST(ExternStage, AsThePipelinesOutputWritesTheOutputBuffer) {
     Box3Pipeline p;
@@ -327,6 +353,16 @@ TEST(ExternStage, MisusesAreRefusedWithErrorsNamingTheFunc) {
                         q.h.realize({W, H});
                     }),
                     HasSubstr("no loops of its own"));
+    }
+    {
+        Box3Pipeline p;
+        Var xo("xo"), xi("xi");
+        p.h.split(p.x, xo, xi, 4).vectorize(xi);
+        p.e.compute_at(p.h, xi);
+        const std::string m = compile_error_of([&] { p.h.realize({W, H}); });
+        EXPECT_THAT(m, HasSubstr("Func e is an extern stage computed at h.x.xi, inside the "
+                                 "vectorized loop h.x.xi"));
+        EXPECT_THAT(m, HasSubstr("outside the vectorized one: root, h.y, h.x.xo."));
     }
     {
         Box3Pipeline p;

@@ -8,9 +8,60 @@
 #include "FuzzEmit.h"
 #include "FuzzIR.h"
 
+// The function the fuzzer's extern stages call (FuncDesc::is_extern), exported from the
+// executable for the JIT (ENABLE_EXPORTS). Written once: compiled here, printed by reproducers.
+// In bounds-query mode it asks for its output's region moved by dx along dimension 0; then each
+// point is in(x + dx, ...) * 3 + k in the element type (wrapping), or * 0.5 + k for floats.
+// clang-format off
+LOOM_FUZZ_DATA_CODE(kFuzzExternSource,
+extern "C" int loom_fuzz_extern(halide_buffer_t *in, int dx, int k, halide_buffer_t *out) {
+    if (in->is_bounds_query()) {
+        for (int d = 0; d < out->dimensions; d++) {
+            in->dim[d].min = out->dim[d].min + (d == 0 ? dx : 0);
+            in->dim[d].extent = out->dim[d].extent;
+        }
+        return 0;
+    }
+    int pos[3] = {0, 0, 0}, n = 1;
+    for (int d = 0; d < out->dimensions; d++) n *= out->dim[d].extent;
+    const int bytes = (out->type.bits + 7) / 8;
+    for (int i = 0; i < n; i++) {
+        int rest = i;
+        int64_t at_in = 0, at_out = 0;
+        for (int d = 0; d < out->dimensions; d++) {
+            pos[d] = out->dim[d].min + rest % out->dim[d].extent;
+            rest /= out->dim[d].extent;
+            at_out += (int64_t)(pos[d] - out->dim[d].min) * out->dim[d].stride;
+            at_in += (int64_t)(pos[d] + (d == 0 ? dx : 0) - in->dim[d].min) * in->dim[d].stride;
+        }
+        const uint8_t *src = in->host + at_in * bytes;
+        uint8_t *dst = out->host + at_out * bytes;
+        if (out->type.code == 2) { /* float */
+            float v;
+            memcpy(&v, src, 4);
+            v = v * 0.5f + (float)k;
+            memcpy(dst, &v, 4);
+        } else {
+            uint32_t v = 0;
+            if (bytes == 1) v = *src;
+            else if (bytes == 2) { uint16_t w; memcpy(&w, src, 2); v = w; }
+            else memcpy(&v, src, 4);
+            v = v * 3u + (uint32_t)k;
+            if (bytes == 1) *dst = (uint8_t)v;
+            else if (bytes == 2) { uint16_t w = (uint16_t)v; memcpy(dst, &w, 2); }
+            else memcpy(dst, &v, 4);
+        }
+    }
+    return 0;
+}
+)
+// clang-format on
+
 namespace loom_fuzz {
 
 using namespace loom;
+
+const char *fuzz_extern_source() { return kFuzzExternSource; }
 
 // ---------------------------------------------------------------------------------------------
 // Element types.

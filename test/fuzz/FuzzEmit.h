@@ -13,6 +13,7 @@
 //   E index_add(E, int), E index_mul(E, int), E index_div(E, int), E index_plus(E, E)
 //   E index_const(int), E index_gather(E value, int lo, int hi)
 //   void define(int func, int update, std::vector<E> lhs, std::vector<E> values)
+//   void define_extern(int func)        an extern stage (FuncDesc::is_extern)
 #pragma once
 
 #include "FuzzIR.h"
@@ -77,6 +78,10 @@ public:
     void definitions() {
         for (size_t f = 0; f < p.funcs.size(); f++) {
             const FuncDesc &fd = p.funcs[f];
+            if (fd.is_extern) {
+                b.define_extern((int)f);
+                continue;
+            }
             std::vector<E> values;
             for (const NodeP &v : fd.init) values.push_back(expr(*v));
             b.define((int)f, -1, {}, std::move(values));

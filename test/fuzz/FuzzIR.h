@@ -115,6 +115,12 @@ struct FuncDesc {
     std::vector<NodeP> init;     // the pure definition, one per Tuple element
     std::vector<UpdateDesc> updates;
     std::string kind;            // what the generator meant, for the reproducer's comments
+    /** An extern stage: define_extern of loom_fuzz_extern (FuzzBuild.cpp), which computes
+     * out(x, ...) = in(x + extern_dx, ...) * 3 + extern_k in in's type (a float: * 0.5) for its
+     * one input `in`, the callee of init[0]: a call that states the same read for the
+     * generators' analyses (regions, uses), never built. No updates. */
+    bool is_extern = false;
+    int extern_dx = 0, extern_k = 0;
 };
 
 enum class Boundary { None, RepeatEdge, ConstantExterior, MirrorImage, MirrorInterior };
@@ -214,6 +220,9 @@ struct GenOptions {
     /** No sin or exp, whose float results differ between Loom's and Halide's expansions in the
      * last bits: pipelines whose outputs must equal Halide 14's byte for byte. */
     bool halide_exact = false;
+    /** Some Funcs are extern stages (FuncDesc::is_extern), found by the JIT in the executable
+     * (it must export loom_fuzz_extern). */
+    bool extern_stages = false;
 };
 
 /** A random pipeline: deterministic in seed and options. */
@@ -234,6 +243,10 @@ struct LoopKinds {
     std::vector<bool> at_loop;             // per directive: its at_loop (ComputeAt, StoreAt)
 };
 LoopKinds loop_kinds(const PipelineDesc &p, const Schedule &s);
+
+/** The C++ source of loom_fuzz_extern, the function extern stages call, as compiled into the
+ * fuzzer (FuzzBuild.cpp): the reproducer prints it. */
+const char *fuzz_extern_source();
 
 /** The input Buffers of p, filled with deterministic values. */
 std::vector<loom::Buffer<>> make_inputs(const PipelineDesc &p);

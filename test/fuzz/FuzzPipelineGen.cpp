@@ -108,7 +108,8 @@ NodeP bounded(NodeP v) {
 
 class PipelineGen {
 public:
-    PipelineGen(uint32_t seed, const GenOptions &options) : r(seed), options(options) {}
+    PipelineGen(uint32_t seed, const GenOptions &options)
+        : r(seed), extern_rng(seed ^ 0x65787465u), options(options) {}
 
     PipelineDesc run() {
         dims = r.weighted({15, 65, 20}) + 1;
@@ -138,6 +139,9 @@ public:
 
 private:
     Rng r;
+    // Extern stages draw from a stream of their own, so that a pipeline without one is the
+    // pipeline the seed gave before they were fuzzed.
+    Rng extern_rng;
     GenOptions options;
     PipelineDesc p;
     int dims = 2;
@@ -588,6 +592,29 @@ private:
         if (kind == "in-place update") gen_in_place(f, c);
         if (kind == "histogram") gen_histogram(f, c);
         if (r.chance(kind == "tuple" ? 40 : 12)) gen_pure_update(f, c);
+        if (options.extern_stages && !is_out) maybe_make_extern(f);
+    }
+
+    /** Sometimes turns Func f, once generated, into an extern stage reading its predecessor
+     * (a Func of one value, or an input, of f's dimensions): what later Funcs read of it is
+     * then generated against its new type. */
+    void maybe_make_extern(int f) {
+        const Callee pre = predecessor(f);
+        const std::vector<ET> types = callee_types(pre);
+        if (types.size() != 1 || callee_dims(pre) != dims || !extern_rng.chance(10)) return;
+        FuncDesc &fd = p.funcs[f];
+        fd.is_extern = true;
+        fd.kind = "extern stage";
+        fd.types = types;
+        fd.extern_dx = extern_rng.uni(-2, 2);
+        fd.extern_k = extern_rng.uni(-3, 5);
+        std::vector<Index> args(dims);
+        for (int d = 0; d < dims; d++) {
+            args[d].var = d;
+            if (d == 0) args[d].off = fd.extern_dx;
+        }
+        fd.init = {call(pre, types[0], 0, args)};
+        fd.updates.clear();
     }
 
     std::vector<Index> pure_lhs() {

@@ -1,5 +1,6 @@
 // Prints a PipelineDesc and two Schedules as a self-contained C++ program (the reproducer): the
 // same Emitter walk as FuzzBuild.cpp, with a backend that writes each Loom call as text.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -119,6 +120,19 @@ struct PrintBackend {
     E index_const(int k) { return "Expr(" + std::to_string(k) + ")"; }
     E index_gather(E v, int lo, int hi) {
         return "clamp(cast<int32_t>(" + v + "), " + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+    }
+
+    void define_extern(int f) {
+        const FuncDesc &fd = p.funcs[f];
+        const Callee &in = fd.init[0]->callee;
+        const std::string arg = in.kind == Callee::Func    ? p.funcs[in.index].name
+                                : in.kind == Callee::Input ? p.inputs[in.index].name
+                                                           : bc_name(p, in.index);
+        out << "    // " << fd.name << ": extern stage, " << arg << "(x + " << fd.extern_dx
+            << ", ...) * " << (is_float(fd.types[0]) ? "0.5" : "3") << " + " << fd.extern_k << "\n";
+        out << "    " << fd.name << ".define_extern(\"loom_fuzz_extern\", {" << arg << ", Expr("
+            << fd.extern_dx << "), Expr(" << fd.extern_k << ")}, " << type_ctor(fd.types[0]) << ", "
+            << fd.dims << ");\n";
     }
 
     void define(int f, int update, std::vector<E> lhs, std::vector<E> values) {
@@ -292,13 +306,18 @@ std::string reproducer(const PipelineDesc &p, const Schedule &baseline, const Sc
                        const std::string &header_comment) {
     std::ostringstream out;
     out << header_comment;
-    out << "// Build: g++ -std=c++17 repro.cpp -I<loom>/dsl -I<loom> -L<build> -lloom -o repro\n";
+    const bool has_extern = std::any_of(p.funcs.begin(), p.funcs.end(),
+                                        [](const FuncDesc &fd) { return fd.is_extern; });
+    // (-rdynamic: the JIT finds the extern stages' function in the executable.)
+    out << "// Build: g++ -std=c++17 repro.cpp -I<loom>/dsl -I<loom> -L<build> -lloom"
+        << (has_extern ? " -rdynamic" : "") << " -o repro\n";
     out << "#include <loom.h>\n\n#include <algorithm>\n#include <cmath>\n#include "
            "<cstdint>\n#include <cstdio>\n#include <cstring>\n"
            "#include <type_traits>\n#include <vector>\n\nusing namespace loom;\n\n";
     out << "static LoopLevel update_loop(const Func &f, int k, const VarOrRVar &v) {\n"
            "    return f.update(k).at(v);\n}\n\n";
     out << kFuzzValueSource << "\n" << kFuzzFillSource << "\n\n";
+    if (has_extern) out << fuzz_extern_source() << "\n\n";
     out << "static std::vector<Func> pipeline(const std::vector<Buffer<>> &inputs, bool scheduled) {\n";
     print_definitions(out, p);
     out << "    if (scheduled) {\n";

@@ -64,7 +64,8 @@ void ScheduleGen::build_entities() {
         EntM e;
         e.name = fd.name;
         e.dims = fd.dims;
-        e.has_updates = !fd.updates.empty();
+        e.has_updates = !fd.updates.empty() || fd.is_extern;
+        e.is_extern = fd.is_extern;
         int n = 1 + (int)fd.updates.size();
         e.refs.resize(n);
         e.reduces.resize(n);
@@ -190,12 +191,17 @@ void ScheduleGen::decide(int e) {
         if (common[i].nameable) at_candidates.push_back((int)i);
     }
 
+    // An extern stage takes its input as a buffer: a pure Func it reads is computed (Loom and
+    // Halide refuse one left inline), where the schedule says.
+    bool read_by_extern = false;
+    for (const EntM &g : ents)
+        read_by_extern |= g.is_extern && std::count(g.refs[0].begin(), g.refs[0].end(), e) > 0;
     int choice; // 0 inline, 1 unscheduled with updates (Loom's default placement), 2 root, 3 at
     if (baseline) {
-        choice = E.has_updates ? 1 : 0;
+        choice = E.has_updates ? 1 : read_by_extern ? 2 : 0;
     } else {
-        choice = r.weighted(
-            {E.has_updates ? 0 : 35, E.has_updates ? 30 : 0, 25, at_candidates.empty() ? 0 : 45});
+        choice = r.weighted({E.has_updates || read_by_extern ? 0 : 35, E.has_updates ? 30 : 0, 25,
+                             at_candidates.empty() ? 0 : 45});
     }
     if (choice == 0) {
         E.state = EntM::Inlined;
@@ -219,6 +225,7 @@ void ScheduleGen::decide(int e) {
         s.directives.push_back(d);
         if (!baseline) choose_storage(e);
     }
+    if (E.is_extern) return;
     init_loops(e);
     if (!baseline && E.real) schedule_loops(e);
     if (!baseline && E.real && e < (int)p.funcs.size() && E.dims >= 2 && r.chance(12)) {

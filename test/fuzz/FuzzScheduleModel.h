@@ -64,6 +64,9 @@ struct EntM {
     bool real = true; // a Func the schedule can name
     bool output = false;
     bool has_updates = false;
+    // An extern stage: computed (never inlined) like a Func with updates, without loops of its
+    // own to schedule or to compute others at; not shared, wrapped, made async or traced.
+    bool is_extern = false;
     int dims = 0;
     std::vector<std::vector<int>> refs;    // per stage: the entities it reads directly
     std::vector<std::vector<int>> reduces; // per stage: its inline reductions (pseudo entities)

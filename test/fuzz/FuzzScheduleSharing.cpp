@@ -45,7 +45,8 @@ void ScheduleGen::share_loops() {
     if (baseline || avoid.count("compute-with")) return;
     const int nf = (int)p.funcs.size();
     auto eligible = [&](int e) {
-        return ents[e].real && ents[e].state == EntM::Computed && !ents[e].default_placed;
+        return ents[e].real && ents[e].state == EntM::Computed && !ents[e].default_placed &&
+               !ents[e].is_extern;
     };
     std::vector<bool> paired(nf, false);
     for (int a = 0; a < nf; a++) {
@@ -83,10 +84,12 @@ void ScheduleGen::wrap_and_store() {
         if (!E.real || E.state != EntM::Computed) continue;
         if (wrap_rng.chance(10)) add_func_directive(Directive::StoreInHeap, e);
         // A wrapper at the root reads f at the root: f must be computed there too.
-        if (!E.place.empty() || E.output || E.shares_loops || !wrap_rng.chance(12)) continue;
+        if (!E.place.empty() || E.output || E.shares_loops || E.is_extern || !wrap_rng.chance(12))
+            continue;
         std::vector<int> readers_of_e;
         for (int g = 0; g < nf; g++) {
-            if (g == e || !ents[g].real || ents[g].state != EntM::Computed) continue;
+            if (g == e || !ents[g].real || ents[g].state != EntM::Computed || ents[g].is_extern)
+                continue;
             for (const std::vector<int> &stage_refs : ents[g].refs) {
                 if (std::find(stage_refs.begin(), stage_refs.end(), e) != stage_refs.end()) {
                     readers_of_e.push_back(g);
@@ -108,7 +111,7 @@ void ScheduleGen::make_async() {
     for (int e = 0; e < (int)p.funcs.size(); e++) {
         const EntM &E = ents[e];
         if (!E.real || E.state != EntM::Computed || E.default_placed || E.shares_loops ||
-            !async_rng.chance(15))
+            E.is_extern || !async_rng.chance(15))
             continue;
         // The Funcs its production reads, through those computed inside it (its inline
         // reductions, Funcs computed at its loops), which are part of the production.

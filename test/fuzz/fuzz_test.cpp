@@ -176,6 +176,7 @@ struct Outcome {
     int wrapped = 0;       // pairs whose schedule wraps a Func (f.in(g))
     int heap = 0;          // pairs whose schedule stores a Func in MemoryType::Heap
     int float_reordered = 0; // pairs whose schedule reorders a float reduction (tolerance)
+    int with_extern = 0;     // pipelines with an extern stage
 };
 
 std::string header(uint32_t seed, int k, int j, const std::string &what) {
@@ -285,11 +286,15 @@ Outcome run_fuzz(const Options &o) {
             continue;
         }
         const uint32_t ps = pipeline_seed(o.seed, k);
-        PipelineDesc p = generate_pipeline(ps);
+        GenOptions gen;
+        gen.extern_stages = true; // loom_fuzz_extern is exported (ENABLE_EXPORTS)
+        PipelineDesc p = generate_pipeline(ps, gen);
         Schedule base = generate_schedule(p, ps, true);
         std::vector<loom::Buffer<>> inputs = make_inputs(p);
         const int schedules = 1 + (int)(ps % 3);
         out.pipelines++;
+        out.with_extern += std::any_of(p.funcs.begin(), p.funcs.end(),
+                                       [](const FuncDesc &fd) { return fd.is_extern; });
 
         std::vector<loom::Buffer<>> expected;
         {
@@ -356,9 +361,9 @@ TEST(ScheduleInvariance, RandomPipelinesAndSchedules) {
     Outcome out = run_fuzz(o);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "seed " << o.seed << ": ran " << out.pairs << " pairs (" << out.pipelines
-              << " pipelines) in " << s << " s: " << (out.pairs - out.failures) << " clean, "
-              << out.failures << " failed; " << out.sharing_loops
-              << " schedules with compute_with, " << out.traced << " tracing ("
+              << " pipelines, " << out.with_extern << " with extern stages) in " << s
+              << " s: " << (out.pairs - out.failures) << " clean, " << out.failures << " failed; "
+              << out.sharing_loops << " schedules with compute_with, " << out.traced << " tracing ("
               << g_trace_events.load() << " events), " << out.atomic << " with atomic(), "
               << out.async << " with async(), " << out.wrapped << " with wrappers, " << out.heap
               << " with store_in, " << out.float_reordered
