@@ -452,14 +452,20 @@ private:
             // The region an extern stage reads of an input, queried with the region of its
             // Func, which may move over the loops in scope: the query over the union of those
             // regions gives one region, which covers what each asks for where, as Halide
-            // assumes, a larger output region never reads less (lower/ExternStages.h).
+            // assumes, a larger output region never reads less (lower/ExternStages.h). Each
+            // iteration's min (or max) of it lies in that region, anywhere: not one point, or
+            // a difference of the two (a region's extent) would be taken as fixed (fuzz seed
+            // 8202 pair 543: storage of an input sized by one, written past its start).
             std::vector<Expr> args;
             for (const Expr &a : op->args) {
                 args.push_back(over_every_region(a));
                 if (!args.back().defined()) break;
             }
             if (args.size() == op->args.size()) {
-                result = Interval::single_point(Call::with_args(op, args));
+                std::vector<Expr> lo = args, hi = args;
+                lo[3] = Expr(0);
+                hi[3] = Expr(1);
+                result = Interval(Call::with_args(op, lo), Call::with_args(op, hi));
             } else {
                 result = type_bounds(op->type);
             }

@@ -206,6 +206,20 @@ TEST(ExternStage, AnInputWithTracedLoadsIsPassedUntraced) {
     EXPECT_EQ(mismatches(out), 0);
 }
 
+// The input stored at the root and computed per row of h in blocks of 16 rows (ShiftInwards):
+// each block starts 14 rows before the 2 rows a call of e reads. Its storage covers every
+// block: bounds inference takes each call's rows anywhere in the region all the calls read,
+// not as that region (whose extent would then be fixed, the storage starting 14 rows late:
+// fuzz seed 8202 pair 543, a heap overrun).
+TEST(ExternStage, AnInputComputedPerRowInBlocksHasStorageForEveryBlock) {
+    Box3Pipeline p;
+    Var yo("yo"), yi("yi");
+    p.g.store_root().compute_at(p.h, p.y).split(p.y, yo, yi, 16, TailStrategy::ShiftInwards);
+    p.e.compute_at(p.h, p.y);
+    Buffer<int> out = p.h.realize({W, H});
+    EXPECT_EQ(mismatches(out), 0);
+}
+
 // The extern stage is the pipeline's output, over a region that does not start at 0.
 TEST(ExternStage, AsThePipelinesOutputWritesTheOutputBuffer) {
     Box3Pipeline p;

@@ -243,3 +243,35 @@ TEST(BoxesRequired, ASelectOnAConstantConditionRequiresOnlyTheSideTaken) {
 }
 
 }  // namespace
+
+// What an extern stage reads of an input in one iteration of a loop (its query with that
+// iteration's output region) lies within what the query over every iteration's region gives,
+// anywhere there: the bounds of one corner are the union query's min to its max, never one
+// point, so the difference of the two corners (the region's extent) is not taken as fixed
+// (fuzz seed 8202 pair 543: storage sized by such an extent, written before its start).
+TEST(Bounds, AnExternStageQueryInALoopLiesAnywhereInTheUnionQuery) {
+    Expr x = Variable::make(Int(32), "x");
+    auto query = [&](int corner) {
+        Expr out = Call::make_intrinsic(
+            Handle(), Call::make_buffer,
+            {StringImm::make(""), Expr(0), Expr(0), Expr(0), x, Expr(1), Expr(0)});
+        return Call::make_intrinsic(Int(32), Call::extern_bounds_query,
+                                    {StringImm::make("f"), Expr(0), Expr(0), Expr(corner), out});
+    };
+    Scope<Interval> scope;
+    scope.push("x", Interval(Expr(0), Expr(9)));
+    const Interval lo = bounds_of_expr_in_scope(query(0), scope);
+    EXPECT_FALSE(lo.is_single_point()) << lo.min << " .. " << lo.max;
+    ASSERT_TRUE(lo.min.defined() && lo.max.defined());
+    // The union query: the output region x in [0, 9], its min corner below, its max above.
+    const Call *min_query = lo.min.as<Call>(), *max_query = lo.max.as<Call>();
+    ASSERT_TRUE(min_query && max_query);
+    EXPECT_TRUE(is_const_zero(min_query->args[3]));
+    EXPECT_TRUE(is_const_one(max_query->args[3]));
+    const Call *region = min_query->args[4].as<Call>();
+    ASSERT_TRUE(region && region->is_intrinsic(Call::make_buffer));
+    EXPECT_TRUE(is_const_zero(region->args[4]));
+    EXPECT_EQ(as_const_int(region->args[5]) ? *as_const_int(region->args[5]) : -1, 10);
+    const Interval extent = bounds_of_expr_in_scope(query(1) - query(0), scope);
+    EXPECT_FALSE(extent.is_single_point());
+}
