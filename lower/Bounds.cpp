@@ -380,6 +380,9 @@ private:
     // or undefined: a name or a scalar of one value, or a make_buffer whose region covers the
     // regions it has over the scope (min, extent and stride per dimension; the strides of one
     // value).
+    // Set by over_every_region where a region's bounds are not one point: it moves over the
+    // scope.
+    bool region_varies = false;
     Expr over_every_region(const Expr &a) {
         if (a.as<StringImm>()) return a;
         const Call *buffer = a.as<Call>();
@@ -397,6 +400,7 @@ private:
             const Expr &mn = buffer->args[d], &extent = buffer->args[d + 1];
             Interval lo = bounds(mn), hi = bounds(simplify(mn + extent - 1));
             Interval stride = bounds(buffer->args[d + 2]);
+            region_varies = region_varies || !lo.is_single_point() || !hi.is_single_point();
             if (!lo.min.defined() || !hi.max.defined() || !stride.is_single_point()) return Expr();
             args.push_back(lo.min);
             args.push_back(simplify(hi.max - lo.min + 1));
@@ -457,11 +461,18 @@ private:
             // a difference of the two (a region's extent) would be taken as fixed (fuzz seed
             // 8202 pair 543: storage of an input sized by one, written past its start).
             std::vector<Expr> args;
+            const bool outer_varies = region_varies; // (a query inside another's region)
+            region_varies = false;
             for (const Expr &a : op->args) {
                 args.push_back(over_every_region(a));
                 if (!args.back().defined()) break;
             }
-            if (args.size() == op->args.size()) {
+            // Where no region varies over the scope, the query is its own value.
+            const bool args_fixed = !region_varies;
+            region_varies = outer_varies;
+            if (args.size() == op->args.size() && args_fixed) {
+                result = Interval::single_point(Call::with_args(op, args));
+            } else if (args.size() == op->args.size()) {
                 std::vector<Expr> lo = args, hi = args;
                 lo[3] = Expr(0);
                 hi[3] = Expr(1);

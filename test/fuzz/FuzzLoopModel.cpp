@@ -53,6 +53,8 @@ void split_model(StageM &st, int i, const std::string &outer, const std::string 
     LoopM l = st.loops[i], in = l, out = l;
     const Tail effective = effective_tail(st, l, factor, t);
     if (l.dim >= 0) (*st.rounded)[l.dim] += rounding(st, l, factor, t);
+    if (l.dim >= 0 && rounding(st, l, factor, t) > 0)
+        (*st.blocks)[l.dim].push_back(l.unit * factor);
     out.unit = l.unit * factor;
     out.in_shifted_blocks = l.in_shifted_blocks || effective == Tail::ShiftInwards;
     in.inside_inner = true;

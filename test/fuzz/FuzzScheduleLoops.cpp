@@ -13,6 +13,7 @@ void ScheduleGen::init_loops(int e) {
         StageM &st = E.stages[k];
         st.update = k > 0;
         st.rounded = E.stages[0].rounded;
+        st.blocks = E.stages[0].blocks;
         st.output = E.output;
         if (k == 0) {
             for (int d = 0; d < E.dims; d++) {
@@ -148,6 +149,14 @@ bool ScheduleGen::tail_ok(const StageM &st, const LoopM &l, int factor, Tail t) 
         auto so_far = st.rounded->find(l.dim);
         long before = so_far == st.rounded->end() ? 0 : so_far->second;
         if (before + rounding(st, l, factor, t) > kRoundingMargin) return false;
+        // An output's blocks along a dimension divide each other: it then grows by the largest
+        // block, within the sum the margin bounds (see StageM::blocks).
+        if (st.output && rounding(st, l, factor, t) > 0) {
+            const long block = l.unit * factor;
+            for (long b : (*st.blocks)[l.dim]) {
+                if (b % block != 0 && block % b != 0) return false;
+            }
+        }
     }
     if (!st.update && t == Tail::ShiftInwards && (l.in_shifted_blocks || l.fused_shifted))
         return false;
