@@ -234,15 +234,18 @@ void check_placement(const FunctionPtr &f, const LoopLevel &compute, const LoopL
     if (f->is_extern()) {
         VectorizedLoopAround vector(f->name);
         nest.accept(&vector);
-        // The legal levels outside the vectorized loop.
-        std::string outside = legal_levels(f, nest_before);
-        const size_t at = outside.find(", " + display_loop(vector.loop));
-        if (!vector.loop.empty() && at != std::string::npos) outside.resize(at);
-        user_assert(vector.loop.empty())
-            << "Func " << f->name << " is an extern stage computed at " << compute.to_string()
-            << ", inside the vectorized loop " << display_loop(vector.loop)
-            << ": its function is called once per region, never once per vector lane. Compute "
-            << "it at a loop outside the vectorized one: " << outside << ".";
+        if (!vector.loop.empty()) {
+            // The legal levels outside the vectorized loop.
+            std::string outside = legal_levels(f, nest_before);
+            const size_t at = outside.find(", " + display_loop(vector.loop));
+            if (at != std::string::npos) outside.resize(at);
+            user_error << "Func " << f->name << " is an extern stage computed at "
+                       << compute.to_string() << ", inside the vectorized loop "
+                       << display_loop(vector.loop)
+                       << ": its function is called once per region, never once per vector "
+                       << "lane. Compute it at a loop outside the vectorized one: " << outside
+                       << ".";
+        }
     }
     CheckUsesInside check(f->name);
     nest.accept(&check);
