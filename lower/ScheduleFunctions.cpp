@@ -331,6 +331,36 @@ const FusedGroup *group_of(const std::string &name, const std::vector<FusedGroup
     return nullptr;
 }
 
+// A loop of a stage computed with another (compute_with) is, from the fuse level outward, a
+// loop of its parent: the nest has the parent's loop there, so a level naming it names the
+// parent's (compute_at(f2, y) where f2 is computed with f0 at x: f0's y). Left as f2's, it
+// was found at f2's body inside the innermost shared loop, after the stages computed there
+// that read the Func (fuzz seed 8501 pair 889: an inline reduction of f2 read it outside).
+LoopLevel owner_of_shared_loop(LoopLevel level, const Environment &env,
+                               const std::vector<FusedGroup> &groups) {
+    while (!level.is_root() && !level.is_inlined() && level.stage_index() >= 0) {
+        const FunctionPtr &g = env.functions.at(level.func());
+        const StageRef stage{g->name, level.stage_index()};
+        const Definition &def = g->stage(stage.second);
+        const StageRef parent = fuse_parent(def);
+        const FusedGroup *group = group_of(g->name, groups);
+        if (parent.second < 0 || !group) break;
+        auto shared = group->shared_loops.find(stage);
+        if (shared == group->shared_loops.end()) break;
+        const std::vector<Dim> &dims = def.schedule.dims;
+        int position = -1; // outermost first
+        for (size_t i = 0; i < dims.size(); i++) {
+            if (dims[i].var == level.var()) position = (int)(dims.size() - 1 - i);
+        }
+        if (position < 0 || position >= shared->second) break;
+        const Definition &parent_def = env.functions.at(parent.first)->stage(parent.second);
+        const std::vector<Dim> &parent_dims = parent_def.schedule.dims;
+        level = LoopLevel(parent.first, parent_dims[parent_dims.size() - 1 - position].var,
+                          parent.second);
+    }
+    return level;
+}
+
 } // namespace
 
 Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environment &env,
@@ -429,12 +459,14 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             }
             return reads;
         };
-        LoopLevel compute =
-            resolve_level(f->schedule.compute_level, f, env, stage_reads, "compute_at", s);
-        LoopLevel store =
-            f->schedule.store_level.is_inlined()
-                ? compute
-                : resolve_level(f->schedule.store_level, f, env, stage_reads, "store_at", s);
+        LoopLevel compute = owner_of_shared_loop(
+            resolve_level(f->schedule.compute_level, f, env, stage_reads, "compute_at", s), env,
+            groups);
+        LoopLevel store = f->schedule.store_level.is_inlined()
+                              ? compute
+                              : owner_of_shared_loop(resolve_level(f->schedule.store_level, f, env,
+                                                                   stage_reads, "store_at", s),
+                                                     env, groups);
         const Stmt nest_before = s;
         if (is_inlined(f, outputs)) continue;
         if (compute.is_inlined()) {
@@ -463,8 +495,9 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             LoopLevel member_store =
                 member->schedule.store_level.is_inlined()
                     ? compute
-                    : resolve_level(member->schedule.store_level, member, env, stage_reads,
-                                    "store_at", s);
+                    : owner_of_shared_loop(resolve_level(member->schedule.store_level, member,
+                                                         env, stage_reads, "store_at", s),
+                                           env, groups);
             InjectRealization storage(member, Stmt(), compute, member_store, names, env);
             s = storage.inject_root(s);
             StorageEnclosesProduction encloses(member->name, f->name);

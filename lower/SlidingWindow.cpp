@@ -97,6 +97,7 @@ private:
     std::vector<std::pair<std::string, Expr>> defined;
     std::set<std::string> slid; // the region lets a slide has changed
     size_t conditions = 0;      // IfThenElse branches around the statement being visited
+    std::vector<Expr> branch_conditions; // their conditions (negated in an else), outermost first
 
     Stmt visit(const Realize *op) override {
         auto saved =
@@ -133,10 +134,40 @@ private:
     }
 
     Stmt visit(const IfThenElse *op) override {
+        Expr condition = mutate(op->condition);
         conditions++;
-        Stmt result = IRMutator::visit(op);
+        branch_conditions.push_back(op->condition);
+        Stmt then_case = mutate(op->then_case);
+        branch_conditions.back() = !op->condition;
+        Stmt else_case = op->else_case.defined() ? mutate(op->else_case) : Stmt();
+        branch_conditions.pop_back();
         conditions--;
-        return result;
+        if (condition.same_as(op->condition) && then_case.same_as(op->then_case) &&
+            else_case.same_as(op->else_case))
+            return op;
+        return IfThenElse::make(condition, then_case, else_case);
+    }
+
+    // Whether the branches entered inside `loop` (around the production) run in a first run of
+    // its iterations and in none after: sliding computes in each iteration only the rows past
+    // the previous one's, so an iteration the branch skips before one it runs would leave its
+    // rows to no one (an RDom's where() around a producer computed in the reduction's loop:
+    // fuzz seed 8501 pair 314). A branch that does not move with the loop runs in all or in
+    // none; a split's guard, v <= loop_max with v never decreasing, holds up to its last.
+    bool branches_run_a_first_run(const Loop &loop) {
+        for (size_t i = loop.conditions; i < branch_conditions.size(); i++) {
+            Expr c = branch_conditions[i];
+            if (const Call *l = c.as<Call>(); l && l->is_intrinsic(Call::likely)) c = l->args[0];
+            Expr expanded = expand_in_iteration(c, loop.name, nullptr);
+            if (!expanded.defined()) return false;
+            if (!expr_uses_var(expanded, loop.name)) continue;
+            const LE *le = expanded.as<LE>();
+            const LT *lt = expanded.as<LT>();
+            const Expr lhs = le ? le->a : lt ? lt->a : Expr(), rhs = le ? le->b : lt ? lt->b : Expr();
+            if (!lhs.defined() || expr_uses_var(rhs, loop.name) || !never_decreases(lhs, loop.name))
+                return false;
+        }
+        return true;
     }
 
     // The lets bounds inference put around a production: <f>.s<k>.<var>.min / .max for each
@@ -237,6 +268,7 @@ private:
                 const Loop &loop = loops[at];
                 if (loop.for_type != ForType::Serial) continue;
                 if (at + 1 < loops.size() && !inner_iterations_fixed(at)) break;
+                if (!branches_run_a_first_run(loop)) continue;
                 const int d =
                     slidable_dimension(*f, loop, at + 1 < loops.size(), mins, maxs, splits_by_dim);
                 if (d < 0) continue;

@@ -276,6 +276,32 @@ TEST(SlidingWindowUpdates, GuardedSplitOfAnUpdateSlides) {
     EXPECT_EQ(per_iteration(c, "g.s1.y.yo"), first_then(2, 1, H));
 }
 
+// g computed per iteration of f's reduction and stored outside it, under the RDom's where():
+// the iterations the where() skips compute nothing, so a slide over the reduction would leave
+// the points the skipped first iteration owns to no one (fuzz seed 8501 pair 314: a value read
+// from uninitialized storage). g is not slid there; a split's guard, which holds up to the
+// last iteration and no further, still lets g slide (GuardedSplitOfAnUpdateSlides).
+TEST(SlidingWindowUpdates, AWhereAroundTheProductionKeepsItFromSliding) {
+    Var x("x");
+    RDom r(0, 6, "r");
+    r.where(r.x % 3 != 0);
+    Func g("g"), f("f");
+    g(x) = x * x - 7;
+    f(x) = 0;
+    f(x) += g(x + r.x) + g(x + r.x + 2);
+    g.compute_at(f, r.x).store_at(f, Var::outermost());
+
+    Buffer<int> out = f.realize({W});
+    for (int i = 0; i < W; i++) {
+        int expected = 0;
+        for (int k = 0; k < 6; k++) {
+            if (k % 3 == 0) continue;
+            expected += (i + k) * (i + k) - 7 + (i + k + 2) * (i + k + 2) - 7;
+        }
+        EXPECT_EQ(out(i), expected) << "at " << i;
+    }
+}
+
 // An update that writes two fixed rows without reading the Func: the pure stage computes only
 // what the consumer reads (one point per point of the consumer), not the rows the update
 // writes, as Halide 14 bounds it (fuzz seed 2026 pair 251: a whole column per point, 99x

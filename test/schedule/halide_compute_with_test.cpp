@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <regex>
 
 #include "CompileErrorOf.h"
 #include "HalideScheduleDiff.h"
@@ -189,9 +190,10 @@ TEST(ComputeWith, AtTheOutermostLevel) {
         kOddRegions);
 }
 
-// The elements of a Loom and a Halide buffer of the same w x h region, one by one.
-void expect_same_elements(const loom::Buffer<int> &l, const Halide::Buffer<int> &h, int w,
-                          int rows) {
+// The elements of a Loom and a Halide (or another Loom) buffer of the same w x h region, one
+// by one.
+template <typename Other>
+void expect_same_elements(const loom::Buffer<int> &l, const Other &h, int w, int rows) {
     for (int y = 0; y < rows; y++)
         for (int x = 0; x < w; x++)
             ASSERT_EQ(l(x, y), h(x, y)) << x << ", " << y;
@@ -293,6 +295,47 @@ TEST(ComputeWith, AProducerInsideAStageOfAWiderSharedLoopAsksOnlyForWhatItReads)
     expect_same_elements(lgo, hgo, 64, 4);
     for (int x = 0; x < 64; x++)
         ASSERT_EQ(lfo(x, 0), (lin(x, 0) * 2 + 1) - (lin(x - 8, 0) * 2 + 1)) << x;
+}
+
+// A producer computed at a loop of a stage that is computed with another, where the loop is
+// one they share: it is computed in the shared loop, as at the parent's, before the stages
+// inside it that read it (fuzz seed 8501 pair 889: placed at c's body instead, after c's inline
+// reduction that reads it, and refused as read outside its loop). Halide 14 refuses the level
+// and lists the parent's loops; Loom takes it as the parent's loop it is.
+#define REDUCTION_COMPUTED_WITH                                                                    \
+    TWO_CONSUMERS RDom r(-1, 3, "r");                                                              \
+    Func c("c");                                                                                   \
+    c(x, y) = sum(p(x + r, y));                                                                    \
+    out(x, y) = a(x, y) + c(x, y);                                                                 \
+    a.compute_root();                                                                              \
+    c.compute_root();                                                                              \
+    c.compute_with(a, x);
+
+TEST(ComputeWith, ProducerAtASharedLoopOfTheStageComputedWith) {
+    expect_same_output<int32_t>(
+        SAME_PIPELINE(REDUCTION_COMPUTED_WITH p.compute_at(a, y); return out;), kOddRegions);
+    using namespace loom;
+    auto realized = [](bool at_the_parents_loop) {
+        REDUCTION_COMPUTED_WITH
+        if (at_the_parents_loop) {
+            p.compute_at(a, y);
+        } else {
+            p.compute_at(c, y);
+        }
+        Buffer<int32_t> result = out.realize({37, 11});
+        return std::make_pair(result, Pipeline(out).lowered_stmt());
+    };
+    const auto [at_a, stmt_a] = realized(true);
+    const auto [at_c, stmt_c] = realized(false);
+    expect_same_elements(at_c, at_a, 37, 11);
+    // The same nest, but for the inline reduction's name (a fresh one per definition).
+    const std::regex reduction_name("sum_f[0-9]+");
+    EXPECT_EQ(std::regex_replace(stmt_c, reduction_name, "sum"),
+              std::regex_replace(stmt_a, reduction_name, "sum"));
+    // p's rows are computed once per shared row, outside the shared columns.
+    const std::vector<std::string> around_p = loom_test::loops_around(stmt_c, "produce p");
+    ASSERT_FALSE(around_p.empty()) << stmt_c;
+    EXPECT_EQ(around_p.back(), "a.s0.y") << stmt_c;
 }
 
 // ---------------------------------------------------------------------------------------------
