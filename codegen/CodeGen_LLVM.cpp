@@ -672,6 +672,10 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::atomic_update:
         internal_error << "atomic_update outside the value of a Store";
         return;
+    case Call::undef:
+        internal_error << "undef reached codegen: storage flattening drops the stores that "
+                          "depend on one";
+        return;
     case Call::extern_input:
     case Call::extern_output:
         internal_error << "An extern stage's " << Call::intrinsic_name(op->op)

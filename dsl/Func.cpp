@@ -11,6 +11,7 @@
 #include "dsl/Pipeline.h"
 #include "dsl/RDom.h"
 #include "dsl/Random.h"
+#include "dsl/Undef.h"
 
 namespace loom {
 
@@ -248,6 +249,13 @@ void FuncRef::define_update(std::vector<Expr> values) {
             << name << " has type " << func->output_types[i] << ". Cast the value (e.g. cast<"
             << type_to_string(func->output_types[i]) << ">(...)).";
         values[i].accept(&free);
+        // Halide skips the stores that depend on undef; keeping the element's own value
+        // there is the same, and leaves no undef for the passes below.
+        if (contains_undef(values[i])) {
+            values[i] = value_keeping_undef_points(
+                values[i],
+                Call::make(func->output_types[i], name, d.args, Call::Halide, func, (int)i));
+        }
     }
     // A where() condition of the RDom may use pure Vars too.
     for (const auto &dom : free.rdoms) {
@@ -328,10 +336,96 @@ FuncRef &FuncRef::update_with(const Expr &e, char op) {
     return *this;
 }
 
+FuncRef &FuncRef::update_with(const Tuple &e, char op) {
+    if (e.size() == 1) return update_with(e[0], op);
+    for (size_t i = 0; i < e.size(); i++) {
+        user_assert(e[i].defined())
+            << "Update of Func " << func->name << " with an undefined Expr at element " << i;
+    }
+    if (!func->defined()) {
+        // The implicit pure definition: the operator's identity of each element's type.
+        std::vector<Expr> vars, identities;
+        for (size_t i = 0; i < args.size(); i++)
+            vars.push_back(Var("_" + std::to_string(i)));
+        for (size_t i = 0; i < e.size(); i++) {
+            identities.push_back((op == '+' || op == '-') ? make_zero(e[i].type())
+                                                          : make_one(e[i].type()));
+        }
+        FuncRef(func, vars).define(identities);
+    }
+    user_assert(e.size() == size())
+        << "Update of Func " << func->name << " with a Tuple of " << e.size()
+        << " values, but it has " << size() << ". Give one value per element.";
+    std::vector<Expr> updated;
+    for (size_t i = 0; i < e.size(); i++) {
+        const Expr current = (*this)[(int)i];
+        switch (op) {
+        case '+':
+            updated.push_back(current + e[i]);
+            break;
+        case '-':
+            updated.push_back(current - e[i]);
+            break;
+        case '*':
+            updated.push_back(current * e[i]);
+            break;
+        default:
+            updated.push_back(current / e[i]);
+            break;
+        }
+    }
+    define_update(updated);
+    return *this;
+}
+
 FuncRef &FuncRef::operator+=(const Expr &e) { return update_with(e, '+'); }
 FuncRef &FuncRef::operator-=(const Expr &e) { return update_with(e, '-'); }
 FuncRef &FuncRef::operator*=(const Expr &e) { return update_with(e, '*'); }
 FuncRef &FuncRef::operator/=(const Expr &e) { return update_with(e, '/'); }
+FuncRef &FuncRef::operator+=(const Tuple &e) { return update_with(e, '+'); }
+FuncRef &FuncRef::operator-=(const Tuple &e) { return update_with(e, '-'); }
+FuncRef &FuncRef::operator*=(const Tuple &e) { return update_with(e, '*'); }
+FuncRef &FuncRef::operator/=(const Tuple &e) { return update_with(e, '/'); }
+FuncRef &FuncRef::operator+=(const FuncRef &e) { return update_with(Tuple(e), '+'); }
+FuncRef &FuncRef::operator-=(const FuncRef &e) { return update_with(Tuple(e), '-'); }
+FuncRef &FuncRef::operator*=(const FuncRef &e) { return update_with(Tuple(e), '*'); }
+FuncRef &FuncRef::operator/=(const FuncRef &e) { return update_with(Tuple(e), '/'); }
+
+Tuple FuncTupleElementRef::values_with_undefs(const Expr &e) const {
+    const FunctionPtr &f = ref.function();
+    user_assert(e.defined()) << "Element " << element << " of Func " << f->name
+                             << " is defined with an undefined Expr";
+    std::vector<Expr> values;
+    for (int i = 0; i < f->outputs(); i++)
+        values.push_back(i == element ? e : undef(f->output_types[i]));
+    return Tuple(values);
+}
+
+Stage FuncTupleElementRef::last_stage() const {
+    return Stage(ref.function(), (int)ref.function()->updates.size());
+}
+
+Stage FuncTupleElementRef::operator=(const Expr &e) {
+    ref = values_with_undefs(e);
+    return last_stage();
+}
+Stage FuncTupleElementRef::operator=(const FuncRef &e) { return *this = Expr(e); }
+Stage FuncTupleElementRef::operator+=(const Expr &e) {
+    ref += values_with_undefs(e);
+    return last_stage();
+}
+Stage FuncTupleElementRef::operator-=(const Expr &e) {
+    ref -= values_with_undefs(e);
+    return last_stage();
+}
+Stage FuncTupleElementRef::operator*=(const Expr &e) {
+    ref *= values_with_undefs(e);
+    return last_stage();
+}
+Stage FuncTupleElementRef::operator/=(const Expr &e) {
+    ref /= values_with_undefs(e);
+    return last_stage();
+}
 
 namespace {
 
@@ -364,13 +458,17 @@ FuncRef::operator Expr() const {
     return make_func_call(func, args, 0);
 }
 
-Expr FuncRef::operator[](int i) const {
+FuncTupleElementRef FuncRef::operator[](int i) const {
     user_assert(func->defined()) << "Can't call Func " << func->name
                                  << " because it has not yet been defined.";
     user_assert(i >= 0 && i < func->outputs())
         << "Tuple index " << i << " is out of range for Func " << func->name << ", which has "
         << func->outputs() << " values";
-    return make_func_call(func, args, i);
+    return FuncTupleElementRef(*this, i);
+}
+
+FuncTupleElementRef::operator Expr() const {
+    return make_func_call(ref.function(), ref.arguments(), element);
 }
 
 size_t FuncRef::size() const {

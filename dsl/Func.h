@@ -25,9 +25,13 @@ class Func;
 class Pipeline;
 
 /** f(args) on either side of a definition. */
+class FuncTupleElementRef;
+
 class FuncRef {
 public:
     FuncRef(Internal::FunctionPtr func, std::vector<Expr> args);
+    /** A copy refers to the same point (assigning one FuncRef to another defines the Func). */
+    FuncRef(const FuncRef &) = default;
 
     /** Gives the Func its pure definition: every argument must be a distinct Var. */
     /** The first definition of a Func is its pure definition: every argument must be a
@@ -42,11 +46,23 @@ public:
     FuncRef &operator-=(const Expr &e);
     FuncRef &operator*=(const Expr &e);
     FuncRef &operator/=(const Expr &e);
+    /** The same element by element for Tuple-valued Funcs (identities of each element's type
+     * for an undefined one); a Tuple of one element is that Expr, and so is a FuncRef of a
+     * single-valued Func. */
+    FuncRef &operator+=(const Tuple &e);
+    FuncRef &operator-=(const Tuple &e);
+    FuncRef &operator*=(const Tuple &e);
+    FuncRef &operator/=(const Tuple &e);
+    FuncRef &operator+=(const FuncRef &e);
+    FuncRef &operator-=(const FuncRef &e);
+    FuncRef &operator*=(const FuncRef &e);
+    FuncRef &operator/=(const FuncRef &e);
 
     /** The value at these coordinates. The Func must be defined and single-valued. */
     operator Expr() const;
-    /** Element i of a Tuple-valued Func at these coordinates. */
-    Expr operator[](int i) const;
+    /** Element i of a Tuple-valued Func at these coordinates: read as an Expr, or assigned to
+     * update that element alone. */
+    FuncTupleElementRef operator[](int i) const;
     size_t size() const;
 
     const Internal::FunctionPtr &function() const { return func; }
@@ -58,6 +74,34 @@ private:
     void define(std::vector<Expr> values);
     void define_update(std::vector<Expr> values);
     FuncRef &update_with(const Expr &e, char op);
+    FuncRef &update_with(const Tuple &e, char op);
+};
+
+/** Element i of a Tuple-valued Func at some coordinates (Halide's FuncTupleElementRef). Read,
+ * it is that element's value. Assigned (or updated with +=, ...), it defines an update of the
+ * Func whose other elements are undef: they keep their values. */
+class FuncTupleElementRef {
+public:
+    FuncTupleElementRef(const FuncRef &ref, int index) : ref(ref), element(index) {}
+
+    Stage operator=(const Expr &e);
+    Stage operator=(const FuncRef &e);
+    Stage operator+=(const Expr &e);
+    Stage operator-=(const Expr &e);
+    Stage operator*=(const Expr &e);
+    Stage operator/=(const Expr &e);
+
+    operator Expr() const;
+    /** Which element of the Tuple this is. */
+    int index() const { return element; }
+
+private:
+    FuncRef ref;
+    int element;
+    /** A Tuple of the Func's size: e at this element, undef at the others. */
+    Tuple values_with_undefs(const Expr &e) const;
+    /** The stage the last definition of the Func made. */
+    Stage last_stage() const;
 };
 
 /** How compile_to_lowered_stmt writes the loop nest: as text, or as a web page whose blocks

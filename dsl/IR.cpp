@@ -253,6 +253,7 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case buffer_host: return "buffer_host";
     case prefetch: return "prefetch";
     case promise_clamped: return "promise_clamped";
+    case undef: return "undef";
     case rounded_up: return "rounded_up";
     case trace: return "trace";
     case print: return "print";

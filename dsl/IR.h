@@ -249,6 +249,9 @@ struct Call : ExprNode<Call> {
         prefetch,                 // brings the line holding its argument (a Load) into the cache
         promise_clamped,          // (v, lo, hi): v, which the compiler proved lies in [lo, hi];
                                   // bounds read the range; stripped before code generation
+        undef,                    // (): Halide's undef, a value never stored: an update's
+                                  // becomes the element's own (dsl/Undef.h), a pure
+                                  // definition's stores nothing (storage flattening)
         rounded_up,               // (v, last, loop): v, a RoundUp split's old variable, past
                                   // `last` only in the block the split rounds up, whose points
                                   // nothing needs (lower/ScheduleFunctions.cpp)

@@ -671,6 +671,12 @@ Expr count_trailing_zeros(Expr x) {
     return bit_count(std::move(x), Call::count_trailing_zeros, "count_trailing_zeros");
 }
 
+Expr undef(Type t) {
+    user_assert(t.is_scalar() && !t.is_handle())
+        << "undef of type " << t << ": undef stands for a scalar value of a Func's element type.";
+    return Call::make_intrinsic(t, Call::undef, {});
+}
+
 Expr likely(Expr e) {
     check_defined(e, "likely");
     Type t = e.type();

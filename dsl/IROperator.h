@@ -262,6 +262,14 @@ Expr count_trailing_zeros(Expr x);
 /** A hint that the condition is usually true; it evaluates to its argument. */
 Expr likely(Expr e);
 
+/** Halide's undef: a value of type t that is never stored. An element of an update defined as
+ * undef (or as a value that depends on one) keeps the value it had: f(x)[1] = e updates
+ * element 1 alone. In a pure definition, the points whose value depends on undef are not
+ * written: f(x) = undef<float>() leaves f's storage as allocated, for an update to fill. A
+ * select on a condition that does not depend on undef stores where its other side is chosen. */
+Expr undef(Type t);
+template <typename T> Expr undef() { return undef(type_of<T>()); }
+
 /** The least (greatest) of three or more values, folded from the right: min(a, min(b, c)). */
 template <typename A, typename B, typename C, typename... Rest,
           typename std::enable_if_t<(std::is_convertible_v<Rest, Expr> && ...)> * = nullptr>

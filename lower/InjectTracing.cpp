@@ -6,6 +6,7 @@
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
+#include "dsl/Undef.h"
 #include "lower/Bounds.h"
 #include "lower/Simplify.h"
 
@@ -134,8 +135,16 @@ private:
             // made fail is reported again with the value it then stores).
             const Call *atomic = op->values[i].as<Call>();
             if (atomic && !atomic->is_intrinsic(Call::atomic_update)) atomic = nullptr;
+            // A value that depends on undef is traced only where it is stored (dsl/Undef.h).
+            const StoredValue stored = stored_value(atomic ? atomic->args[0] : op->values[i]);
+            if (stored.never) {
+                values.push_back(op->values[i]);
+                continue;
+            }
             Expr event = trace_event(op->name, store, int_var(trace_id(op->name)), (int)i, Expr(""),
-                                     atomic ? atomic->args[0] : op->values[i], op->args);
+                                     stored.value, op->args);
+            if (stored.condition.defined())
+                event = select(stored.condition, event, undef(event.type()));
             values.push_back(atomic ? Call::with_args(atomic, {event}) : event);
         }
         return Provide::make(op->name, values, op->args);

@@ -9,6 +9,7 @@
 #include "dsl/IROperator.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
+#include "dsl/Undef.h"
 #include "lower/LetTrackingMutator.h"
 #include "lower/LinearForm.h"
 #include "lower/Simplify.h"
@@ -133,10 +134,12 @@ private:
             ok = !i->else_case.defined() && !varies(i->condition) && !calls_a_func(i->condition);
             walk(i->then_case);
         } else if (const Provide *p = s.as<Provide>()) {
-            // An atomic update's element may be updated by other threads meanwhile.
+            // An atomic update's element may be updated by other threads meanwhile; a value
+            // that depends on undef stores nothing at some points (storage flattening).
             const Call *atomic = p->values.empty() ? nullptr : p->values[0].as<Call>();
             ok = !provide && p->values.size() == 1 &&
-                 !(atomic && atomic->is_intrinsic(Call::atomic_update));
+                 !(atomic && atomic->is_intrinsic(Call::atomic_update)) &&
+                 !contains_undef(p->values[0]);
             provide = p;
             loops = path_loops;
             provide_lets = path_lets;

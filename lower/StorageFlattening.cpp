@@ -5,8 +5,9 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRMutator.h"
-#include "lower/LetTrackingMutator.h"
 #include "dsl/IROperator.h"
+#include "dsl/Undef.h"
+#include "lower/LetTrackingMutator.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -80,21 +81,36 @@ private:
         const FunctionPtr &f = env.functions.at(op->name);
         std::vector<Expr> args;
         for (const Expr &a : op->args) args.push_back(mutate(a));
+        // A value that depends on undef is stored only where it does not (dsl/Undef.h): a
+        // pure definition's (an update's undef became the element's own value).
+        std::vector<StoredValue> stored;
+        for (const Expr &v : op->values)
+            stored.push_back(stored_value(v));
+        auto conditional = [&](const StoredValue &where, Stmt store) {
+            return where.condition.defined() ? IfThenElse::make(mutate(where.condition), store)
+                                             : store;
+        };
         if (op->values.size() == 1) {
+            if (stored[0].never) return make_no_op();
             std::string buffer = f->buffer_name(0);
-            return Store::make(buffer, mutate(op->values[0]), flat_index(buffer, args));
+            return conditional(
+                stored[0], Store::make(buffer, mutate(stored[0].value), flat_index(buffer, args)));
         }
         // Every value of a Tuple is computed before any is stored: an update may read the
         // elements it is about to overwrite.
         std::vector<Stmt> stores;
         for (size_t i = 0; i < op->values.size(); i++) {
+            if (stored[i].never) continue;
             std::string buffer = f->buffer_name((int)i);
             Expr value = Variable::make(op->values[i].type(), op->name + ".value." + std::to_string(i));
-            stores.push_back(Store::make(buffer, value, flat_index(buffer, args)));
+            stores.push_back(
+                conditional(stored[i], Store::make(buffer, value, flat_index(buffer, args))));
         }
+        if (stores.empty()) return make_no_op();
         Stmt s = Block::make(stores);
         for (size_t i = op->values.size(); i-- > 0;) {
-            s = LetStmt::make(op->name + ".value." + std::to_string(i), mutate(op->values[i]), s);
+            if (stored[i].never) continue;
+            s = LetStmt::make(op->name + ".value." + std::to_string(i), mutate(stored[i].value), s);
         }
         return s;
     }
