@@ -391,6 +391,7 @@ private:
         const std::set<std::string> allocated_inside = allocations_in(s);
         Stmt producer = ProducerTask(f.name, produced, allocated_inside, copies).mutate(s);
         Stmt consumer = ConsumerTask(f.name, produced).mutate(s);
+        if (reads_what_an_async_consumer_side_computes(producer, consumer)) return s;
         check_producer_reads(producer, consumer, allocated_inside);
         const std::string index = f.name + kForkSuffix;
         Stmt tasks = IfThenElse::make(int_var(index) == 0, producer, consumer);
@@ -428,6 +429,26 @@ private:
         } finder;
         s.accept(&finder);
         return finder.gpu;
+    }
+
+    // Whether f's productions read a Func that an earlier fork computes beside them (f computed
+    // on the consumer side of an async Func's fork, reading what its producer side computes:
+    // f0 async, stored outside f1's productions and computed inside them). The producer task
+    // keeps only the work that leads to f's productions, so it would read that Func before the
+    // other side computed it. Halide 14 runs both at once; Loom then computes f in order, on
+    // that consumer side, which waits for the Func as it does for any async Func (fuzz seed
+    // 8502 pair 4030: refused before).
+    bool reads_what_an_async_consumer_side_computes(const Stmt &producer,
+                                                    const Stmt &consumer) const {
+        Accesses in_producer, in_consumer;
+        producer.accept(&in_producer);
+        consumer.accept(&in_consumer);
+        for (const std::string &buffer : in_producer.reads) {
+            if (!in_consumer.writes.count(buffer)) continue;
+            auto owner = env.functions.find(owner_of(buffer));
+            if (owner != env.functions.end() && owner->second->schedule.async) return true;
+        }
+        return false;
     }
 
     // The producer runs ahead of the consumer: it must not read what the consumer writes (a

@@ -33,7 +33,9 @@ namespace Internal {
  * Computed in order, not forked: a Func with folded storage (fold_storage), which holds only
  * the rows its consumer reads now; a Func with update definitions stored outside the loop it
  * is computed in, whose productions may recompute points the consumer is reading, through
- * other values. Errors name the Func: async of a Func computed together with another
+ * other values; a Func whose productions read an async Func that is stored outside them but
+ * computed inside the work the fork would go around (its producer side would be left on the
+ * consumer's). Errors name the Func: async of a Func computed together with another
  * (compute_with), inside a vectorized loop, or beside GPU loops; a production that reads a
  * Func the consumer task computes (one computed at the same loop, outside it). Async
  * of an inlined Func, or of an output, changes nothing, as in Halide 14.

@@ -124,6 +124,14 @@ TEST(AsyncProducers, GiveTheSerialValuesForEveryStorage) {
              c.g.compute_at(c.h, c.y).vectorize(c.x, 8).async();
              c.h.parallel(c.y).vectorize(c.x, 8);
          }},
+        // Halide 14 runs both at once; Loom computes g in order on f's consumer side, since
+        // g's productions read f, whose producer side would be left out of g's producer task
+        // (fuzz seed 8502 pair 4030: refused before).
+        {"f stored per row of h outside g, computed inside g's rows; g stored at root",
+         [](Chain &c) {
+             c.g.store_root().compute_at(c.h, c.y).async();
+             c.f.store_at(c.h, c.y).compute_at(c.g, c.y).async();
+         }},
         {"async on an inlined Func and on the output: no effect",
          [](Chain &c) {
              c.g.async();
