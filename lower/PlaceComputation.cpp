@@ -29,19 +29,29 @@ std::string display_loop(const std::string &loop) {
 // are already placed): exactly the levels it may be computed at, outermost first.
 class CommonLoops : public IRVisitor {
 public:
-    explicit CommonLoops(const std::string &name) : name(name) {}
+    /** outermost_levels: a consumer's production counts as its Var::outermost() level
+     * ("g.s0.__outermost"), around its loops (where ScheduleFunctions puts that level). */
+    explicit CommonLoops(const std::string &name, bool outermost_levels = false)
+        : name(name), outermost_levels(outermost_levels) {}
     std::vector<std::string> common;
     std::set<std::string> vectorized; // the vectorized loops among them
     bool any = false;
 
 private:
     const std::string &name;
+    const bool outermost_levels;
     std::vector<std::string> stack;
     void visit(const For *op) override {
         stack.push_back(op->name);
         if (op->for_type == ForType::Vectorized) vectorized.insert(op->name);
         IRVisitor::visit(op);
         stack.pop_back();
+    }
+    void visit(const ProducerConsumer *op) override {
+        const bool level = outermost_levels && op->is_producer;
+        if (level) stack.push_back(op->name + ".s0." + Var::outermost().name());
+        IRVisitor::visit(op);
+        if (level) stack.pop_back();
     }
     void visit(const Call *op) override {
         IRVisitor::visit(op);
@@ -160,11 +170,13 @@ std::string legal_levels(const FunctionPtr &f, const Stmt &nest) {
 }
 
 LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
-    CommonLoops c(f->name);
+    CommonLoops c(f->name, f->is_extern());
     if (nest.defined()) nest.accept(&c);
     // An extern stage's call takes scalars (its buffers' regions): it goes around the
     // outermost vectorized loop, as Halide 14 puts it (fuzz seed 7005 pair 104: called inside
-    // one, with vector coordinates, it crashed).
+    // one, with vector coordinates, it crashed); where that is a consumer's outermost loop, at
+    // the consumer's Var::outermost(), inside its production, as Halide's __outermost loop
+    // (fuzz seed 8602 pair 995: at the root instead, it read a Func computed at that level).
     if (f->is_extern()) {
         for (size_t i = 0; i < c.common.size(); i++) {
             if (c.vectorized.count(c.common[i])) {

@@ -195,6 +195,22 @@ TEST(ExternStage, UnscheduledInsideAVectorizedLoopIsComputedAroundIt) {
     EXPECT_EQ(box3_calls[1], (std::array<int, 4>{4, 4, 0, 2}));
 }
 
+// Not scheduled, read inside a vectorized loop that is its consumer's outermost: computed at the
+// consumer's Var::outermost(), inside its production (Halide's __outermost loop), once over all
+// of h; its input, computed at that level too, is produced before it there (at the root, the
+// stage read the input outside the level it was computed at: fuzz seed 8602 pair 995).
+TEST(ExternStage, UnscheduledAroundAnOutermostVectorLoopIsAtItsConsumersOutermostLevel) {
+    Box3Pipeline p;
+    Var xo("xo"), xi("xi");
+    p.h.split(p.x, xo, xi, 4).vectorize(xi).reorder(p.y, xo, xi);
+    p.g.compute_at(p.h, Var::outermost());
+    box3_calls.clear();
+    Buffer<int> out = p.h.realize({W, H});
+    EXPECT_EQ(mismatches(out), 0);
+    ASSERT_EQ(box3_calls.size(), 1u);
+    EXPECT_EQ(box3_calls[0], (std::array<int, 4>{0, W, 0, H + 1}));
+}
+
 // An input whose loads are traced: the stage reads its buffer itself, untraced, as in Halide 14
 // (the corners describing the buffer were traced as loads, and the buffer then named after the
 // event: fuzz seed 8201 pair 338, an internal error).
