@@ -101,6 +101,14 @@ Func constant_exterior(const Func &source, const Expr &value, const Region &boun
     return constant_exterior(source, Tuple({value}), bounds);
 }
 
+Func repeat_image(const Func &source, const Region &bounds) {
+    return remap_coordinates(source, bounds, "repeat_image", [](Expr x, Expr mn, Expr ext) {
+        return identity_inside(x, mn, ext, [](Expr x, Expr mn, Expr ext) {
+            return clamp_to((x - mn) % ext + mn, mn, ext);
+        });
+    });
+}
+
 Func mirror_image(const Func &source, const Region &bounds) {
     return remap_coordinates(source, bounds, "mirror_image", [](Expr x, Expr mn, Expr ext) {
         return identity_inside(x, mn, ext, [](Expr x, Expr mn, Expr ext) {

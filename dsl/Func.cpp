@@ -656,22 +656,31 @@ Func &Func::store_at(const LoopLevel &level) {
 Func &Func::store_root() { return store_at(LoopLevel::root()); }
 
 Func &Func::bound(const Var &var, const Expr &min, const Expr &extent) {
-    user_assert(defined()) << "Func " << name() << " must be defined before bound()";
+    user_assert(min.defined() && min.type().is_int_or_uint())
+        << "bound() of Func " << name() << " needs an integer min";
+    return set_bound(var, cast(Int(32), min), extent, "bound");
+}
+
+Func &Func::bound_extent(const Var &var, const Expr &extent) {
+    return set_bound(var, Expr(), extent, "bound_extent");
+}
+
+Func &Func::set_bound(const Var &var, const Expr &min, const Expr &extent, const char *directive) {
+    user_assert(defined()) << "Func " << name() << " must be defined before " << directive << "()";
     bool found = false;
     for (const std::string &a : func->args) found |= a == var.name();
     user_assert(found) << "Can't bound " << var.name() << " of Func " << name()
                        << ": it is not one of its pure Vars";
-    user_assert(min.defined() && extent.defined() && min.type().is_int_or_uint() &&
-                extent.type().is_int_or_uint())
-        << "bound() of Func " << name() << " needs integer min and extent";
+    user_assert(extent.defined() && extent.type().is_int_or_uint())
+        << directive << "() of Func " << name() << " needs an integer extent";
     for (Bound &b : func->schedule.bounds) {
         if (b.var == var.name()) {
-            b.min = cast(Int(32), min);
+            b.min = min;
             b.extent = cast(Int(32), extent);
             return *this;
         }
     }
-    func->schedule.bounds.push_back(Bound{var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    func->schedule.bounds.push_back(Bound{var.name(), min, cast(Int(32), extent)});
     return *this;
 }
 

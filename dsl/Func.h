@@ -287,6 +287,12 @@ public:
     /** Computes the Func over exactly [min, min + extent) in var, and checks at run time that
      * its consumers read nothing outside. */
     Func &bound(const Var &var, const Expr &min, const Expr &extent);
+    /** Computes the Func over `extent` points in var from the first its consumers read (an
+     * output: its buffer must have that extent), and checks at run time that they read no
+     * more: a constant extent makes the loop's trip count and the allocation's size constant
+     * where the min moves (a Func computed per tile), so it can be unrolled or vectorized and
+     * stored on the stack (Halide 14's bound_extent). */
+    Func &bound_extent(const Var &var, const Expr &extent);
     /** Widens the region computed in var so that its min is `remainder` modulo `modulus` and
      * its extent a multiple of `modulus` (Halide 14's align_bounds): it always covers what the
      * consumers need, so nothing is checked. */
@@ -446,6 +452,8 @@ public:
 
 private:
     void define_as_buffer(const Buffer<> &im);
+    /** bound (min given) and bound_extent (min undefined: the consumers' first point). */
+    Func &set_bound(const Var &var, const Expr &min, const Expr &extent, const char *directive);
     Internal::FunctionPtr func;
     std::shared_ptr<Pipeline> cached_pipeline;
 };

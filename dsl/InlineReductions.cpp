@@ -92,7 +92,33 @@ Tuple arg_reduce(const Expr &e, const std::string &name, bool is_max,
     return Tuple(r.f(r.args));
 }
 
+// a + b held to the type's range where it would leave it (Halide's saturating_add): in 64
+// bits for narrower integers; for 64-bit ones, from the wrapped sum and the operands' signs.
+Expr saturating_add(const Expr &a, const Expr &b) {
+    const Type t = a.type();
+    if (t.is_float()) return a + b;
+    if (t.bits() < 64) {
+        const Type wide = t.is_int() ? Int(64) : UInt(64);
+        return cast(t, clamp(cast(wide, a) + cast(wide, b), cast(wide, type_min(t)),
+                             cast(wide, type_max(t))));
+    }
+    if (t.is_uint()) return select(a > type_max(t) - b, type_max(t), a + b);
+    const Expr wrapped = reinterpret(t, reinterpret(UInt(64), a) + reinterpret(UInt(64), b));
+    const Expr zero = make_zero(t);
+    const Expr past_max = a >= zero && b >= zero && wrapped < zero;
+    const Expr past_min = a < zero && b < zero && wrapped >= zero;
+    return select(past_max, type_max(t), select(past_min, type_min(t), wrapped));
+}
+
 }  // namespace
+
+Expr saturating_sum(const Expr &e, const std::string &name) {
+    return reduce(e, name, make_zero(e.type()), saturating_add);
+}
+
+Expr saturating_sum(const RDom &r, const Expr &e, const std::string &name) {
+    return reduce(e, name, make_zero(e.type()), saturating_add, r.domain());
+}
 
 Expr sum(const Expr &e, const std::string &name) {
     return reduce(e, name, make_zero(e.type()), [](const Expr &a, const Expr &b) { return a + b; });

@@ -25,5 +25,10 @@ Expr maximum(const RDom &r, const Expr &e, const std::string &name = "maximum");
 Expr minimum(const RDom &r, const Expr &e, const std::string &name = "minimum");
 Tuple argmax(const RDom &r, const Expr &e, const std::string &name = "argmax");
 Tuple argmin(const RDom &r, const Expr &e, const std::string &name = "argmin");
+/** The sum held to the range of e's type at every step: an integer sum that would pass the
+ * type's largest (smallest) value stays there, and later terms add to that (Halide's
+ * saturating_sum; for floats, sum). */
+Expr saturating_sum(const Expr &e, const std::string &name = "saturating_sum");
+Expr saturating_sum(const RDom &r, const Expr &e, const std::string &name = "saturating_sum");
 
 }  // namespace loom

@@ -59,6 +59,9 @@ struct CompileOptions {
 
 class Pipeline {
 public:
+    /** Halide's nested name for the buffers realize fills. */
+    using RealizationArg = loom::RealizationArg;
+
     Pipeline();
     Pipeline(const Func &output);
     Pipeline(const std::vector<Func> &outputs);

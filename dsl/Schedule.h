@@ -62,6 +62,7 @@ public:
         return kind == o.kind && func_name == o.func_name && var_name == o.var_name &&
                stage == o.stage;
     }
+    bool operator!=(const LoopLevel &o) const { return !(*this == o); }
 
 private:
     enum class Kind { Inlined, Root, At };
@@ -113,7 +114,7 @@ struct Dim {
 /** A user-given bound on a pure dimension: the Func is computed over exactly [min, min+extent). */
 struct Bound {
     std::string var;
-    Expr min, extent;
+    Expr min, extent; // min undefined (bound_extent): the first point the consumers read
 };
 
 /** prefetch(image or Func, at, from, offset): at the top of each iteration of loop `at`, bring

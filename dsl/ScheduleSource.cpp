@@ -196,7 +196,13 @@ std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style) {
     if (!(s.store_level == s.compute_level) && !s.store_level.is_inlined()) {
         out << name << ".store_at(" << level_to_cpp(s.store_level, style) << ");\n";
     }
-    for (const Bound &b : s.bounds) out << name << ".bound(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
+    for (const Bound &b : s.bounds) {
+        if (b.min.defined()) {
+            out << name << ".bound(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
+        } else {
+            out << name << ".bound_extent(" << b.var << ", " << b.extent << ");\n";
+        }
+    }
     for (const Bound &b : s.estimates) out << name << ".set_estimate(" << b.var << ", " << b.min << ", " << b.extent << ");\n";
     if (!s.storage_order.empty()) {
         out << name << ".reorder_storage(";

@@ -302,7 +302,8 @@ private:
         for (const Bound &b : f->schedule.bounds) {
             for (int d = 0; d < dims; d++) {
                 if (f->args[d] != b.var) continue;
-                Expr lo = b.min, hi = simplify(b.min + b.extent - 1);
+                Expr lo = b.min.defined() ? b.min : consumed[d].min;
+                Expr hi = simplify(lo + b.extent - 1);
                 Expr ok = consumed[d].max < consumed[d].min ||
                           (lo <= consumed[d].min && consumed[d].max <= hi);
                 checks.push_back(
@@ -482,7 +483,7 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
                 std::string ds = std::to_string(d), buffer = f->buffer_name(0);
                 Expr mn = int_var(buffer + ".min." + ds);
                 Expr mx = mn + int_var(buffer + ".extent." + ds) - 1;
-                Expr lo = b.min, hi = simplify(b.min + b.extent - 1);
+                Expr lo = b.min.defined() ? b.min : mn, hi = simplify(lo + b.extent - 1);
                 checks.push_back(AssertStmt::make(
                     simplify(mn == lo && mx == hi),
                     Call::make(Int(32), "loom_error_bound_too_small",
@@ -522,7 +523,7 @@ Stmt bounds_inference(const Stmt &s, const std::vector<FunctionPtr> &outputs,
                 }
                 for (const Bound &b : f->schedule.bounds) {
                     if (b.var == f->args[v.second]) {
-                        mn = b.min;
+                        if (b.min.defined()) mn = b.min;
                         extent = b.extent;
                     }
                 }

@@ -113,7 +113,7 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
             }
         }
         for (const Bound &b : f->schedule.bounds) {
-            b.min.accept(&finder);
+            if (b.min.defined()) b.min.accept(&finder);
             b.extent.accept(&finder);
         }
         for (const StorageFold &fold : f->schedule.folds) fold.extent.accept(&finder);

@@ -86,8 +86,8 @@ int32_t loom_error_bound_too_small(void *user_context, const char *func_name, co
                                    int32_t required_max) {
     char message[512];
     snprintf(message, sizeof message,
-             "Func %s is bounded to [%d, %d] in %s by bound(), but the pipeline needs [%d, %d] "
-             "there. Widen the bound, or realize a region that fits it.",
+             "Func %s is bounded to [%d, %d] in %s by bound() or bound_extent(), but the "
+             "pipeline needs [%d, %d] there. Widen the bound, or realize a region that fits it.",
              func_name, bound_min, bound_max, var_name, required_min, required_max);
     current_handler(user_context, message);
     return loom_code_out_of_bounds;

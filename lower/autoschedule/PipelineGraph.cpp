@@ -380,7 +380,7 @@ void PipelineGraph::evaluate_regions(const std::vector<FunctionPtr> &outputs) {
             std::optional<Span> span;
             for (const std::vector<Bound> *list : {&f->schedule.bounds, &f->schedule.estimates}) {
                 for (const Bound &b : *list) {
-                    if (b.var != arg || span) continue;
+                    if (b.var != arg || span || !b.min.defined()) continue;
                     std::optional<int64_t> min = constant_of(with_estimates(b.min));
                     std::optional<int64_t> extent = constant_of(with_estimates(b.extent));
                     if (min && extent) span = Span{*min, *min + *extent - 1};

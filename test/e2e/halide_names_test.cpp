@@ -277,4 +277,26 @@ TEST(HalideNames, ASpecializationOnTheOutputsShapeUnrollsItsLoop) {
     }
 }
 
+// LoopLevel compares as a value (Halide 14's == and !=, is_root, is_inlined); a Pipeline names
+// the buffers realize fills as Pipeline::RealizationArg.
+TEST(HalideNames, LoopLevelsCompareAndPipelineNamesItsRealizationArg) {
+    Func f("f"), g("g");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    g(x, y) = f(x, y) * 2;
+    const LoopLevel at_y(g, y), at_x(g, x);
+    EXPECT_TRUE(at_y == LoopLevel(g, y));
+    EXPECT_TRUE(at_y != at_x);
+    EXPECT_FALSE(at_y != LoopLevel(g, y));
+    EXPECT_TRUE(LoopLevel::root() != LoopLevel::inlined());
+    EXPECT_TRUE(LoopLevel::root().is_root() && LoopLevel::inlined().is_inlined());
+    f.compute_at(at_y);
+    Buffer<int> out(5, 4);
+    Pipeline::RealizationArg outputs(out);
+    Pipeline(g).realize(std::move(outputs));
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 5; xx++)
+            EXPECT_EQ(out(xx, yy), (xx + yy) * 2);
+}
+
 } // namespace

@@ -1,6 +1,7 @@
 // Halide 14 names Loom added for issue 35, each called the same way in both and compared:
 // inline reductions over a named RDom, an RDom and an RVar printed, a one-element Tuple,
-// ImageParam's edges, estimates, reset and Dimension::dim, Tuple element updates and undef.
+// ImageParam's edges, estimates, reset and Dimension::dim, Tuple element updates and undef,
+// saturating_sum, repeat_image and constant_exterior's variadic bounds.
 
 // Halide.h first: Loom's Error.h defines the same four assertion macro names as Halide.h does.
 #include "Halide.h"
@@ -210,4 +211,105 @@ TEST(ApiNamesVsHalide, TupleElementUpdatesAndUndef) {
     // h(2) = (20, 2), k(2) = 9, p(2) = 201.
     EXPECT_EQ(loom_values[2],
               11 + 114 * 1000 + (-5) * 7 + (-102) * 11 + 20 * 13 + 2 * 17 + 9 * 19 + 201 * 23);
+}
+
+namespace {
+
+// saturating_sum: each step held to the type's range (uint8 and uint16 against Halide 14, whose
+// code generation stops with an internal error on signed and float ones; int8, int32 and float
+// against C++, where a sum that passes the largest value stays there until a negative term
+// brings it down).
+#define SATURATING_SUMS(NS)                                                                        \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        Var x("x");                                                                                \
+        RDom r(0, 8, "r");                                                                         \
+        Func f("f");                                                                               \
+        f(x) = cast<int>(saturating_sum(r, cast<uint8_t>(x * 40 + r * 30))) +                      \
+               cast<int>(saturating_sum(cast<uint16_t>(r * 20000 + x))) * 1000;                    \
+        Buffer<int> result = f.realize({7});                                                       \
+        std::vector<int> v;                                                                        \
+        for (int i = 0; i < 7; i++)                                                                \
+            v.push_back(result(i));                                                                \
+        return v;                                                                                  \
+    }()
+
+} // namespace
+
+TEST(ApiNamesVsHalide, SaturatingSum) {
+    const std::vector<int> loom_values = SATURATING_SUMS(loom);
+    const std::vector<int> halide_values = SATURATING_SUMS(Halide);
+    EXPECT_EQ(loom_values, halide_values);
+    // Signed sums against C++: each step clamped to the type's range.
+    loom::Var x("x");
+    loom::RDom r(0, 8, "r");
+    loom::Func g("g");
+    g(x) =
+        loom::cast<int>(loom::saturating_sum(loom::cast<int8_t>(r * 20 - x * 30 - 40))) +
+        loom::saturating_sum(r, loom::select(r % 2 == 0, loom::Expr(2000000000), -1000000000 - x)) /
+            1000 * 1000 +
+        loom::cast<int>(loom::saturating_sum(r, loom::cast<float>(r) * 0.5f + x)) * 10;
+    loom::Buffer<int> out = g.realize({7});
+    for (int i = 0; i < 7; i++) {
+        int int8_sum = 0;
+        int64_t int32_sum = 0;
+        for (int k = 0; k < 8; k++) {
+            int8_sum = std::max(-128, std::min(127, int8_sum + (int8_t)(k * 20 - i * 30 - 40)));
+            const int64_t term = k % 2 == 0 ? 2000000000 : -1000000000 - i;
+            int32_sum =
+                std::max<int64_t>(INT32_MIN, std::min<int64_t>(INT32_MAX, int32_sum + term));
+        }
+        EXPECT_EQ(out(i), int8_sum + (int)(int32_sum / 1000) * 1000 + (14 + 8 * i) * 10) << i;
+    }
+}
+
+namespace {
+
+// repeat_image (the input tiled over the plane), and constant_exterior with Halide's variadic
+// bounds (min0, extent0, ...), of one value and of a Tuple, over a region reaching past the
+// input on every side.
+#define BOUNDARY_CONDITIONS(NS)                                                                    \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        Buffer<int> in(5, 4, "in");                                                                \
+        for (int y = 0; y < 4; y++)                                                                \
+            for (int x = 0; x < 5; x++)                                                            \
+                in(x, y) = x * 10 + y;                                                             \
+        Var x("x"), y("y");                                                                        \
+        Func tiled = BoundaryConditions::repeat_image(in);                                         \
+        Func tiled_x = BoundaryConditions::repeat_image(in, {{1, 3}, {0, 4}});                     \
+        Func constant = BoundaryConditions::constant_exterior(in, -1, 1, 3, 0, 4);                 \
+        Func two("two");                                                                           \
+        two(x, y) = Tuple(in(x, y), in(x, y) * 2);                                                 \
+        Func pair = BoundaryConditions::constant_exterior(two, Tuple(-1, 5), 0, 5, 0, 4);          \
+        Func f("f");                                                                               \
+        f(x, y) = tiled(x, y) + tiled_x(x, y) * 1000 + constant(x, y) * 1000000 +                  \
+                  (pair(x, y)[0] + pair(x, y)[1] * 100) * 7;                                       \
+        Buffer<int> out(15, 12);                                                                   \
+        out.set_min(-5, -4);                                                                       \
+        f.realize(out);                                                                            \
+        std::vector<int> v;                                                                        \
+        for (int y = -4; y < 8; y++)                                                               \
+            for (int x = -5; x < 10; x++)                                                          \
+                v.push_back(out(x, y));                                                            \
+        return v;                                                                                  \
+    }()
+
+} // namespace
+
+TEST(ApiNamesVsHalide, RepeatImageAndVariadicBoundaryConditions) {
+    const std::vector<int> loom_values = BOUNDARY_CONDITIONS(loom);
+    const std::vector<int> halide_values = BOUNDARY_CONDITIONS(Halide);
+    EXPECT_EQ(loom_values, halide_values);
+    // repeat_image alone against C++: coordinates modulo the input's extents.
+    loom::Buffer<int> in(5, 4, "in");
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 5; x++)
+            in(x, y) = x * 10 + y;
+    loom::Buffer<int> out(15, 12);
+    out.set_min(-5, -4);
+    loom::BoundaryConditions::repeat_image(in).realize(out);
+    for (int y = -4; y < 8; y++)
+        for (int x = -5; x < 10; x++)
+            ASSERT_EQ(out(x, y), ((x % 5 + 5) % 5) * 10 + (y % 4 + 4) % 4) << x << ", " << y;
 }

@@ -216,9 +216,33 @@ TEST(Bound, FixesTheRegionAndRejectsReadsOutsideIt) {
         EXPECT_THAT(
             e.what(),
             HasSubstr(
-                "Func bx is bounded to [0, 19] in x by bound(), but the pipeline needs [0, 20]"));
+                "Func bx is bounded to [0, 19] in x by bound() or bound_extent(), but the pipeline "
+                "needs [0, 20]"));
     }
     EXPECT_EQ(loom_memory_blocks_in_use(), blocks_before);
+}
+
+// bound_extent: bx computed per row of by needs rows y .. y + 2; bounded to an extent of 3
+// there, its storage is a constant 3 rows wherever its min lies, and its loop over y runs 3
+// times (Halide 14's bound_extent). Bounded to 2, the run fails naming the bound.
+TEST(Bound, AnExtentAloneKeepsTheMinOfTheConsumersAndFixesTheSize) {
+    Buffer<int> in = ramp_input(21, 24);
+    Buffer<int> expected = Stencil(in).by.realize({20, 22});
+    Stencil s(in);
+    s.bx.compute_at(s.by, s.y).bound_extent(s.y, 3);
+    std::string stmt = Pipeline(s.by).lowered_stmt();
+    EXPECT_THAT(stmt, HasSubstr("* 3]")) << stmt;
+    EXPECT_THAT(stmt, HasSubstr("for (bx.s0.y, by.s0.y, 3)")) << stmt;
+    expect_equal(expected, Buffer<int>(s.by.realize({20, 22})));
+    Stencil narrow(in);
+    narrow.bx.compute_at(narrow.by, narrow.y).bound_extent(narrow.y, 2);
+    try {
+        narrow.by.realize({20, 22});
+        FAIL() << "reading 3 rows of bx bounded to 2 must fail";
+    } catch (const RuntimeError &e) {
+        EXPECT_THAT(e.what(), HasSubstr("Func bx is bounded to [0, 1] in y"));
+        EXPECT_THAT(e.what(), HasSubstr("needs [0, 2]"));
+    }
 }
 
 TEST(Specialize, PicksTheVersionAtRunTimeWithTheSameResults) {
