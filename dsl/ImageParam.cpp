@@ -181,4 +181,19 @@ Func ImageParam::in(const std::vector<Func> &consumers) {
 
 Func ImageParam::in() { return wrapper_for({""}, name() + "_im_global_wrapper"); }
 
+ImageParam::operator Func() const {
+    user_assert(contents) << "Func of an undefined ImageParam";
+    const std::string func_name = name() + "_im";
+    for (const std::shared_ptr<Internal::FunctionContents> &f : *owned_wrappers) {
+        if (f->name == func_name) return Func(f);
+    }
+    Func f(func_name);
+    std::vector<Expr> vars;
+    for (int d = 0; d < contents->dimensions; d++)
+        vars.push_back(Var("_" + std::to_string(d)));
+    f(vars) = call(vars);
+    owned_wrappers->push_back(f.function());
+    return f;
+}
+
 }  // namespace loom

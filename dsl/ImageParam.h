@@ -86,6 +86,10 @@ public:
     Func in(const Func &consumer);
     Func in(const std::vector<Func> &consumers);
     Func in();
+    /** A Func that reads this image at every point (Halide's ImageParam::operator Func): the
+     * same Func for every copy of the ImageParam, so that it can be scheduled (compute_root()
+     * copies the image, say). Calls to the image itself still read it directly. */
+    operator Func() const;
 
     const std::shared_ptr<Internal::ParameterContents> &parameter() const { return contents; }
 

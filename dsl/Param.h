@@ -36,6 +36,10 @@ public:
         set(value);
     }
 
+    /** The element type, known from T (Halide's names; Loom has no dynamically typed Param). */
+    static constexpr bool has_static_type = true;
+    static Type static_type() { return type_of<T>(); }
+
     const std::string &name() const { return contents->name; }
     Type type() const { return contents->type; }
     void set(T value) { contents->set_scalar(value); }

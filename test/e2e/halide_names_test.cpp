@@ -299,4 +299,34 @@ TEST(HalideNames, LoopLevelsCompareAndPipelineNamesItsRealizationArg) {
             EXPECT_EQ(out(xx, yy), (xx + yy) * 2);
 }
 
+// A Param's type is known from its template argument (Halide's has_static_type, static_type).
+TEST(HalideNames, AParamsTypeIsStatic) {
+    static_assert(Param<float>::has_static_type, "a Param's type comes from T");
+    EXPECT_EQ(Param<float>::static_type(), Float(32));
+    EXPECT_EQ(Param<uint16_t>::static_type(), UInt(16));
+    EXPECT_EQ(Param<int8_t>("p").type(), Param<int8_t>::static_type());
+}
+
+// An ImageParam converts to a Func reading it (Halide's operator Func), the same one each time,
+// which can be scheduled: computed at the root, it is a copy of the image the consumer reads.
+TEST(HalideNames, AnImageParamIsAFuncOfItsImage) {
+    ImageParam im(Int(32), 2, "im");
+    Func as_func = im;
+    EXPECT_EQ(as_func.name(), Func(im).name());
+    Var x("x"), y("y");
+    Func g("g");
+    g(x, y) = as_func(x + 1, y) * 2 + im(x, y);
+    as_func.compute_root();
+    Buffer<int> in(6, 4);
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 6; xx++)
+            in(xx, yy) = xx * 10 + yy;
+    im.set(in);
+    EXPECT_NE(Pipeline(g).lowered_stmt().find("produce im_im"), std::string::npos);
+    Buffer<int> out = g.realize({5, 4});
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 5; xx++)
+            EXPECT_EQ(out(xx, yy), in(xx + 1, yy) * 2 + in(xx, yy));
+}
+
 } // namespace
