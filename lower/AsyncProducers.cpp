@@ -391,8 +391,11 @@ private:
         const std::set<std::string> allocated_inside = allocations_in(s);
         Stmt producer = ProducerTask(f.name, produced, allocated_inside, copies).mutate(s);
         Stmt consumer = ConsumerTask(f.name, produced).mutate(s);
-        if (reads_what_an_async_consumer_side_computes(producer, consumer)) return s;
-        check_producer_reads(producer, consumer, allocated_inside);
+        Accesses in_producer, in_consumer;
+        producer.accept(&in_producer);
+        consumer.accept(&in_consumer);
+        if (reads_what_an_async_consumer_side_computes(in_producer, in_consumer)) return s;
+        check_producer_reads(in_producer, in_consumer, consumer, allocated_inside);
         const std::string index = f.name + kForkSuffix;
         Stmt tasks = IfThenElse::make(int_var(index) == 0, producer, consumer);
         return with_semaphore(produced,
@@ -438,11 +441,8 @@ private:
     // other side computed it. Halide 14 runs both at once; Loom then computes f in order, on
     // that consumer side, which waits for the Func as it does for any async Func (fuzz seed
     // 8502 pair 4030: refused before).
-    bool reads_what_an_async_consumer_side_computes(const Stmt &producer,
-                                                    const Stmt &consumer) const {
-        Accesses in_producer, in_consumer;
-        producer.accept(&in_producer);
-        consumer.accept(&in_consumer);
+    bool reads_what_an_async_consumer_side_computes(const Accesses &in_producer,
+                                                    const Accesses &in_consumer) const {
         for (const std::string &buffer : in_producer.reads) {
             if (!in_consumer.writes.count(buffer)) continue;
             auto owner = env.functions.find(owner_of(buffer));
@@ -454,11 +454,9 @@ private:
     // The producer runs ahead of the consumer: it must not read what the consumer writes (a
     // Func computed at the same loop as f, outside f, that f reads), and storage made inside
     // the fork can't serve both tasks (each would get its own).
-    void check_producer_reads(const Stmt &producer, const Stmt &consumer,
+    void check_producer_reads(const Accesses &in_producer, const Accesses &in_consumer,
+                              const Stmt &consumer,
                               const std::set<std::string> &allocated_inside) const {
-        Accesses in_producer, in_consumer;
-        producer.accept(&in_producer);
-        consumer.accept(&in_consumer);
         for (const std::string &buffer : in_producer.reads) {
             const bool shared_storage =
                 allocated_inside.count(buffer) && uses_buffer(consumer, buffer);
