@@ -28,10 +28,17 @@ enum class AOTOutput { Object, Assembly, LLVMAssembly, Bitcode };
 std::string compile_aot(const std::vector<AOTVariant> &variants, const std::string &fn_name,
                         AOTOutput output);
 
-/** Writes a static library (GNU ar, with a symbol index) holding `object` as fn_name.o and
- * the runtime's objects. */
+/** Writes a static library (GNU ar, with a symbol index) holding `object` as fn_name.o and,
+ * unless the target has Target::NoRuntime, the runtime's object. */
 void write_static_library(const std::string &path, const std::string &object,
-                          const std::string &fn_name);
+                          const std::string &fn_name, const Target &target);
+
+/** The runtime alone, for `target` (an error unless it is x86-64 Linux, which is all the
+ * runtime is built for: baseline x86-64, choosing CPU paths at run time): its object file (all
+ * of the runtime's C files), a static library of it, and a C header of its types and functions. */
+std::string runtime_object(const Target &target);
+void write_runtime_static_library(const std::string &path, const Target &target);
+std::string runtime_c_header();
 
 /** The C header of the entry point: the runtime's types and functions, then the declaration
  * of fn_name with one parameter per argument, documented. */

@@ -1,10 +1,10 @@
-// The runtime (runtime/*.c), compiled when Loom was built and kept inside libloom as object
-// files, with the text of loom_runtime.h: compile_to_static_library copies both into what it
-// writes, so that an ahead-of-time library needs neither LLVM nor libloom.
+// The runtime (runtime/*.c), compiled when Loom was built and kept inside libloom as one
+// object file (a partial link of its sources' objects), with the text of loom_runtime.h:
+// compile_to_static_library copies both into what it writes, so that an ahead-of-time library needs
+// neither LLVM nor libloom.
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
 namespace loom {
 namespace Internal {
@@ -15,7 +15,7 @@ struct EmbeddedObject {
     size_t size;
 };
 
-const std::vector<EmbeddedObject> &embedded_runtime_objects();
+EmbeddedObject embedded_runtime_object();
 const char *embedded_runtime_header();
 
 } // namespace Internal

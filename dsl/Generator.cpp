@@ -5,6 +5,23 @@
 namespace loom {
 namespace Internal {
 
+Type parse_generator_type(const std::string &param, const std::string &text) {
+    static const std::map<std::string, Type> names = {
+        {"bool", Bool()},       {"int8", Int(8)},       {"int16", Int(16)},
+        {"int32", Int(32)},     {"int64", Int(64)},     {"uint8", UInt(8)},
+        {"uint16", UInt(16)},   {"uint32", UInt(32)},   {"uint64", UInt(64)},
+        {"float16", Float(16)}, {"float32", Float(32)}, {"float64", Float(64)},
+    };
+    auto it = names.find(text);
+    if (it != names.end()) return it->second;
+    std::string known;
+    for (const auto &kv : names)
+        known += (known.empty() ? "" : ", ") + kv.first;
+    user_error << "GeneratorParam " << param << " is a type: \"" << text
+               << "\" is not one; the types are " << known;
+    return Type();
+}
+
 GeneratorBase *&generator_under_construction() {
     thread_local GeneratorBase *current = nullptr;
     return current;
@@ -51,9 +68,10 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
         Func f = o.func();
         user_assert(f.defined()) << "Output " << o.name << " of Generator " << registered_name
                                  << " is not defined; define it in generate()";
-        user_assert(f.outputs() == 1 && f.output_type() == o.type)
+        const Type declared = o.type();
+        user_assert(f.outputs() == 1 && f.output_type() == declared)
             << "Output " << o.name << " of Generator " << registered_name << " is declared as "
-            << type_to_string(o.type) << " but generate() defines it as "
+            << type_to_string(declared) << " but generate() defines it as "
             << type_to_string(f.output_types()[0]) << (f.outputs() > 1 ? " (a Tuple)" : "")
             << ". Make the two agree.";
         user_assert(f.dimensions() == o.dimensions)

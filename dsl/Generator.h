@@ -64,8 +64,12 @@ private:
     std::string param_name;
 };
 
+/** A type named as Halide's GeneratorParams and Outputs name them: bool, int8 .. int64,
+ * uint8 .. uint64, float16, float32, float64. Throws naming `param` on any other text. */
+Type parse_generator_type(const std::string &param, const std::string &text);
+
 /** A value from the command line, parsed as T (bool, integers, floats, std::string, Target,
- * MachineParams). */
+ * MachineParams, Type). */
 template <typename T> T parse_generator_value(const std::string &param, const std::string &text) {
     if constexpr (std::is_same<T, bool>::value) {
         user_assert(text == "true" || text == "false")
@@ -87,6 +91,8 @@ template <typename T> T parse_generator_value(const std::string &param, const st
         return (T)v;
     } else if constexpr (std::is_same<T, MachineParams>::value) {
         return MachineParams(text);
+    } else if constexpr (std::is_same<T, Type>::value) {
+        return parse_generator_type(param, text);
     } else {
         static_assert(std::is_same<T, Target>::value, "GeneratorParam of an unsupported type");
         return Target(text);
@@ -156,6 +162,8 @@ public:
             return v.to_string();
         } else if constexpr (std::is_same<T, bool>::value) {
             return v ? "true" : "false";
+        } else if constexpr (std::is_same<T, Type>::value) {
+            return v.bits() ? type_to_string(v) : "unset";
         } else if constexpr (std::is_enum<T>::value) {
             return std::to_string((long long)v);
         } else {
@@ -179,6 +187,46 @@ private:
     }
 };
 
+/** Arithmetic, comparison and logic with a GeneratorParam use its value, as Halide's operators
+ * do: `scale * (input(x, y) + offset)` with a GeneratorParam<float> scale is a float Expr,
+ * `rotation != Rotation::None` a bool. (Without them a GeneratorParam that converts both to
+ * its value and to an Expr makes `param * expr` ambiguous.) */
+#define LOOM_GENERATOR_PARAM_BINARY_OPERATOR(OP)                                                   \
+    template <typename T, typename Other>                                                          \
+    auto operator OP(const GeneratorParam<T> &a, const Other &b)->decltype(a.value() OP b) {       \
+        return a.value() OP b;                                                                     \
+    }                                                                                              \
+    template <typename Other, typename T>                                                          \
+    auto operator OP(const Other &a, const GeneratorParam<T> &b)->decltype(a OP b.value()) {       \
+        return a OP b.value();                                                                     \
+    }                                                                                              \
+    template <typename T, typename U>                                                              \
+    auto operator OP(const GeneratorParam<T> &a, const GeneratorParam<U> &b)                       \
+        ->decltype(a.value() OP b.value()) {                                                       \
+        return a.value() OP b.value();                                                             \
+    }
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(+)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(-)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(*)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(/)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(%)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(==)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(!=)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(<)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(<=)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(>)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(>=)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(&&)
+LOOM_GENERATOR_PARAM_BINARY_OPERATOR(||)
+#undef LOOM_GENERATOR_PARAM_BINARY_OPERATOR
+
+template <typename T> auto operator!(const GeneratorParam<T> &a) -> decltype(!a.value()) {
+    return !a.value();
+}
+template <typename T> auto operator-(const GeneratorParam<T> &a) -> decltype(-a.value()) {
+    return -a.value();
+}
+
 template <typename T> class Input;
 template <typename T> class Output;
 
@@ -190,7 +238,7 @@ struct GeneratorInputInfo {
 };
 struct GeneratorOutputInfo {
     std::string name;
-    Type type;
+    std::function<Type()> type; // read once generate() ran: a GeneratorParam may give it
     int dimensions;
     std::function<Func()> func;
 };
@@ -312,18 +360,39 @@ private:
 };
 
 /** A buffer output: a Func of element type T that generate() defines (or assigns), with D
- * dimensions where the type gives them. */
+ * dimensions where the type gives them. Output<Buffer<void, D>> (Halide's Output<Buffer<>>)
+ * takes its element type from the GeneratorParam `<name>.type` (output.type=uint16 on the
+ * driver's command line), which type() reads in generate(). */
 template <typename T, int D> class Output<Buffer<T, D>> : public Func {
 public:
     template <int Dims = D, typename = std::enable_if_t<Dims != AnyDims>>
     explicit Output(const std::string &name) : Output(name, D) {}
-    Output(const std::string &name, int dimensions) : Func(name) {
+    Output(const std::string &name, int dimensions)
+        : Func(name),
+          type_param(std::is_void<T>::value
+                         ? std::make_unique<GeneratorParam<Type>>(name + ".type", Type())
+                         : nullptr) {
         user_assert(D == AnyDims || D == dimensions)
             << "Output " << name << " is a Buffer of " << D << " dimensions, but is given "
             << dimensions << ". Give one count, in the type or the constructor.";
         Internal::GeneratorBase *g = Internal::generator_under_construction();
         user_assert(g) << "Output " << name << " must be a member of a Generator";
-        g->add_output({name, type_of<T>(), dimensions, [this] { return Func(*this); }});
+        g->add_output(
+            {name, [this] { return type(); }, dimensions, [this] { return Func(*this); }});
+    }
+    /** The element type: T, or for Output<Buffer<void>> the `<name>.type` GeneratorParam's. */
+    Type type() const {
+        if constexpr (std::is_void<T>::value) {
+            const Type t = type_param->value();
+            user_assert(t.bits() != 0)
+                << "Output " << name() << " is a Buffer<void>: its element type comes from the "
+                << "GeneratorParam " << name() << ".type, which is not set. Pass " << name()
+                << ".type=uint8 (or another type) to the generator, or declare the Output with "
+                   "its element type (Output<Buffer<uint8_t, 2>>).";
+            return t;
+        } else {
+            return type_of<T>();
+        }
     }
     /** The output buffer's dimension i, to constrain it (Halide's Output::dim). */
     OutputImageParam::Dim dim(int i) const { return output_buffer().dim(i); }
@@ -332,6 +401,11 @@ public:
         Func::operator=(f);
         return *this;
     }
+
+private:
+    // Owned apart from the Output so that a GeneratorParam exists only for a void element type;
+    // it registers itself with the Generator under construction, as every GeneratorParam does.
+    std::unique_ptr<GeneratorParam<Type>> type_param;
 };
 
 /** The base of user Generators (CRTP, as Halide's): T defines generate() and optionally

@@ -494,7 +494,7 @@ void Pipeline::compile_to_multitarget_static_library(const std::string &filename
     const std::string name = default_fn_name(filename_prefix, fn_name);
     std::vector<AOTVariant> variants = lower_for_targets(*contents, args, targets);
     std::string object = compile_aot(variants, name, AOTOutput::Object);
-    write_static_library(filename_prefix + ".a", object, name);
+    write_static_library(filename_prefix + ".a", object, name, targets.front());
     write_file(filename_prefix + ".h", c_header(variants.front().lowered.args, name, targets));
 }
 
@@ -527,6 +527,10 @@ void Pipeline::compile_to_bitcode(const std::string &filename, const std::vector
                                   const std::string &fn_name, const Target &target) {
     write_file(filename, compile_aot(lower_for_targets(*contents, args, {target}), fn_name,
                                      AOTOutput::Bitcode));
+}
+
+void compile_standalone_runtime(const std::string &object_filename, const Target &target) {
+    write_file(object_filename, runtime_object(target));
 }
 
 void Pipeline::compile_to_file(const std::string &filename_prefix,

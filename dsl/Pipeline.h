@@ -169,12 +169,20 @@ public:
                             const std::string &fn_name, const Target &target = Target());
     /** Halide's compile_to_file: filename_prefix.o (the object, as compile_to_object) and
      * filename_prefix.h; link the object with a library from compile_to_static_library or
-     * with libloom_runtime, which hold the runtime it calls. */
+     * with libloom_runtime or compile_standalone_runtime's object, which hold the runtime it
+     * calls. */
     void compile_to_file(const std::string &filename_prefix, const std::vector<Argument> &args,
                          const std::string &fn_name = "", const Target &target = Target());
 
 private:
     std::shared_ptr<Internal::PipelineContents> contents;
 };
+
+/** Writes Loom's runtime alone as an object file (Halide's compile_standalone_runtime): for a
+ * program that links objects from compile_to_object / compile_to_file, or several static
+ * libraries compiled with Target::NoRuntime, and needs one copy of the runtime beside them.
+ * The runtime is the same for every x86-64 Linux target (it picks CPU paths at run time);
+ * another target is an error. */
+void compile_standalone_runtime(const std::string &object_filename, const Target &target);
 
 }  // namespace loom

@@ -38,6 +38,7 @@ const FeatureName feature_names[] = {
     {Target::Metal, "metal"},
     {Target::D3D12Compute, "d3d12compute"},
     {Target::OpenGLCompute, "openglcompute"},
+    {Target::NoRuntime, "no_runtime"},
 };
 
 const char *os_name(Target::OS os) {
@@ -91,39 +92,63 @@ const char *arch_name(Target::Arch arch) {
 } // namespace
 
 Target::Target(const std::string &spec) {
-    if (spec == "host") {
-        *this = get_host_target();
-        return;
-    }
+    // Halide's grammar: "host" first (the machine this runs on) or not at all, then any of an
+    // architecture, a bit width, an OS and features, each once, in any order.
     std::istringstream in(spec);
     std::string token;
     std::vector<std::string> tokens;
     while (std::getline(in, token, '-'))
         tokens.push_back(token);
+    user_assert(!spec.empty() && !tokens.empty())
+        << "An empty target string; use \"host\" or \"x86-64-linux\" with features";
+    const bool from_host = tokens[0] == "host";
     size_t i = 0;
-    if (i < tokens.size() && tokens[i] == "host") {
+    if (from_host) {
         *this = get_host_target();
-        i++;
-    } else {
-        user_assert(tokens.size() >= 3 && tokens[0] == "x86" && tokens[1] == "64" &&
-                    tokens[2] == "linux")
-            << "Target \"" << spec << "\" is not understood. Loom targets look like "
-            << "\"x86-64-linux\" followed by features such as \"-avx2-fma\", or \"host\".";
-        arch = X86;
-        bits = 64;
-        os = Linux;
-        i = 3;
+        i = 1;
     }
+    bool arch_given = false, bits_given = false, os_given = false;
+    std::string not_supported;
     for (; i < tokens.size(); i++) {
-        bool found = false;
-        for (const FeatureName &f : feature_names) {
-            if (tokens[i] == f.name) {
-                features.insert(f.feature);
-                found = true;
-            }
+        const std::string &t = tokens[i];
+        Arch a = ArchUnknown;
+        OS o = OSUnknown;
+        for (int k = X86; k <= RISCV; k++)
+            if (t == arch_name((Arch)k)) a = (Arch)k;
+        for (int k = Linux; k <= WebAssemblyRuntime; k++)
+            if (t == os_name((OS)k)) o = (OS)k;
+        if (a != ArchUnknown) {
+            user_assert(!arch_given) << "Target \"" << spec << "\" names two architectures";
+            arch_given = true;
+            if (a != X86) not_supported += " the " + t + " architecture";
+            arch = X86;
+        } else if (t == "32" || t == "64") {
+            user_assert(!bits_given) << "Target \"" << spec << "\" names two bit widths";
+            bits_given = true;
+            if (t == "32") not_supported += " 32-bit code";
+            bits = 64;
+        } else if (o != OSUnknown) {
+            user_assert(!os_given) << "Target \"" << spec << "\" names two operating systems";
+            os_given = true;
+            if (o != Linux) not_supported += std::string(" code for ") + t;
+            os = Linux;
+        } else {
+            Feature f = feature_from_name(t);
+            user_assert(f != FeatureEnd)
+                << "Unknown target feature \"" << t << "\" in \"" << spec
+                << "\". Loom targets look like \"x86-64-linux\" followed by features such as "
+                   "\"-avx2-fma\", or \"host\" followed by features.";
+            features.insert(f);
         }
-        user_assert(found) << "Unknown target feature \"" << tokens[i] << "\" in \"" << spec
-                           << "\"";
+    }
+    user_assert(not_supported.empty())
+        << "Target \"" << spec << "\" asks for" << not_supported
+        << ": Loom generates code for x86-64 Linux only. Compile for \"host\" or "
+           "\"x86-64-linux\" with features, on (or for) an x86-64 Linux machine.";
+    if (!from_host) {
+        user_assert(arch_given && bits_given && os_given)
+            << "Target \"" << spec << "\" must name the architecture, bit width and OS "
+            << "(\"x86-64-linux\" followed by features) or start with \"host\"";
     }
 }
 

@@ -55,6 +55,10 @@ struct Target {
         Metal,
         D3D12Compute,
         OpenGLCompute,
+        /** A static library without the runtime, for programs that link one runtime beside
+         * several pipelines (compile_standalone_runtime writes it). Loom's objects never hold
+         * the runtime. */
+        NoRuntime,
         FeatureEnd // not a feature: the count of them (Halide's)
     };
 
@@ -68,7 +72,9 @@ struct Target {
     Target(OS os, Arch arch, int bits, const std::vector<Feature> &initial_features = {})
         : os(os), arch(arch), bits(bits),
           features(initial_features.begin(), initial_features.end()) {}
-    /** Parses "host", "x86-64-linux", "x86-64-linux-avx2-fma", ... */
+    /** Parses "host", "x86-64-linux", "x86-64-linux-avx2-fma", "host-avx2-no_runtime", ...
+     * (Halide's grammar: "host" first or an architecture, bit width and OS, in any order,
+     * then features). Another architecture, width or OS is an error that names it. */
     explicit Target(const std::string &spec);
 
     bool is_host_default() const { return arch == ArchUnknown; }

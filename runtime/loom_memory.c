@@ -152,7 +152,7 @@ static block_header *allocate_fresh(size_t capacity) {
     const loom_system_allocator_t *allocator = atomic_load(&current_allocator);
     block_header *b = (block_header *)allocator->allocate(capacity + kHeaderBytes);
     if (!b) {
-        memory_cache_release(1);
+        loom_block_cache_release(1);
         release_small_cache(&cache);
         b = (block_header *)allocator->allocate(capacity + kHeaderBytes);
         if (!b) return NULL;
@@ -169,7 +169,7 @@ void *loom_malloc(void *user_context, int64_t bytes) {
     /* A multiple of 64, as aligned_alloc needs and the cache's best fit assumes. */
     size_t capacity = ((size_t)bytes + 63) & ~(size_t)63;
     block_header *b =
-        capacity <= kSmallBlockBytes ? take_small(capacity) : memory_cache_take(capacity);
+        capacity <= kSmallBlockBytes ? take_small(capacity) : loom_block_cache_take(capacity);
     if (!b) b = allocate_fresh(capacity);
     if (!b) return NULL;
     count_in_use(1);
@@ -192,12 +192,12 @@ void loom_free(void *user_context, void *ptr) {
     block_header *b = block_of(ptr);
     if (b->capacity <= kSmallBlockBytes) {
         put_small(b);
-    } else if (!memory_cache_put(b)) {
+    } else if (!loom_block_cache_put(b)) {
         release_block(b);
     }
 }
 
 void loom_memory_cache_release(void) {
-    memory_cache_release(0);
+    loom_block_cache_release(0);
     release_small_cache(&cache);
 }

@@ -73,15 +73,15 @@ static inline void release_block(block_header *b) {
 /* Removes and returns the cached block that best fits a request of `capacity` bytes (a
  * multiple of 64, above kSmallBlockBytes), unpoisoned; NULL when none fits. Counts a hit or a
  * miss. */
-block_header *memory_cache_take(size_t capacity);
+block_header *loom_block_cache_take(size_t capacity);
 
 /* Keeps a freed large block, poisoned, evicting the least recently cached blocks as needed to
  * stay within the bound; returns 0 (and keeps nothing) when the block alone exceeds the bound,
  * so that the caller releases it. */
-int memory_cache_put(block_header *b);
+int loom_block_cache_put(block_header *b);
 
 /* Gives back every cached block: on request (under_pressure 0) or because an allocation
  * failed (1, counted in the stats). Returns the number of bytes given back. */
-int64_t memory_cache_release(int under_pressure);
+int64_t loom_block_cache_release(int under_pressure);
 
 #endif /* LOOM_MEMORY_BLOCK_H */

@@ -116,7 +116,7 @@ static void release_list(block_header *b) {
     }
 }
 
-block_header *memory_cache_take(size_t capacity) {
+block_header *loom_block_cache_take(size_t capacity) {
     const size_t most = capacity + capacity / 4;
     pthread_mutex_lock(&lock);
     block_header **best = NULL;
@@ -140,7 +140,7 @@ block_header *memory_cache_take(size_t capacity) {
     return b;
 }
 
-int memory_cache_put(block_header *b) {
+int loom_block_cache_put(block_header *b) {
     const int64_t footprint = (int64_t)footprint_of(b);
     pthread_mutex_lock(&lock);
     ensure_limit();
@@ -159,7 +159,7 @@ int memory_cache_put(block_header *b) {
     return 1;
 }
 
-int64_t memory_cache_release(int under_pressure) {
+int64_t loom_block_cache_release(int under_pressure) {
     pthread_mutex_lock(&lock);
     block_header *all = cached;
     int64_t bytes = cached_bytes;

@@ -3,17 +3,21 @@
 //
 //   GEN -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [-s AUTOSCHEDULER] [-p PLUGIN]
 //       [target=T[,T...]] [auto_schedule=true] [machine_params=P,C,B] [param=value ...]
+//   GEN -r RUNTIME_NAME -o DIR [-e KINDS] [target=T]
 //   GEN -l
 //
 // Builds Generator NAME with the given GeneratorParams and writes, into DIR, the files KINDS
-// lists (comma-separated; default static_library,h): static_library (FUNCTION_NAME.a), h
-// (FUNCTION_NAME.h), o (FUNCTION_NAME.o), assembly (.s), llvm_assembly (.ll), stmt (the
-// lowered loop nest), schedule (FUNCTION_NAME.schedule.h: the schedule as C++ that applies it
-// to the same algorithm elsewhere). FUNCTION_NAME defaults to NAME. target is "host" (default)
-// or a Loom target such as x86-64-linux-avx2-fma; several, comma-separated, make a
-// multi-target library (most capable first). auto_schedule=true auto-schedules the pipeline
-// after the Generator's schedule() with the scheduler -s names (default Heuristic), for the
-// machine machine_params describes (Halide's generic one by default); -p loads a shared
+// lists (comma-separated; default static_library,h): static_library (FUNCTION_NAME.a), h or
+// c_header (FUNCTION_NAME.h), o or object (FUNCTION_NAME.o: the pipeline without the runtime),
+// assembly (.s), llvm_assembly (.ll), bitcode (.bc), stmt (the lowered loop nest), stmt_html
+// (the same as a page, .stmt.html), schedule (FUNCTION_NAME.schedule.h: the schedule as C++
+// that applies it to the same algorithm elsewhere). FUNCTION_NAME defaults to NAME. target is
+// "host" (default) or a Loom target such as x86-64-linux-avx2-fma or host-no_runtime (a
+// static library without the runtime); several, comma-separated, make a multi-target library
+// (most capable first). -r writes the runtime alone (RUNTIME_NAME.o, .a, .h as KINDS say), to
+// link once beside pipelines built with no_runtime or as objects. auto_schedule=true auto-schedules
+// the pipeline after the Generator's schedule() with the scheduler -s names (default Heuristic),
+// for the machine machine_params describes (Halide's generic one by default); -p loads a shared
 // library of schedulers first (load_plugin). -l lists the registered Generators.
 #include <cstdio>
 #include <cstring>
@@ -24,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/AOT.h"
 #include "dsl/Generator.h"
 
 namespace {
@@ -32,10 +37,12 @@ int usage(const char *argv0) {
     std::fprintf(stderr,
                  "usage: %s -g NAME -o DIR [-f FUNCTION_NAME] [-e KINDS] [-s AUTOSCHEDULER] "
                  "[-p PLUGIN] [target=T[,T...]] [auto_schedule=true] [machine_params=P,C,B] "
-                 "[param=value ...]\n       %s -l\n"
-                 "KINDS: comma-separated among static_library, h, o, assembly, llvm_assembly, "
-                 "stmt, schedule (default static_library,h)\n",
-                 argv0, argv0);
+                 "[param=value ...]\n       %s -r RUNTIME_NAME -o DIR [-e KINDS] [target=T]\n"
+                 "       %s -l\n"
+                 "KINDS: comma-separated among static_library, h (c_header), o (object), "
+                 "assembly, llvm_assembly, bitcode, stmt, stmt_html, schedule (default "
+                 "static_library,h)\n",
+                 argv0, argv0, argv0);
     return 2;
 }
 
@@ -52,7 +59,7 @@ std::vector<std::string> split(const std::string &s, char sep) {
 
 int main(int argc, char **argv) {
     using namespace loom;
-    std::string name, dir, fn_name, kinds = "static_library,h", targets = "host";
+    std::string name, runtime_name, dir, fn_name, kinds = "static_library,h", targets = "host";
     std::string scheduler_name;
     std::vector<std::string> plugins;
     std::map<std::string, std::string> params;
@@ -65,6 +72,8 @@ int main(int argc, char **argv) {
             return 0;
         } else if (a == "-g") {
             name = value();
+        } else if (a == "-r") {
+            runtime_name = value();
         } else if (a == "-o") {
             dir = value();
         } else if (a == "-f") {
@@ -86,7 +95,7 @@ int main(int argc, char **argv) {
             return usage(argv[0]);
         }
     }
-    if (name.empty() || dir.empty()) return usage(argv[0]);
+    if ((name.empty() && runtime_name.empty()) || dir.empty()) return usage(argv[0]);
     if (fn_name.empty()) fn_name = name;
 
     try {
@@ -95,13 +104,37 @@ int main(int argc, char **argv) {
             target_list.push_back(Target(t));
         user_assert(!target_list.empty()) << "target= needs at least one target";
         std::set<std::string> wanted;
-        for (const std::string &k : split(kinds, ',')) {
+        for (std::string k : split(kinds, ',')) {
+            // Halide's names for two of them.
+            if (k == "object") k = "o";
+            if (k == "c_header") k = "h";
             static const std::set<std::string> known = {
-                "static_library", "h", "o", "assembly", "llvm_assembly", "stmt", "schedule"};
-            user_assert(known.count(k)) << "Unknown output kind \"" << k
-                                        << "\"; the kinds are static_library, h, o, assembly, "
-                                           "llvm_assembly, stmt, schedule";
+                "static_library", "h",    "o",         "assembly", "llvm_assembly",
+                "bitcode",        "stmt", "stmt_html", "schedule"};
+            user_assert(known.count(k))
+                << "Unknown output kind \"" << k
+                << "\"; the kinds are static_library, h (c_header), o (object), assembly, "
+                   "llvm_assembly, bitcode, stmt, stmt_html, schedule";
             wanted.insert(k);
+        }
+        if (!runtime_name.empty()) {
+            const std::string base = dir + "/" + runtime_name;
+            for (const std::string &k : wanted) {
+                user_assert(k == "o" || k == "static_library" || k == "h")
+                    << "-r writes the runtime as o (object), static_library or h (c_header), "
+                       "not "
+                    << k;
+            }
+            user_assert(target_list.size() == 1) << "-r takes one target";
+            if (wanted.count("o")) compile_standalone_runtime(base + ".o", target_list[0]);
+            if (wanted.count("static_library"))
+                Internal::write_runtime_static_library(base + ".a", target_list[0]);
+            if (wanted.count("h")) {
+                std::ofstream out(base + ".h");
+                out << Internal::runtime_c_header();
+                user_assert(out.good()) << "can't write " << base << ".h";
+            }
+            if (name.empty()) return 0;
         }
         for (const std::string &plugin : plugins)
             load_plugin(plugin);
@@ -117,9 +150,11 @@ int main(int argc, char **argv) {
         } else if (wanted.count("h")) {
             pipeline.compile_to_header(base + ".h", args, fn_name, target_list.front());
         }
-        user_assert(target_list.size() == 1 || !(wanted.count("o") || wanted.count("assembly") ||
-                                                 wanted.count("llvm_assembly")))
-            << "Several targets make a static library; o, assembly and llvm_assembly take one";
+        user_assert(target_list.size() == 1 ||
+                    !(wanted.count("o") || wanted.count("assembly") ||
+                      wanted.count("llvm_assembly") || wanted.count("bitcode")))
+            << "Several targets make a static library; o, assembly, llvm_assembly and bitcode "
+               "take one";
         if (wanted.count("o"))
             pipeline.compile_to_object(base + ".o", args, fn_name, target_list[0]);
         if (wanted.count("assembly")) {
@@ -128,8 +163,14 @@ int main(int argc, char **argv) {
         if (wanted.count("llvm_assembly")) {
             pipeline.compile_to_llvm_assembly(base + ".ll", args, fn_name, target_list[0]);
         }
+        if (wanted.count("bitcode"))
+            pipeline.compile_to_bitcode(base + ".bc", args, fn_name, target_list[0]);
         if (wanted.count("stmt"))
             pipeline.compile_to_lowered_stmt(base + ".stmt", args, target_list[0]);
+        if (wanted.count("stmt_html")) {
+            pipeline.compile_to_lowered_stmt(base + ".stmt.html", args, StmtOutputFormat::HTML,
+                                             target_list[0]);
+        }
         if (wanted.count("schedule")) {
             std::ofstream out(base + ".schedule.h");
             out << Internal::schedule_header(pipeline, fn_name, gen->auto_schedule_results());

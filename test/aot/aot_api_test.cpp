@@ -202,4 +202,134 @@ TEST(Generators, ArgumentsFollowDeclarationOrder) {
         << read_file(temp_path("gen.h"));
 }
 
+// A static library for a no_runtime target leaves the runtime out; compile_standalone_runtime
+// writes it alone (Halide 14's lesson 15 joins several of the first with one of the second).
+TEST(AheadOfTimeFiles, NoRuntimeLibraryAndTheStandaloneRuntime) {
+    Scale p;
+    const std::vector<Argument> args = {p.input, p.factor};
+    p.out.compile_to_static_library(temp_path("with_runtime"), args, "with_fn", Target("host"));
+    p.out.compile_to_static_library(temp_path("no_runtime"), args, "no_fn",
+                                    Target("host-no_runtime"));
+    const std::string with = read_file(temp_path("with_runtime.a"));
+    const std::string without = read_file(temp_path("no_runtime.a"));
+    EXPECT_NE(with.find("loom_runtime.o"), std::string::npos);
+    EXPECT_NE(with.find("loom_buffer_bounds_query"), std::string::npos);
+    EXPECT_EQ(without.substr(0, 8), "!<arch>\n");
+    EXPECT_NE(without.find("no_fn.o"), std::string::npos);
+    EXPECT_EQ(without.find("loom_runtime.o"), std::string::npos) << "no_runtime keeps it out";
+    EXPECT_LT(without.size() * 2, with.size());
+
+    compile_standalone_runtime(temp_path("runtime.o"), Target("host-x86-64"));
+    const std::string runtime = read_file(temp_path("runtime.o"));
+    EXPECT_EQ(runtime.substr(0, 4), "\x7f"
+                                    "ELF");
+    EXPECT_NE(runtime.find("loom_do_par_for"), std::string::npos);
+    EXPECT_NE(runtime.find("loom_buffer_bounds_query"), std::string::npos);
+    try {
+        compile_standalone_runtime(temp_path("runtime_win.o"),
+                                   Target(Target::Windows, Target::X86, 64));
+        FAIL() << "expected an error: the runtime is built for x86-64 Linux only";
+    } catch (const loom::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("x86-64 Linux only"), std::string::npos) << e.what();
+    }
+}
+
+std::string target_error(const std::string &spec) {
+    try {
+        Target t(spec);
+    } catch (const loom::Error &e) {
+        return e.what();
+    }
+    return "";
+}
+
+// Halide's target strings: "host" first, or an architecture, bit width and OS in any order,
+// then features; what Loom can't compile for is named in the error.
+TEST(Targets, HalidesGrammarAndWhatLoomCompilesFor) {
+    const Target t("host-x86-64-sse41-no_runtime");
+    EXPECT_EQ(t.arch, Target::X86);
+    EXPECT_EQ(t.bits, 64);
+    EXPECT_EQ(t.os, Target::Linux);
+    EXPECT_TRUE(t.has_feature(Target::SSE41));
+    EXPECT_TRUE(t.has_feature(Target::NoRuntime));
+    for (Target::Feature f : get_host_target().features)
+        EXPECT_TRUE(t.has_feature(f)) << "host's features stay: " << Target::feature_to_name(f);
+    EXPECT_EQ(Target("linux-x86-64-avx2"), Target("x86-64-linux-avx2"));
+    EXPECT_EQ(Target("x86-64-linux-no_runtime").to_string(), "x86-64-linux-no_runtime");
+
+    const std::string win32 = target_error("x86-32-windows");
+    EXPECT_NE(win32.find("asks for 32-bit code code for windows"), std::string::npos) << win32;
+    EXPECT_NE(win32.find("x86-64 Linux only"), std::string::npos) << win32;
+    const std::string arm = target_error("arm-64-android");
+    EXPECT_NE(arm.find("the arm architecture code for android"), std::string::npos) << arm;
+    EXPECT_NE(target_error("x86-64").find("must name the architecture, bit width and OS"),
+              std::string::npos);
+    EXPECT_NE(target_error("x86-64-linux-sse4").find("Unknown target feature \"sse4\""),
+              std::string::npos);
+    EXPECT_NE(target_error("x86-64-linux-x86").find("names two architectures"), std::string::npos);
+}
+
+// Halide's Output<Buffer<void, D>>: the element type is the GeneratorParam "<name>.type";
+// GeneratorParams take part in Exprs and comparisons by their values (lesson 15's second
+// generator).
+class AnyTypeGenerator : public Generator<AnyTypeGenerator> {
+public:
+    enum class Mode { Plain, Flipped };
+    GeneratorParam<float> scale{"scale", 1.0f, 0.0f, 100.0f};
+    GeneratorParam<Mode> mode{
+        "mode", Mode::Plain, {{"plain", Mode::Plain}, {"flipped", Mode::Flipped}}};
+    GeneratorParam<int> bias{"bias", 0};
+    Input<Buffer<uint8_t, 1>> input{"input"};
+    Output<Buffer<void, 1>> output{"output"};
+    void generate() {
+        Var x("x");
+        Func scaled("scaled");
+        scaled(x) = scale * (input(x) + bias) - bias;
+        Expr at = mode == Mode::Flipped ? 9 - x : x;
+        output(x) = cast(output.type(), scaled(at));
+        if (mode != Mode::Plain && !(bias > 3)) output.vectorize(x, 4);
+    }
+};
+LOOM_REGISTER_GENERATOR(AnyTypeGenerator, aot_api_any_type)
+
+TEST(Generators, AnOutputOfVoidTypeTakesTheTypeParam) {
+    Buffer<uint8_t> in(10);
+    for (int i = 0; i < 10; i++)
+        in(i) = (uint8_t)(i * 25);
+    struct Case {
+        std::map<std::string, std::string> params;
+        Type type;
+    };
+    for (const Case &c :
+         {Case{{{"output.type", "uint16"}, {"scale", "2.5"}}, UInt(16)},
+          Case{{{"output.type", "float64"}, {"mode", "flipped"}, {"bias", "2"}}, Float(64)}}) {
+        auto g = Internal::GeneratorRegistry::create("aot_api_any_type");
+        g->set_generator_params(c.params);
+        Pipeline p = g->build_pipeline(Target());
+        dynamic_cast<AnyTypeGenerator &>(*g).input.set(in);
+        Buffer<> out(c.type, {10});
+        p.realize(out);
+        const float scale = c.params.count("scale") ? 2.5f : 1.0f;
+        const int bias = c.params.count("bias") ? 2 : 0;
+        const bool flipped = c.params.count("mode") != 0;
+        for (int i = 0; i < 10; i++) {
+            const uint8_t v = in(flipped ? 9 - i : i);
+            // uint8 + int32 constant is uint8 (the constant takes the Expr's type), times a float.
+            const float want = scale * (float)(uint8_t)(v + bias) - (float)bias;
+            if (c.type == UInt(16)) {
+                EXPECT_EQ(out.as<uint16_t>()(i), (uint16_t)want) << i;
+            } else {
+                EXPECT_EQ(out.as<double>()(i), (double)want) << i;
+            }
+        }
+    }
+    const std::string unset = generator_error("aot_api_any_type", {});
+    EXPECT_NE(unset.find("GeneratorParam output.type, which is not set"), std::string::npos)
+        << unset;
+    const std::string bad = generator_error("aot_api_any_type", {{"output.type", "int3"}});
+    EXPECT_NE(bad.find("GeneratorParam output.type is a type: \"int3\" is not one"),
+              std::string::npos)
+        << bad;
+}
+
 } // namespace
