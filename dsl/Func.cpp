@@ -305,6 +305,10 @@ void Func::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &t
     pipeline().infer_input_bounds(sizes, target);
 }
 
+std::vector<Argument> Func::infer_arguments() const {
+    return Pipeline(std::vector<Func>{*this}).infer_arguments();
+}
+
 void Func::compile_jit(const Target &target) { pipeline().compile_jit(target); }
 
 void Func::print_loop_nest() { pipeline().print_loop_nest(); }

@@ -359,6 +359,8 @@ public:
     /** Pipeline(*this).infer_input_bounds: buffers for the unbound ImageParams it reads. */
     void infer_input_bounds(RealizationArg outputs, const Target &target = Target());
     void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target());
+    /** Pipeline(*this).infer_arguments(). */
+    std::vector<Argument> infer_arguments() const;
     /** Compiles now, so that the first realize() does not pay for it. */
     void compile_jit(const Target &target = Target());
 
@@ -471,6 +473,43 @@ template <typename T> T evaluate(const Expr &e) {
     f() = e;
     Buffer<T> result = f.realize();
     return result();
+}
+
+namespace Internal {
+template <typename T> void check_evaluated_type(const Tuple &t, size_t i) {
+    user_assert(i < t.size() && t[i].type() == type_of<T>())
+        << "evaluate() of a Tuple of " << t.size() << " elements: pointer " << i << " is to "
+        << type_to_string(type_of<T>()) << ", but "
+        << (i < t.size() ? "the element has type " + type_to_string(t[i].type())
+                         : std::string("there is no such element"))
+        << ". Pass one pointer per element, to its type.";
+}
+} // namespace Internal
+
+/** Halide's evaluate of a Tuple: each element's value written through the pointer at its
+ * place (evaluate(Tuple(a, b), &x, &y)). */
+template <typename First, typename... Rest>
+void evaluate(const Tuple &t, First *first, Rest *...rest) {
+    user_assert(t.size() == 1 + sizeof...(Rest))
+        << "evaluate() of a Tuple of " << t.size() << " elements with " << 1 + sizeof...(Rest)
+        << " pointers: pass one pointer per element.";
+    size_t i = 0;
+    Internal::check_evaluated_type<First>(t, i++);
+    (Internal::check_evaluated_type<Rest>(t, i++), ...);
+    Func f("evaluate");
+    f() = t;
+    Realization r = f.realize();
+    i = 0;
+    *first = r[i++].as<First>()();
+    ((*rest = r[i++].as<Rest>()()), ...);
+}
+
+/** Halide's evaluate_may_gpu: evaluate, on the GPU where the JIT target has one. Loom's JIT
+ * target is the host's CPU (get_jit_target_from_environment), so it is evaluate. */
+template <typename T> T evaluate_may_gpu(const Expr &e) { return evaluate<T>(e); }
+template <typename First, typename... Rest>
+void evaluate_may_gpu(const Tuple &t, First *first, Rest *...rest) {
+    evaluate(t, first, rest...);
 }
 
 }  // namespace loom

@@ -57,7 +57,7 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
     user_assert(!built) << "Generator " << registered_name
                         << " was already built; create a new instance to build it again";
     built = true;
-    target = t;
+    target.set(t);
     call_generate();
     call_schedule();
     user_assert(!outputs.empty()) << "Generator " << registered_name
@@ -80,8 +80,17 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
         funcs.push_back(f);
     }
     Pipeline pipeline(funcs);
-    if (auto_schedule) scheduled = pipeline.auto_schedule(target, machine_params);
+    if (auto_schedule) scheduled = pipeline.auto_schedule(get_target(), machine_params);
+    built_pipeline = pipeline;
     return pipeline;
+}
+
+Pipeline GeneratorBase::get_pipeline() {
+    return built ? built_pipeline : build_pipeline(get_target());
+}
+
+Realization GeneratorBase::realize(const std::vector<int32_t> &sizes) {
+    return get_pipeline().realize(sizes, get_target());
 }
 
 std::vector<Argument> GeneratorBase::arguments() const {

@@ -253,11 +253,11 @@ public:
     /** The name the Generator was registered under. */
     const std::string &generator_name() const { return registered_name; }
     /** The target being compiled for (the first, for a multi-target library). */
-    Target get_target() const { return target; }
+    Target get_target() const { return target.value(); }
     /** Halide's: elements of t per SIMD register of the target the library is built for. */
-    int natural_vector_size(const Type &t) const { return target.natural_vector_size(t); }
+    int natural_vector_size(const Type &t) const { return get_target().natural_vector_size(t); }
     template <typename T> int natural_vector_size() const {
-        return target.natural_vector_size<T>();
+        return get_target().natural_vector_size<T>();
     }
     /** Whether the pipeline is auto-scheduled after schedule() (auto_schedule=true). */
     bool get_auto_schedule() const { return auto_schedule; }
@@ -275,6 +275,11 @@ public:
      * returns the pipeline of the outputs, checked against their declared types and
      * dimensions. */
     Pipeline build_pipeline(const Target &target);
+    /** Halide's get_pipeline: the pipeline of the outputs, built for get_target() (the
+     * target GeneratorParam) by the first call, as build_pipeline builds it. */
+    Pipeline get_pipeline();
+    /** Halide's Generator::realize: get_pipeline().realize(sizes, get_target()). */
+    Realization realize(const std::vector<int32_t> &sizes);
     /** The C function's arguments: the Inputs in declaration order. */
     std::vector<Argument> arguments() const;
 
@@ -299,14 +304,17 @@ protected:
      * and the machine to schedule for. */
     GeneratorParam<bool> auto_schedule{"auto_schedule", false};
     GeneratorParam<MachineParams> machine_params{"machine_params", MachineParams::generic()};
+    /** Halide's target GeneratorParam: the target being compiled for (the driver's target=,
+     * the first of several); build_pipeline sets it. */
+    GeneratorParam<Target> target{"target", Target()};
 
 private:
     std::string registered_name;
-    Target target;
     std::vector<GeneratorInputInfo> inputs;
     std::vector<GeneratorOutputInfo> outputs;
     AutoSchedulerResults scheduled;
     bool built = false;
+    Pipeline built_pipeline; // what build_pipeline made
 };
 
 using GeneratorFactory = std::function<std::unique_ptr<GeneratorBase>()>;
@@ -424,6 +432,17 @@ private:
 };
 
 } // namespace loom
+
+/** Registers ALIAS, an identifier, as Generator ORIGINAL with some GeneratorParams set
+ * (Halide's HALIDE_REGISTER_GENERATOR_ALIAS): the last argument is their initializer list,
+ * {{"name", "value"}, ...}; the driver's param=value still overrides them. */
+#define LOOM_REGISTER_GENERATOR_ALIAS(ALIAS, ORIGINAL, ...)                                        \
+    static ::loom::Internal::RegisterGenerator loom_register_generator_##ALIAS(#ALIAS, [] {        \
+        std::unique_ptr<::loom::Internal::GeneratorBase> g =                                       \
+            ::loom::Internal::GeneratorRegistry::create(#ORIGINAL);                                \
+        g->set_generator_params(std::map<std::string, std::string> __VA_ARGS__);                   \
+        return g;                                                                                  \
+    });
 
 /** Registers GEN_CLASS under NAME (an identifier) for the generator driver. */
 #define LOOM_REGISTER_GENERATOR(GEN_CLASS, NAME)                                                   \

@@ -114,6 +114,21 @@ Func Pipeline::get_func(size_t index) const {
     return Func(env.functions.at(env.order[index]));
 }
 
+std::vector<Argument> Pipeline::infer_arguments() const {
+    std::vector<Argument> buffers, scalars;
+    for (const LoweredArgument &a :
+         Internal::infer_arguments(contents->outputs, find_environment(contents->outputs), {})) {
+        if (a.kind == Argument::OutputBuffer || is_embedded(a)) continue;
+        (a.kind == Argument::InputBuffer ? buffers : scalars)
+            .emplace_back(a.name, a.kind, a.type, a.dimensions);
+    }
+    auto by_name = [](const Argument &x, const Argument &y) { return x.name < y.name; };
+    std::sort(buffers.begin(), buffers.end(), by_name);
+    std::sort(scalars.begin(), scalars.end(), by_name);
+    buffers.insert(buffers.end(), scalars.begin(), scalars.end());
+    return buffers;
+}
+
 void Pipeline::set_options(const CompileOptions &options) {
     user_assert(options.compile_threads >= 0)
         << "CompileOptions::compile_threads is " << options.compile_threads

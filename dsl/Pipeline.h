@@ -89,6 +89,10 @@ public:
      * their buffers. */
     void infer_input_bounds(RealizationArg outputs, const Target &target = Target());
     void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target());
+    /** Halide's infer_arguments: the inputs the pipeline reads, as the arguments of a compiled
+     * function would take them: ImageParams by name, then scalar Params by name (Buffers read
+     * directly are embedded, not arguments). For compile_to_* without listing them by hand. */
+    std::vector<Argument> infer_arguments() const;
     void compile_jit(const Target &target = Target());
 
     /** The lowered loop nest, as text. */

@@ -332,4 +332,31 @@ TEST(Generators, AnOutputOfVoidTypeTakesTheTypeParam) {
         << bad;
 }
 
+LOOM_REGISTER_GENERATOR_ALIAS(aot_api_any_type_u16x3, aot_api_any_type,
+                              {{"output.type", "uint16"}, {"scale", "3"}})
+
+// Halide's HALIDE_REGISTER_GENERATOR_ALIAS (a Generator under a second name with some
+// GeneratorParams set), the built-in target GeneratorParam, get_pipeline() and realize().
+TEST(Generators, AnAliasSetsParamsAndGetPipelineBuildsForTheTargetParam) {
+    auto g = Internal::GeneratorRegistry::create("aot_api_any_type_u16x3");
+    EXPECT_EQ(g->generator_name(), "aot_api_any_type_u16x3");
+    g->set_generator_params({{"target", "x86-64-linux-sse41"}, {"bias", "1"}});
+    EXPECT_EQ(g->get_target(), Target("x86-64-linux-sse41"));
+    Buffer<uint8_t> in(10);
+    for (int i = 0; i < 10; i++)
+        in(i) = (uint8_t)(i * 30);
+    dynamic_cast<AnyTypeGenerator &>(*g).input.set(in);
+    Pipeline p = g->get_pipeline();
+    EXPECT_TRUE(p.defined());
+    EXPECT_EQ(g->natural_vector_size<uint16_t>(), 8) << "SSE4.1: 16-byte vectors";
+    Buffer<uint16_t> out = g->realize({10});
+    for (int i = 0; i < 10; i++)
+        EXPECT_EQ(out(i), (uint16_t)(3.0f * (float)(uint8_t)(in(i) + 1) - 1.0f)) << i;
+    // The pipeline is built once: a second get_pipeline returns it.
+    EXPECT_EQ(g->get_pipeline().outputs()[0].name(), p.outputs()[0].name());
+    const std::string unknown = generator_error("aot_api_any_type_u16x3", {{"scael", "2"}});
+    EXPECT_NE(unknown.find("output.type=uint16"), std::string::npos) << unknown;
+    EXPECT_NE(unknown.find("target=host"), std::string::npos) << unknown;
+}
+
 } // namespace

@@ -1,7 +1,8 @@
 // Halide 14 names Loom added for issue 35, each called the same way in both and compared:
 // inline reductions over a named RDom, an RDom and an RVar printed, a one-element Tuple,
 // ImageParam's edges, estimates, reset and Dimension::dim, Tuple element updates and undef,
-// saturating_sum, repeat_image and constant_exterior's variadic bounds.
+// saturating_sum, repeat_image and constant_exterior's variadic bounds, infer_arguments, evaluate
+// of a Tuple.
 
 // Halide.h first: Loom's Error.h defines the same four assertion macro names as Halide.h does.
 #include "Halide.h"
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -312,4 +314,83 @@ TEST(ApiNamesVsHalide, RepeatImageAndVariadicBoundaryConditions) {
     for (int y = -4; y < 8; y++)
         for (int x = -5; x < 10; x++)
             ASSERT_EQ(out(x, y), ((x % 5 + 5) % 5) * 10 + (y % 4 + 4) % 4) << x << ", " << y;
+}
+
+namespace {
+
+// infer_arguments of a Func and of a Pipeline: buffers, then scalars, each by name; a Buffer
+// read directly is embedded, not an argument. As "name:kind:dimensions:type" strings.
+template <typename Func, typename Pipeline, typename Var, typename ImageParam, typename FloatParam,
+          typename IntParam, typename Buffer, typename Type>
+std::vector<std::vector<std::string>> inferred_arguments(Type f32, Type u8) {
+    Buffer lut(10, "lut");
+    ImageParam zin(f32, 2, "zin"), ain(u8, 1, "ain");
+    FloatParam gain("gain");
+    IntParam bias("bias");
+    Var x("x"), y("y");
+    Func f("f"), g("g"), none("none");
+    f(x, y) = zin(x, y) * gain + ain(x) + lut(x) + bias;
+    g(x) = ain(x) * 2;
+    none(x) = x;
+    std::vector<std::vector<std::string>> lists;
+    for (const auto &args : {f.infer_arguments(), Pipeline({f, g}).infer_arguments(),
+                             g.infer_arguments(), none.infer_arguments()}) {
+        std::vector<std::string> list;
+        for (const auto &a : args) {
+            std::ostringstream s;
+            s << a.name << ":" << (int)a.kind << ":" << (int)a.dimensions << ":" << a.type;
+            list.push_back(s.str());
+        }
+        lists.push_back(list);
+    }
+    return lists;
+}
+
+} // namespace
+
+TEST(ApiNamesVsHalide, InferArgumentsOfFuncsAndPipelines) {
+    const auto loom_lists =
+        inferred_arguments<loom::Func, loom::Pipeline, loom::Var, loom::ImageParam,
+                           loom::Param<float>, loom::Param<int>, loom::Buffer<int>, loom::Type>(
+            loom::Float(32), loom::UInt(8));
+    const auto halide_lists =
+        inferred_arguments<Halide::Func, Halide::Pipeline, Halide::Var, Halide::ImageParam,
+                           Halide::Param<float>, Halide::Param<int>, Halide::Buffer<int>,
+                           Halide::Type>(Halide::Float(32), Halide::UInt(8));
+    EXPECT_EQ(loom_lists, halide_lists);
+    ASSERT_EQ(loom_lists.size(), 4u);
+    EXPECT_EQ(loom_lists[0], (std::vector<std::string>{"ain:1:1:uint8", "zin:1:2:float32",
+                                                       "bias:0:0:int32", "gain:0:0:float32"}));
+    EXPECT_TRUE(loom_lists[3].empty());
+}
+
+TEST(ApiNamesVsHalide, EvaluateATupleThroughPointers) {
+    int32_t li = 0, hi = 0;
+    float lf = 0, hf = 0;
+    uint8_t lu = 0, hu = 0;
+    loom::Param<int> lp("p", 41);
+    Halide::Param<int> hp("p", 41);
+    loom::evaluate(
+        loom::Tuple(lp * 3 + 1, loom::sqrt(loom::cast<float>(lp)), loom::cast<uint8_t>(lp * 7)),
+        &li, &lf, &lu);
+    // Halide 14's evaluate of a Tuple doesn't compile with three pointers or more (it forwards
+    // them as one pack: std::forward<Rest...>(rest...)): it is compared on two.
+    Halide::evaluate(Halide::Tuple(hp * 3 + 1, Halide::sqrt(Halide::cast<float>(hp))), &hi, &hf);
+    Halide::evaluate(Halide::Tuple(Halide::cast<uint8_t>(hp * 7), hp), &hu, &hi);
+    EXPECT_EQ(li, 124);
+    EXPECT_EQ(hi, 41);
+    EXPECT_EQ(lf, hf);
+    EXPECT_EQ(lf, std::sqrt(41.0f));
+    EXPECT_EQ(lu, hu);
+    EXPECT_EQ(lu, (uint8_t)(41 * 7));
+    EXPECT_EQ(loom::evaluate_may_gpu<int>(lp + 1), Halide::evaluate_may_gpu<int>(hp + 1));
+    try {
+        loom::evaluate(loom::Tuple(lp, lp), &li, &lf);
+        FAIL() << "expected an error: the second element is an int32";
+    } catch (const loom::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("pointer 1 is to float32, but the element has type "
+                                             "int32"),
+                  std::string::npos)
+            << e.what();
+    }
 }
