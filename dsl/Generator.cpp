@@ -80,6 +80,7 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
         funcs.push_back(f);
     }
     Pipeline pipeline(funcs);
+    if (trace_the_pipeline) pipeline.trace_pipeline();
     if (auto_schedule) scheduled = pipeline.auto_schedule(get_target(), machine_params);
     built_pipeline = pipeline;
     return pipeline;

@@ -280,6 +280,9 @@ public:
     Pipeline get_pipeline();
     /** Halide's Generator::realize: get_pipeline().realize(sizes, get_target()). */
     Realization realize(const std::vector<int32_t> &sizes);
+    /** Halide's: the pipeline build_pipeline makes traces its begin and end
+     * (Pipeline::trace_pipeline). Call it in generate() or schedule(). */
+    void trace_pipeline() { trace_the_pipeline = true; }
     /** The C function's arguments: the Inputs in declaration order. */
     std::vector<Argument> arguments() const;
 
@@ -315,6 +318,7 @@ private:
     AutoSchedulerResults scheduled;
     bool built = false;
     Pipeline built_pipeline; // what build_pipeline made
+    bool trace_the_pipeline = false;
 };
 
 using GeneratorFactory = std::function<std::unique_ptr<GeneratorBase>()>;
@@ -357,6 +361,11 @@ template <typename T> class Input : public Param<T> {
 public:
     explicit Input(const std::string &name) : Param<T>(name) { register_input(); }
     Input(const std::string &name, T value) : Param<T>(name, value) { register_input(); }
+    /** With the range a run may pass (Param's min and max: a value outside fails the run). */
+    Input(const std::string &name, T value, T min, T max)
+        : Param<T>(name, value, Expr(min), Expr(max)) {
+        register_input();
+    }
 
 private:
     void register_input() {

@@ -46,6 +46,7 @@ struct PipelineContents {
     CompiledDefinition previous;
     double last_compile_seconds = 0;
     bool last_compile_from_cache = false;
+    bool trace_pipeline = false; // Pipeline::trace_pipeline: Target::TracePipeline always
 };
 
 }  // namespace Internal
@@ -70,9 +71,16 @@ std::string function_name(const std::vector<FunctionPtr> &outputs) {
     return name;
 }
 
+// The target a compilation of p is for: `target` with the features the pipeline itself asks
+// for (trace_pipeline).
+Target pipeline_target(const PipelineContents &p, const Target &target) {
+    return p.trace_pipeline ? target.with_feature(Target::TracePipeline) : target;
+}
+
 LoweredPipeline lower_pipeline(const PipelineContents &p, const Target &target,
                                const std::vector<Argument> &args = {}) {
-    return lower(p.outputs, function_name(p.outputs), target, p.options, args, std::cerr);
+    return lower(p.outputs, function_name(p.outputs), pipeline_target(p, target), p.options, args,
+                 std::cerr);
 }
 
 /** Writes text or bytes (object files) as they are. */
@@ -112,6 +120,11 @@ Func Pipeline::get_func(size_t index) const {
         << "Pipeline::get_func(" << index << "): the pipeline has " << env.order.size()
         << " Funcs, so give an index below " << env.order.size() << ".";
     return Func(env.functions.at(env.order[index]));
+}
+
+void Pipeline::trace_pipeline() {
+    contents->trace_pipeline = true;
+    invalidate_cache();
 }
 
 std::vector<Argument> Pipeline::infer_arguments() const {
@@ -164,8 +177,9 @@ namespace {
 //
 // The persistent JIT cache is looked up by the pipeline's definition, before lowering: a hit
 // lowers nothing. Lowering still runs first where the options ask for its log or its checks.
-const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &target) {
+const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &requested_target) {
     user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
+    const Target target = pipeline_target(p, requested_target);
     auto start = std::chrono::steady_clock::now();
     const std::string name = function_name(p.outputs);
     DefinitionKey definition = definition_key(p.outputs, name, target, p.options, {});

@@ -93,6 +93,10 @@ public:
      * function would take them: ImageParams by name, then scalar Params by name (Buffers read
      * directly are embedded, not arguments). For compile_to_* without listing them by hand. */
     std::vector<Argument> infer_arguments() const;
+    /** Halide's trace_pipeline: every compilation of the pipeline traces its begin and end (as
+     * Target::TracePipeline does) to the trace handler (loom_set_trace_handler), with the
+     * events of the Funcs traced otherwise. */
+    void trace_pipeline();
     void compile_jit(const Target &target = Target());
 
     /** The lowered loop nest, as text. */

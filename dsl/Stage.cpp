@@ -769,4 +769,11 @@ std::string Stage::dump_loops() const {
     return s;
 }
 
+std::string Stage::dump_argument_list() const {
+    std::string s = "Vars:";
+    for (const Dim &d : definition().schedule.dims)
+        s += " " + d.var;
+    return s + " __outermost\n";
+}
+
 }  // namespace loom

@@ -186,6 +186,9 @@ public:
     LoopLevel at(const VarOrRVar &var) const;
     const std::string &name() const { return func->name; }
     std::string dump_loops() const;
+    /** Halide's dump_argument_list: "Vars:" and the stage's loop variables after its splits,
+     * fuses and reorders, innermost first, then __outermost, on one line. */
+    std::string dump_argument_list() const;
 
 private:
     Internal::FunctionPtr func;

@@ -359,4 +359,38 @@ TEST(Generators, AnAliasSetsParamsAndGetPipelineBuildsForTheTargetParam) {
     EXPECT_NE(unknown.find("target=host"), std::string::npos) << unknown;
 }
 
+// Input<T>(name, default, min, max): a scalar input with the range a run checks.
+class RangedInputGenerator : public Generator<RangedInputGenerator> {
+public:
+    Input<Buffer<uint8_t, 1>> input{"input"};
+    Input<uint8_t> offset{"offset", 7, 2, 10};
+    Output<Buffer<uint8_t, 1>> output{"output"};
+    void generate() {
+        Var x("x");
+        output(x) = input(x) + offset;
+    }
+};
+LOOM_REGISTER_GENERATOR(RangedInputGenerator, aot_api_ranged_input)
+
+TEST(Generators, AScalarInputChecksItsRange) {
+    auto g = Internal::GeneratorRegistry::create("aot_api_ranged_input");
+    auto &ranged = dynamic_cast<RangedInputGenerator &>(*g);
+    Buffer<uint8_t> in(5);
+    for (int i = 0; i < 5; i++)
+        in(i) = (uint8_t)(i * 50);
+    ranged.input.set(in);
+    Buffer<uint8_t> out = g->realize({5});
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(out(i), (uint8_t)(i * 50 + 7)) << i;
+    for (int bad : {1, 11}) {
+        ranged.offset.set((uint8_t)bad);
+        try {
+            g->realize({5});
+            FAIL() << "expected an error: offset " << bad << " is outside [2, 10]";
+        } catch (const loom::Error &e) {
+            EXPECT_NE(std::string(e.what()).find("offset"), std::string::npos) << e.what();
+        }
+    }
+}
+
 } // namespace

@@ -394,3 +394,32 @@ TEST(ApiNamesVsHalide, EvaluateATupleThroughPointers) {
             << e.what();
     }
 }
+
+namespace {
+
+template <typename Func, typename Stage, typename Var, typename RDom, typename RVar>
+std::vector<std::string> argument_lists() {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    RDom r(0, 4, "r");
+    RVar ro("ro"), ri("ri");
+    Func f("f");
+    f(x, y) = x + y;
+    f(x, y) += r.x;
+    std::vector<std::string> lists{Stage(f).dump_argument_list()};
+    f.split(x, xo, xi, 8).reorder(y, xi, xo);
+    lists.push_back(Stage(f).dump_argument_list());
+    f.update(0).split(r.x, ro, ri, 2);
+    lists.push_back(f.update(0).dump_argument_list());
+    return lists;
+}
+
+} // namespace
+
+TEST(ApiNamesVsHalide, DumpArgumentListAfterSplitsAndReorders) {
+    const auto loom_lists =
+        argument_lists<loom::Func, loom::Stage, loom::Var, loom::RDom, loom::RVar>();
+    EXPECT_EQ(
+        loom_lists,
+        (argument_lists<Halide::Func, Halide::Stage, Halide::Var, Halide::RDom, Halide::RVar>()));
+    EXPECT_EQ(loom_lists[1], "Vars: y x.xi x.xo __outermost\n");
+}

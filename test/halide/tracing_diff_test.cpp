@@ -344,3 +344,35 @@ TEST(RequireVsHalide, AFailureInAParallelLoopStopsThePipeline) {
     EXPECT_EQ(out(7, 19), 8.0f);
     EXPECT_EQ(out(31, 31), 2.0f);
 }
+
+// Pipeline::trace_pipeline: the begin and end of every run, beside the stores traced anyway.
+TEST(TracingVsHalide, TracePipelineAddsItsBeginAndEnd) {
+    halide_text.clear();
+    loom_text.clear();
+    {
+        Halide::Func f("traced_pipeline");
+        Halide::Var x("x");
+        f(x) = x * 3;
+        f.trace_stores();
+        Halide::Pipeline p(f);
+        p.trace_pipeline();
+        p.jit_handlers().custom_print = halide_capture;
+        Halide::Buffer<int> out(4);
+        p.realize(out,
+                  Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids));
+    }
+    {
+        loom::Func f("traced_pipeline");
+        loom::Var x("x");
+        f(x) = x * 3;
+        f.trace_stores();
+        loom::Pipeline p(f);
+        p.trace_pipeline();
+        loom_print_handler_t old = loom_set_print_handler(loom_capture);
+        loom::Buffer<int> out(4);
+        p.realize(out);
+        loom_set_print_handler(old);
+    }
+    EXPECT_NE(halide_text.find("Begin pipeline"), std::string::npos) << halide_text;
+    EXPECT_EQ(loom_text, halide_text);
+}
