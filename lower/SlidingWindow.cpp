@@ -285,28 +285,27 @@ private:
             }
             return {0, -1};
         };
-        std::pair<size_t, int> chosen = slide_over(true);
-        if (chosen.second < 0) chosen = slide_over(false);
-        slide_dim = chosen.second;
-        if (slide_dim >= 0) {
-            const Loop &loop = loops[chosen.first];
+        // Slides f's region along dimension d over loops[at]: each iteration after the first
+        // computes only the rows past the previous one's.
+        auto apply_slide = [&](size_t at, int d) {
+            const Loop &loop = loops[at];
             Expr v = int_var(loop.name);
-            Expr emin = expand_in_iteration(mins[slide_dim], loop.name, nullptr);
-            Expr emax = expand_in_iteration(maxs[slide_dim], loop.name, nullptr);
+            Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
+            Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
             Expr previous_max = substitute(loop.name, v - 1, emax);
             // The rows past the previous iteration's, but none before this iteration's own
             // region: where consecutive regions leave a gap (a consumer reading row 2 y), the
             // rows in it are read by no iteration, and computing them would overrun a storage
             // fold, which storage folding sized by the regions before the slide (an update
             // would then read a slot a later row of the gap has overwritten).
-            const std::vector<RowSplit> &splits = *splits_by_dim[slide_dim];
+            const std::vector<RowSplit> &splits = *splits_by_dim[d];
             Expr new_min = max(previous_max + 1, emin);
             if (!splits.empty()) {
                 // A RoundUp block starts at the slid min and may end past the storage, which
                 // grows (see widen_for_split_loops; storage folding made room in a fold).
                 for (const RowSplit &split : splits) {
                     if (split.tail != TailStrategy::RoundUp) continue;
-                    int64_t &rows = storage_growth[f->name][slide_dim];
+                    int64_t &rows = storage_growth[f->name][d];
                     rows = std::max(rows, split.factor - 1);
                 }
                 // Between emin and the unwidened min, which interval arithmetic over the loop
@@ -318,13 +317,43 @@ private:
             // In the first iteration every slid min has its value before the slide (all
             // slide over this loop), so each stage's min may stay as written there.
             for (int k = 0; k < f->stages(); k++) {
-                std::string name =
-                    region_let(*f, k, f->stage_pure_var(k, slide_dim), "min");
+                std::string name = region_let(*f, k, f->stage_pure_var(k, d), "min");
                 for (auto &l : lets) {
                     if (l.first != name) continue;
                     slid_values[name] = simplify(select(v > loop.min, new_min, l.second));
                     slid.insert(name);
                 }
+            }
+        };
+        std::pair<size_t, int> chosen = slide_over(true);
+        if (chosen.second < 0) chosen = slide_over(false);
+        slide_dim = chosen.second;
+        if (slide_dim >= 0) {
+            apply_slide(chosen.first, slide_dim);
+            // A second dimension slides over a loop further out, as Halide 14 slides over
+            // every loop between the storage and the production it can
+            // (store_root().compute_at(consumer, x) of a stencil: each point computed once,
+            // not once per consumer row that reads it). It is correct where every loop
+            // inside that outer loop runs the same iterations in each of its iterations
+            // (inner_iterations_fixed) and the first slide's region does not move with it
+            // (slidable_dimension finds one dimension only, the other): in an iteration of
+            // the outer loop the rows an earlier iteration computed were computed over
+            // every position of the first slide's dimension these iterations read. Only an
+            // unsplit dimension and an unfolded Func: a fold of the first dimension would
+            // have overwritten the columns the next row reuses.
+            for (size_t at = chosen.first; f->schedule.folds.empty() && at-- > outermost;) {
+                const Loop &loop = loops[at];
+                if (!inner_iterations_fixed(at)) break;
+                if (loop.for_type != ForType::Serial || !branches_run_a_first_run(loop)) continue;
+                const int d = slidable_dimension(*f, loop, true, mins, maxs, splits_by_dim);
+                if (d < 0 || d == slide_dim || !splits_by_dim[d]->empty()) continue;
+                Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
+                Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
+                if (!emin.defined() || !emax.defined()) continue;
+                Expr previous_max = substitute(loop.name, int_var(loop.name) - 1, emax);
+                if (!can_prove(emin <= previous_max)) continue;
+                apply_slide(at, d);
+                break;
             }
         }
         Stmt inner = mutate(s);

@@ -318,4 +318,89 @@ TEST(SlidingWindowInvariant, InvariantOverASplitLoopIsComputedOnce) {
     rows.back() = 3;
     EXPECT_EQ(per_iteration(c, "g.s0.y"), rows);
 }
+
+// g(x + dx, y + dy) over a 3 x 3 stencil, weights 1..9 (the lesson 08 schedule of Halide's
+// tutorial, on a wider stencil).
+template <typename G> std::vector<std::vector<int>> stencil_sums(G g_ref) {
+    std::vector<std::vector<int>> expected(H, std::vector<int>(W));
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++) {
+            for (int dy = 0; dy < 3; dy++) {
+                for (int dx = 0; dx < 3; dx++)
+                    expected[y][x] += (dy * 3 + dx + 1) * g_ref(x + dx, y + dy);
+            }
+        }
+    }
+    return expected;
+}
+
+Expr stencil_sum(const Func &g, const Var &x, const Var &y) {
+    Expr sum = 0;
+    for (int dy = 0; dy < 3; dy++) {
+        for (int dx = 0; dx < 3; dx++)
+            sum = sum + (dy * 3 + dx + 1) * g(x + dx, y + dy);
+    }
+    return sum;
+}
+
+// Stored at the root, computed per pixel of a 3 x 3 stencil: g slides along x over the pixel
+// loop and along y over the row loop, as Halide 14 slides it, so each of its points is
+// computed once: the first pixel computes 3 x 3, the rest of the first row a column of 3 each,
+// every later row 3 points in its first pixel, then one per pixel (slid over x only, each row
+// computed its 3 new rows again: 3 (W + 2) points per row).
+TEST(SlidingWindowTwoLoops, AStencilComputedPerPixelComputesEachPointOnce) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y;
+    Func &g = w.g, &f = w.f;
+    f(x, y) = stencil_sum(g, x, y);
+    g.store_root().compute_at(f, x);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, stencil_sums(pure_value)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    std::vector<int64_t> points = per_iteration(c, "g.s0.x");
+    EXPECT_EQ(points, first_then(3 * (W + 2), W + 2, H));
+}
+
+// The same with an update at its own point and vectorized consumer rows split by 4 (the pixel
+// loop the production sits in is the split's inner loop, the tail shifted inwards): the outer
+// slide still takes the rows, each pixel computing the new row's columns past the last.
+TEST(SlidingWindowTwoLoops, AnUpdatedStageUnderASplitPixelLoopSlidesOverTheRows) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y;
+    Var xo("xo"), xi("xi");
+    Func &g = w.g, &f = w.f;
+    g(x, y) = g(x, y) * 3 + y;
+    f(x, y) = stencil_sum(g, x, y);
+    f.split(x, xo, xi, 4);
+    g.store_root().compute_at(f, xi);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, stencil_sums([](int x, int y) { return pure_value(x, y) * 3 + y; })),
+              0);
+
+    // 16 pixels per row (4 blocks of 4, the last shifted to end at the last column); each
+    // computes its 3 rows in the first row of f, one row after it (3 per pixel, slid over
+    // the pixels only).
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), first_then(3 * 16, 16, H));
+    EXPECT_EQ(per_iteration(c, "g.s1.y"), first_then(3 * 16, 16, H));
+}
+
+// A folded producer slides over the pixel loop only: the next row reuses columns a fold of
+// them would have overwritten, so the rows are computed again per row.
+TEST(SlidingWindowTwoLoops, AFoldedProducerSlidesOverOneLoop) {
+    SplitWindow w;
+    Var &x = w.x, &y = w.y;
+    Func &g = w.g, &f = w.f;
+    f(x, y) = stencil_sum(g, x, y);
+    g.store_root().compute_at(f, x).fold_storage(y, 4);
+
+    Buffer<int> out = f.realize({W, H});
+    EXPECT_EQ(mismatches(out, stencil_sums(pure_value)), 0);
+
+    IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
+    EXPECT_EQ(per_iteration(c, "g.s0.x"), std::vector<int64_t>(H, 3 * (W + 2)));
+}
 } // namespace
