@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "dsl/Error.h"
@@ -31,16 +32,36 @@ class CommonLoops : public IRVisitor {
 public:
     /** outermost_levels: a consumer's production counts as its Var::outermost() level
      * ("g.s0.__outermost"), around its loops (where ScheduleFunctions puts that level). */
-    explicit CommonLoops(const std::string &name, bool outermost_levels = false)
-        : name(name), outermost_levels(outermost_levels) {}
+    explicit CommonLoops(const std::string &name, bool outermost_levels = false,
+                         const Environment *env = nullptr)
+        : name(name), outermost_levels(outermost_levels), env(env) {}
     std::vector<std::string> common;
     std::set<std::string> vectorized; // the vectorized loops among them
     bool any = false;
+    // With an environment, for each async Func whose productions read the Func: how many
+    // loops lie around its storage, and around its production (see innermost_use).
+    std::vector<std::pair<size_t, size_t>> async_reader_depths;
 
 private:
     const std::string &name;
     const bool outermost_levels;
+    const Environment *env;
     std::vector<std::string> stack;
+    // The async Funcs whose storage is open, each with the loops around it and around the
+    // production the walk is in (if it is in one).
+    struct AsyncStorage {
+        std::string func;
+        size_t loops;
+        std::vector<size_t> production_loops;
+    };
+    std::vector<AsyncStorage> async_storage;
+    void visit(const Realize *op) override {
+        const bool async = env && env->functions.count(op->name) &&
+                           env->functions.at(op->name)->schedule.async;
+        if (async) async_storage.push_back(AsyncStorage{op->name, stack.size()});
+        IRVisitor::visit(op);
+        if (async) async_storage.pop_back();
+    }
     void visit(const For *op) override {
         stack.push_back(op->name);
         if (op->for_type == ForType::Vectorized) vectorized.insert(op->name);
@@ -48,14 +69,22 @@ private:
         stack.pop_back();
     }
     void visit(const ProducerConsumer *op) override {
+        AsyncStorage *storage = nullptr;
+        for (AsyncStorage &a : async_storage)
+            if (op->is_producer && a.func == op->name) storage = &a;
+        if (storage) storage->production_loops.push_back(stack.size());
         const bool level = outermost_levels && op->is_producer;
         if (level) stack.push_back(op->name + ".s0." + Var::outermost().name());
         IRVisitor::visit(op);
         if (level) stack.pop_back();
+        if (storage) storage->production_loops.pop_back();
     }
     void visit(const Call *op) override {
         IRVisitor::visit(op);
         if (op->call_type != Call::Halide || op->name != name) return;
+        for (const AsyncStorage &a : async_storage)
+            if (!a.production_loops.empty())
+                async_reader_depths.push_back({a.loops, a.production_loops.back()});
         if (!any) {
             common = stack;
             any = true;
@@ -169,9 +198,22 @@ std::string legal_levels(const FunctionPtr &f, const Stmt &nest) {
     return s;
 }
 
-LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest) {
-    CommonLoops c(f->name, f->is_extern());
+LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest, const Environment &env) {
+    CommonLoops c(f->name, f->is_extern(), &env);
     if (nest.defined()) nest.accept(&c);
+    // An async Func's productions run ahead of the work beside them, from its storage down:
+    // a Func they read is computed inside them or before that storage, never beside them
+    // (fuzz seed 8901 pipeline 724: an extern stage read by an async Func stored at the root
+    // was put at its consumer's outermost level, which the schedule then refused).
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (const auto &[storage, production] : c.async_reader_depths) {
+            if (c.common.size() > storage && c.common.size() <= production) {
+                c.common.resize(storage);
+                moved = true;
+            }
+        }
+    }
     // An extern stage's call takes scalars (its buffers' regions): it goes around the
     // outermost vectorized loop, as Halide 14 puts it (fuzz seed 7005 pair 104: called inside
     // one, with vector coordinates, it crashed); where that is a consumer's outermost loop, at

@@ -21,8 +21,9 @@ bool is_called(const std::string &name, const Stmt &nest);
 std::string legal_levels(const FunctionPtr &f, const Stmt &nest);
 
 /** The innermost loop around every read of f in `nest`, or root where there is none: where a
- * Func with updates that the schedule inlines is computed, as Halide does. */
-LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest);
+ * Func with updates that the schedule inlines is computed, as Halide does. Never inside the
+ * storage of an async Func whose productions read f: those run ahead of the work beside them. */
+LoopLevel innermost_use(const FunctionPtr &f, const Stmt &nest, const Environment &env);
 
 /** A loop level as the user gave it (a Func and a Var's name) resolved to the loop of the stage
  * it names; a level that names no stage means the first stage of the consumer that reads f,

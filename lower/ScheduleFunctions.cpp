@@ -473,7 +473,7 @@ Stmt schedule_functions(const std::vector<FunctionPtr> &outputs, const Environme
             // A Func with updates can't be substituted into its callers; like Halide, compute
             // it at the innermost loop of its one caller. (A group's Funcs share one level, so
             // none of a group is inlined: lower/FusedGroups.)
-            compute = store = innermost_use(f, s);
+            compute = store = innermost_use(f, s, env);
         }
         InjectRealization inject(f, production(f), compute, store, names, env);
         inject.more_compute_loops = other_reading_stage_loops(f, compute, env, stage_reads);

@@ -211,6 +211,22 @@ TEST(ExternStage, UnscheduledAroundAnOutermostVectorLoopIsAtItsConsumersOutermos
     EXPECT_EQ(box3_calls[0], (std::array<int, 4>{0, W, 0, H + 1}));
 }
 
+// Not scheduled, read by an async Func stored at the root and computed at its consumer's
+// outermost level, and by that consumer: computed at the root, before the async Func's storage
+// (at the consumer's outermost level, beside the async production that runs ahead of it, the
+// schedule was refused: fuzz seed 8901 pipeline 724).
+TEST(ExternStage, UnscheduledAndReadByAnAsyncFuncIsComputedBeforeItsStorage) {
+    Box3Pipeline p;
+    Func m("m"), out("out");
+    m(p.x, p.y) = p.e(p.x, p.y) * 2;
+    out(p.x, p.y) = m(p.x, p.y) + p.e(p.x, p.y + 1);
+    m.store_root().compute_at(out, Var::outermost()).async();
+    box3_calls.clear();
+    Buffer<int> result = out.realize({W, H});
+    EXPECT_EQ(mismatches(result), 0);
+    ASSERT_EQ(box3_calls.size(), 1u);
+}
+
 // An input whose loads are traced: the stage reads its buffer itself, untraced, as in Halide 14
 // (the corners describing the buffer were traced as loads, and the buffer then named after the
 // event: fuzz seed 8201 pair 338, an internal error).
