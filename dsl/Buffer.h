@@ -164,6 +164,15 @@ public:
     Buffer(U *data, const std::vector<int> &sizes, const std::string &name = "")
         : contents(Internal::BufferContents::wrap(static_type(), data, sizes, pick_name(name))) {}
 
+    /** Views a C array the caller owns (Halide's form): its innermost index is dimension 0, so
+     * `int a[3][4]` is 4 x 3, a(x, y) being a[y][x]. The element type must be this Buffer's. */
+    template <typename Array, size_t N>
+    explicit Buffer(Array (&vals)[N], const std::string &name = "")
+        : Buffer(type_of<std::remove_cv_t<std::remove_all_extents_t<Array>>>(),
+                 const_cast<void *>(static_cast<const void *>(&vals)),
+                 array_shape<Array[N]>(std::make_index_sequence<std::rank_v<Array> + 1>()),
+                 name) {}
+
     /** Converts between typed and untyped views of the same memory, checking the type (and
      * the dimension count, where this type fixes it). */
     template <typename U, int D> Buffer(const Buffer<U, D> &other) : contents(other.contents) {
@@ -571,6 +580,12 @@ private:
     }
 
     using NamedShape = std::pair<std::vector<int>, std::string>;
+    // The extents of a C array type, innermost first.
+    template <typename A, size_t... I> static std::vector<int> array_shape(std::index_sequence<I...>) {
+        std::vector<int> sizes{(int)std::extent_v<A, I>...};
+        std::reverse(sizes.begin(), sizes.end());
+        return sizes;
+    }
     template <typename... Args> static NamedShape named_shape(int first, const Args &...rest) {
         NamedShape shape{{first}, ""};
         Internal::collect_sizes(shape.first, shape.second, rest...);

@@ -30,26 +30,6 @@ struct ReductionDomainContents {
 
 }  // namespace Internal
 
-class RVar {
-public:
-    /** An RVar with a fresh name, for the loops a split makes (as in Halide). */
-    RVar();
-    RVar(std::shared_ptr<Internal::ReductionDomainContents> dom, int index)
-        : dom(std::move(dom)), index(index) {}
-    /** An RVar named only, to name a loop in a directive (Halide's RVar("r$x")). */
-    explicit RVar(const std::string &name) : standalone_name(name) {}
-    const std::string &name() const;
-    Expr min() const;
-    Expr extent() const;
-    operator Expr() const;
-    operator VarOrRVar() const { return VarOrRVar(name()); }
-
-private:
-    std::shared_ptr<Internal::ReductionDomainContents> dom;
-    int index = 0;
-    std::string standalone_name;
-};
-
 class RDom {
 public:
     RDom() = default;
@@ -77,7 +57,7 @@ public:
     /** A one-dimensional RDom converts to its RVar. */
     operator Expr() const;
     operator RVar() const;
-    operator VarOrRVar() const { return VarOrRVar(RVar(*this).name()); }
+    operator VarOrRVar() const { return VarOrRVar(RVar(*this)); }
 
     RVar x, y, z, w;
 

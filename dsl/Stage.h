@@ -8,25 +8,33 @@
 #include "dsl/Function.h"
 #include "dsl/ImageParam.h"
 #include "dsl/Schedule.h"
+#include "dsl/RVar.h"
 #include "dsl/Var.h"
 
 namespace loom {
 
 class Func;
-class RVar;
 namespace Internal {
 struct Reduction;
 }
 
-/** A loop variable of a stage: a pure Var (reduction variables come with RDom). */
+/** A loop variable of a stage, pure (a Var) or of a reduction (an RVar), as Halide 14's: its
+ * public var, rvar and is_rvar are Halide's. Made from a Var, it also makes an unnamed RVar,
+ * and from an RVar an unnamed Var, as Halide's does: the numbers in the names of unnamed Vars
+ * made after it follow Halide's. */
 class VarOrRVar {
 public:
-    VarOrRVar(const Var &v) : var_name(v.name()) {}
-    VarOrRVar(const std::string &name) : var_name(name) {}
-    const std::string &name() const { return var_name; }
+    VarOrRVar(const Var &v) : var(v), is_rvar(false) {}
+    VarOrRVar(const RVar &r) : rvar(r), is_rvar(true) {}
+    VarOrRVar(const std::string &name, bool is_rvar) : var(name), rvar(name), is_rvar(is_rvar) {}
+    /** A loop named only (Loom's own directives name the loops they make): no unnamed Var
+     * or RVar is made. */
+    VarOrRVar(const std::string &name) : VarOrRVar(name, false) {}
+    const std::string &name() const { return is_rvar ? rvar.name() : var.name(); }
 
-private:
-    std::string var_name;
+    Var var;
+    RVar rvar;
+    bool is_rvar;
 };
 
 class Stage {

@@ -423,3 +423,92 @@ TEST(ApiNamesVsHalide, DumpArgumentListAfterSplitsAndReorders) {
         (argument_lists<Halide::Func, Halide::Stage, Halide::Var, Halide::RDom, Halide::RVar>()));
     EXPECT_EQ(loom_lists[1], "Vars: y x.xi x.xo __outermost\n");
 }
+
+namespace {
+
+// VarOrRVar's members, and the unnamed Var or RVar it makes as Halide's does (an unnamed RVar
+// for a Var, an unnamed Var for an RVar), each letter numbered by its own counter, so that the
+// names of a program's unnamed Vars follow Halide's. Returned as the members, then how many
+// unnamed Vars and RVars were made between two made first and last (each system's counters
+// have their own history in this process). Halide's directives on RVars make more inside
+// (those are left out).
+template <typename Func, typename Stage, typename Var, typename RDom, typename RVar,
+          typename VarOrRVar>
+std::vector<std::string> var_or_rvar_names() {
+    auto made_between = [](const std::string &first, const std::string &last) {
+        return std::to_string(std::stoi(last.substr(1)) - std::stoi(first.substr(1)) - 1);
+    };
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    RDom r(0, 16, "r");
+    Func f("f");
+    f(x, y) = x + y;
+    f(x, y) += r.x;
+    const Var first_var;
+    const RVar first_rvar;
+    const VarOrRVar of_var(x), of_rvar(r.x), named("r$x", true);
+    std::vector<std::string> names{of_var.is_rvar ? "rvar" : "var", of_var.var.name(),
+                                   of_rvar.is_rvar ? "rvar" : "var", of_rvar.rvar.name(),
+                                   of_rvar.name(), named.is_rvar ? "rvar" : "var", named.name()};
+    const RVar last_rvar;
+    f.split(x, xo, xi, 8);
+    const Var last_var;
+    names.push_back(made_between(first_var.name(), last_var.name()));
+    names.push_back(made_between(first_rvar.name(), last_rvar.name()));
+    return names;
+}
+
+} // namespace
+
+TEST(ApiNamesVsHalide, VarOrRVarMembersAndTheUnnamedVarsItMakes) {
+    const auto loom_names = var_or_rvar_names<loom::Func, loom::Stage, loom::Var, loom::RDom,
+                                              loom::RVar, loom::VarOrRVar>();
+    EXPECT_EQ(loom_names, (var_or_rvar_names<Halide::Func, Halide::Stage, Halide::Var,
+                                             Halide::RDom, Halide::RVar, Halide::VarOrRVar>()));
+    EXPECT_EQ(loom_names[3], "r$x");
+}
+
+namespace {
+
+// A Buffer over a C array: its innermost index is dimension 0; a pipeline reads it in place, and
+// a write through the Buffer lands in the array. Also an untyped Buffer over a const array.
+#define FROM_C_ARRAYS(NS)                                                                          \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        int grid[3][4];                                                                            \
+        for (int y = 0; y < 3; y++)                                                                \
+            for (int x = 0; x < 4; x++)                                                            \
+                grid[y][x] = x * 10 + y;                                                           \
+        const float row[5] = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f};                                       \
+        Buffer<int> b(grid, "grid");                                                               \
+        Buffer<> r(row);                                                                           \
+        std::vector<float> seen{(float)b.dimensions(), (float)b.dim(0).extent(),                   \
+                                (float)b.dim(1).extent(), (float)b.dim(1).stride(),                \
+                                (float)r.dimensions(), (float)r.dim(0).extent()};                  \
+        Var x("x"), y("y");                                                                        \
+        Func f("f"), g("g");                                                                       \
+        f(x, y) = b(x, y) * 2 + x;                                                                 \
+        g(x) = r(x) * 3.0f;                                                                        \
+        Buffer<int> out = f.realize({4, 3});                                                       \
+        Buffer<float> row_out = g.realize({5});                                                    \
+        for (int y = 0; y < 3; y++)                                                                \
+            for (int x = 0; x < 4; x++)                                                            \
+                seen.push_back((float)out(x, y));                                                  \
+        for (int x = 0; x < 5; x++)                                                                \
+            seen.push_back(row_out(x));                                                            \
+        b(1, 2) = -7;                                                                              \
+        seen.push_back((float)grid[2][1]);                                                         \
+        return seen;                                                                               \
+    }()
+
+} // namespace
+
+TEST(ApiNamesVsHalide, BuffersOverCArrays) {
+    const std::vector<float> loom_values = FROM_C_ARRAYS(loom);
+    const std::vector<float> halide_values = FROM_C_ARRAYS(Halide);
+    EXPECT_EQ(loom_values, halide_values);
+    // 2 dimensions of 4 and 3, row stride 4; 1 of 5; f(3, 1) = 2 * 31 + 3; grid[2][1] = -7.
+    EXPECT_EQ(std::vector<float>(loom_values.begin(), loom_values.begin() + 6),
+              (std::vector<float>{2, 4, 3, 4, 1, 5}));
+    EXPECT_EQ(loom_values[6 + 4 + 3], 65.0f);
+    EXPECT_EQ(loom_values.back(), -7.0f);
+}
