@@ -29,26 +29,10 @@ template <typename T> void expect_equal(const char *what, int x, int y, T got, T
     }
 }
 
-// my_first_generator: brighter(x, y) = input(x, y) + offset, in uint8.
-template <typename Fn>
-void check_first(const char *name, Fn fn, const Halide::Runtime::Buffer<uint8_t> &in) {
-    Halide::Runtime::Buffer<uint8_t> out(kWidth, kHeight);
-    if (fn(kOffset, in, out) != 0) {
-        std::printf("%s failed\n", name);
-        failures++;
-        return;
-    }
-    for (int y = 0; y < kHeight; y++) {
-        for (int x = 0; x < kWidth; x++)
-            expect_equal(name, x, y, out(x, y), (uint8_t)(in(x, y) + kOffset));
-    }
-}
-
-// my_second_generator with rotation=ccw: output(x, y) = T(scale * uint8(input(100 - y, x) +
-// offset)), the product in float (a float GeneratorParam times a uint8 Expr).
-template <typename T, typename Fn>
-void check_second(const char *name, Fn fn, float scale, bool ccw,
-                  const Halide::Runtime::Buffer<uint8_t> &in) {
+// Runs fn(offset, in, out) into a kWidth x kHeight buffer of T and compares every value with
+// want(x, y).
+template <typename T, typename Fn, typename Want>
+void check(const char *name, Fn fn, const Halide::Runtime::Buffer<uint8_t> &in, Want want) {
     Halide::Runtime::Buffer<T> out(kWidth, kHeight);
     if (fn(kOffset, in, out) != 0) {
         std::printf("%s failed\n", name);
@@ -56,12 +40,26 @@ void check_second(const char *name, Fn fn, float scale, bool ccw,
         return;
     }
     for (int y = 0; y < kHeight; y++) {
-        for (int x = 0; x < kWidth; x++) {
-            const uint8_t v = ccw ? in(100 - y, x) : in(x, y);
-            const float brighter = scale * (float)(uint8_t)(v + kOffset);
-            expect_equal(name, x, y, out(x, y), (T)brighter);
-        }
+        for (int x = 0; x < kWidth; x++)
+            expect_equal(name, x, y, out(x, y), want(x, y));
     }
+}
+
+// my_first_generator: brighter(x, y) = input(x, y) + offset, in uint8.
+template <typename Fn>
+void check_first(const char *name, Fn fn, const Halide::Runtime::Buffer<uint8_t> &in) {
+    check<uint8_t>(name, fn, in, [&](int x, int y) { return (uint8_t)(in(x, y) + kOffset); });
+}
+
+// my_second_generator with rotation=ccw: output(x, y) = T(scale * uint8(input(100 - y, x) +
+// offset)), the product in float (a float GeneratorParam times a uint8 Expr).
+template <typename T, typename Fn>
+void check_second(const char *name, Fn fn, float scale, bool ccw,
+                  const Halide::Runtime::Buffer<uint8_t> &in) {
+    check<T>(name, fn, in, [&](int x, int y) {
+        const uint8_t v = ccw ? in(100 - y, x) : in(x, y);
+        return (T)(scale * (float)(uint8_t)(v + kOffset));
+    });
 }
 
 } // namespace
