@@ -170,8 +170,7 @@ public:
     explicit Buffer(Array (&vals)[N], const std::string &name = "")
         : Buffer(type_of<std::remove_cv_t<std::remove_all_extents_t<Array>>>(),
                  const_cast<void *>(static_cast<const void *>(&vals)),
-                 array_shape<Array[N]>(std::make_index_sequence<std::rank_v<Array> + 1>()),
-                 name) {}
+                 array_shape<Array[N]>(std::make_index_sequence<std::rank_v<Array> + 1>()), name) {}
 
     /** Converts between typed and untyped views of the same memory, checking the type (and
      * the dimension count, where this type fixes it). */
@@ -581,7 +580,8 @@ private:
 
     using NamedShape = std::pair<std::vector<int>, std::string>;
     // The extents of a C array type, innermost first.
-    template <typename A, size_t... I> static std::vector<int> array_shape(std::index_sequence<I...>) {
+    template <typename A, size_t... I>
+    static std::vector<int> array_shape(std::index_sequence<I...>) {
         std::vector<int> sizes{(int)std::extent_v<A, I>...};
         std::reverse(sizes.begin(), sizes.end());
         return sizes;

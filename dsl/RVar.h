@@ -31,4 +31,4 @@ private:
     std::string standalone_name;
 };
 
-}  // namespace loom
+} // namespace loom

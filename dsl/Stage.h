@@ -7,8 +7,8 @@
 
 #include "dsl/Function.h"
 #include "dsl/ImageParam.h"
-#include "dsl/Schedule.h"
 #include "dsl/RVar.h"
+#include "dsl/Schedule.h"
 #include "dsl/Var.h"
 
 namespace loom {

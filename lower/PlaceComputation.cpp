@@ -56,8 +56,8 @@ private:
     };
     std::vector<AsyncStorage> async_storage;
     void visit(const Realize *op) override {
-        const bool async = env && env->functions.count(op->name) &&
-                           env->functions.at(op->name)->schedule.async;
+        const bool async =
+            env && env->functions.count(op->name) && env->functions.at(op->name)->schedule.async;
         if (async) async_storage.push_back(AsyncStorage{op->name, stack.size()});
         IRVisitor::visit(op);
         if (async) async_storage.pop_back();

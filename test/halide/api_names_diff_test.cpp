@@ -446,9 +446,13 @@ std::vector<std::string> var_or_rvar_names() {
     const Var first_var;
     const RVar first_rvar;
     const VarOrRVar of_var(x), of_rvar(r.x), named("r$x", true);
-    std::vector<std::string> names{of_var.is_rvar ? "rvar" : "var", of_var.var.name(),
-                                   of_rvar.is_rvar ? "rvar" : "var", of_rvar.rvar.name(),
-                                   of_rvar.name(), named.is_rvar ? "rvar" : "var", named.name()};
+    std::vector<std::string> names{of_var.is_rvar ? "rvar" : "var",
+                                   of_var.var.name(),
+                                   of_rvar.is_rvar ? "rvar" : "var",
+                                   of_rvar.rvar.name(),
+                                   of_rvar.name(),
+                                   named.is_rvar ? "rvar" : "var",
+                                   named.name()};
     const RVar last_rvar;
     f.split(x, xo, xi, 8);
     const Var last_var;
@@ -462,8 +466,8 @@ std::vector<std::string> var_or_rvar_names() {
 TEST(ApiNamesVsHalide, VarOrRVarMembersAndTheUnnamedVarsItMakes) {
     const auto loom_names = var_or_rvar_names<loom::Func, loom::Stage, loom::Var, loom::RDom,
                                               loom::RVar, loom::VarOrRVar>();
-    EXPECT_EQ(loom_names, (var_or_rvar_names<Halide::Func, Halide::Stage, Halide::Var,
-                                             Halide::RDom, Halide::RVar, Halide::VarOrRVar>()));
+    EXPECT_EQ(loom_names, (var_or_rvar_names<Halide::Func, Halide::Stage, Halide::Var, Halide::RDom,
+                                             Halide::RVar, Halide::VarOrRVar>()));
     EXPECT_EQ(loom_names[3], "r$x");
 }
 
@@ -481,9 +485,9 @@ namespace {
         const float row[5] = {0.5f, 1.5f, 2.5f, 3.5f, 4.5f};                                       \
         Buffer<int> b(grid, "grid");                                                               \
         Buffer<> r(row);                                                                           \
-        std::vector<float> seen{(float)b.dimensions(), (float)b.dim(0).extent(),                   \
+        std::vector<float> seen{(float)b.dimensions(),    (float)b.dim(0).extent(),                \
                                 (float)b.dim(1).extent(), (float)b.dim(1).stride(),                \
-                                (float)r.dimensions(), (float)r.dim(0).extent()};                  \
+                                (float)r.dimensions(),    (float)r.dim(0).extent()};               \
         Var x("x"), y("y");                                                                        \
         Func f("f"), g("g");                                                                       \
         f(x, y) = b(x, y) * 2 + x;                                                                 \
