@@ -316,7 +316,8 @@ private:
 
 DefinitionKey definition_key(const std::vector<FunctionPtr> &outputs, const std::string &name,
                              const Target &target, const CompileOptions &options,
-                             const std::vector<Argument> &requested_args) {
+                             const std::vector<Argument> &requested_args,
+                             const std::vector<std::vector<Expr>> &requirements) {
     DefinitionWriter w;
     w.str(kDefinitionFormat);
     w.str(name);
@@ -326,6 +327,8 @@ DefinitionKey definition_key(const std::vector<FunctionPtr> &outputs, const std:
     for (const Argument &a : requested_args) w.argument(a);
     w.u64(outputs.size());
     for (const FunctionPtr &f : outputs) w.function(f.get());
+    w.u64(requirements.size());
+    for (const std::vector<Expr> &r : requirements) w.exprs(r);
     return DefinitionKey{std::move(w.out), std::move(w.inputs)};
 }
 

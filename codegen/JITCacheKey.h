@@ -31,8 +31,9 @@ namespace Internal {
  * every Call, prefetch and RDom, each Func (pure and update definitions, RDoms with their
  * bounds and where() predicates, specializations, the complete schedule of every stage and of
  * the Func), each Param and ImageParam (name, type, dimensions) and each embedded Buffer
- * (name, type, dimensions). Objects are written in full where first met and by their number
- * after that, so that the bytes describe the graph, shared nodes and cycles included. */
+ * (name, type, dimensions), then the requirements (Pipeline::add_requirement). Objects are
+ * written in full where first met and by their number after that, so that the bytes describe
+ * the graph, shared nodes and cycles included. */
 struct DefinitionKey {
     std::string bytes;
     /** The Params, ImageParams and Buffers the definition reads, in the order the bytes meet
@@ -44,7 +45,8 @@ struct DefinitionKey {
 
 DefinitionKey definition_key(const std::vector<FunctionPtr> &outputs, const std::string &name,
                              const Target &target, const CompileOptions &options,
-                             const std::vector<Argument> &requested_args);
+                             const std::vector<Argument> &requested_args,
+                             const std::vector<std::vector<Expr>> &requirements = {});
 
 /** A lowered pipeline as bytes: its name, arguments, CompileOptions::streaming_min_bytes and
  * the loop nest node by node (every field, every type). Pointers in the IR (a Call's Buffer, a

@@ -81,6 +81,8 @@ Pipeline GeneratorBase::build_pipeline(const Target &t) {
     }
     Pipeline pipeline(funcs);
     if (trace_the_pipeline) pipeline.trace_pipeline();
+    for (const std::vector<Expr> &r : requirements)
+        pipeline.add_requirement(r[0], std::vector<Expr>(r.begin() + 1, r.end()));
     if (auto_schedule) scheduled = pipeline.auto_schedule(get_target(), machine_params);
     built_pipeline = pipeline;
     return pipeline;

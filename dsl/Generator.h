@@ -283,6 +283,13 @@ public:
     /** Halide's: the pipeline build_pipeline makes traces its begin and end
      * (Pipeline::trace_pipeline). Call it in generate() or schedule(). */
     void trace_pipeline() { trace_the_pipeline = true; }
+    /** Halide's: a requirement of the pipeline build_pipeline makes (Pipeline::add_requirement),
+     * checked by every run of the library. Call it in generate() or schedule(). */
+    template <typename... Args> void add_requirement(const Expr &condition, const Args &...error) {
+        std::vector<Expr> values{condition};
+        Internal::collect_print_args(values, error...);
+        requirements.push_back(std::move(values));
+    }
     /** The C function's arguments: the Inputs in declaration order. */
     std::vector<Argument> arguments() const;
 
@@ -319,6 +326,7 @@ private:
     bool built = false;
     Pipeline built_pipeline; // what build_pipeline made
     bool trace_the_pipeline = false;
+    std::vector<std::vector<Expr>> requirements; // each the condition, then the message
 };
 
 using GeneratorFactory = std::function<std::unique_ptr<GeneratorBase>()>;

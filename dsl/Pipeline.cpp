@@ -12,6 +12,7 @@
 #include "codegen/JITCacheKey.h"
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 #include "dsl/ScheduleSource.h"
 #include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
@@ -47,6 +48,8 @@ struct PipelineContents {
     double last_compile_seconds = 0;
     bool last_compile_from_cache = false;
     bool trace_pipeline = false; // Pipeline::trace_pipeline: Target::TracePipeline always
+    // Pipeline::add_requirement: each the condition, then the message's values.
+    std::vector<std::vector<Expr>> requirements;
 };
 
 }  // namespace Internal
@@ -80,7 +83,7 @@ Target pipeline_target(const PipelineContents &p, const Target &target) {
 LoweredPipeline lower_pipeline(const PipelineContents &p, const Target &target,
                                const std::vector<Argument> &args = {}) {
     return lower(p.outputs, function_name(p.outputs), pipeline_target(p, target), p.options, args,
-                 std::cerr);
+                 std::cerr, p.requirements);
 }
 
 /** Writes text or bytes (object files) as they are. */
@@ -127,10 +130,48 @@ void Pipeline::trace_pipeline() {
     invalidate_cache();
 }
 
+void Pipeline::add_requirement(const Expr &condition, const std::vector<Expr> &error) {
+    user_assert(defined()) << "add_requirement on a Pipeline with no outputs";
+    user_assert(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+        << "add_requirement's condition must be a boolean Expr (a comparison of Params, say)";
+    // What a requirement may read: a run checks it before computing anything.
+    class Check : public IRVisitor {
+    public:
+        explicit Check(const Expr &condition) : condition(condition) {}
+
+    private:
+        const Expr &condition;
+        using IRVisitor::visit;
+        void visit(const Variable *op) override {
+            user_assert(op->param != nullptr)
+                << "Requirement " << condition << " refers to the Var or RVar " << op->name
+                << ": a requirement is checked before any Func is computed, so it may read "
+                   "Params and input image sizes only.";
+        }
+        void visit(const Call *op) override {
+            user_assert(op->call_type != Call::Halide && op->call_type != Call::Image)
+                << "Requirement " << condition << " calls " << op->name
+                << ": a requirement is checked before any Func is computed, so it may read "
+                   "Params and input image sizes only.";
+            IRVisitor::visit(op);
+        }
+    } check(condition);
+    condition.accept(&check);
+    std::vector<Expr> requirement{condition};
+    for (const Expr &e : error) {
+        user_assert(e.defined()) << "add_requirement with an undefined Expr in its message";
+        e.accept(&check);
+        requirement.push_back(e);
+    }
+    contents->requirements.push_back(std::move(requirement));
+    invalidate_cache();
+}
+
 std::vector<Argument> Pipeline::infer_arguments() const {
     std::vector<Argument> buffers, scalars;
     for (const LoweredArgument &a :
-         Internal::infer_arguments(contents->outputs, find_environment(contents->outputs), {})) {
+         Internal::infer_arguments(contents->outputs, find_environment(contents->outputs), {},
+                                   contents->requirements)) {
         if (a.kind == Argument::OutputBuffer || is_embedded(a)) continue;
         (a.kind == Argument::InputBuffer ? buffers : scalars)
             .emplace_back(a.name, a.kind, a.type, a.dimensions);
@@ -182,7 +223,7 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     const Target target = pipeline_target(p, requested_target);
     auto start = std::chrono::steady_clock::now();
     const std::string name = function_name(p.outputs);
-    DefinitionKey definition = definition_key(p.outputs, name, target, p.options, {});
+    DefinitionKey definition = definition_key(p.outputs, name, target, p.options, {}, p.requirements);
     p.last_compile_from_cache = false;
     if (p.previous.module && definition.bytes == p.previous.definition)
         std::swap(p.current, p.previous);
@@ -191,7 +232,7 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
         if (definition.inputs != c.inputs) {
             // Other Params or Buffers of the same names, types and dimensions: the same code,
             // bound to them.
-            c.args = infer_arguments(p.outputs, find_environment(p.outputs), {});
+            c.args = infer_arguments(p.outputs, find_environment(p.outputs), {}, p.requirements);
             c.inputs = std::move(definition.inputs);
         }
         p.last_compile_seconds = 0;
@@ -199,7 +240,8 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     }
     // Both throw the user's mistakes in the pipeline's structure (an undefined Func, two
     // inputs of one name), which a cached entry's definition cannot have.
-    std::vector<LoweredArgument> args = infer_arguments(p.outputs, find_environment(p.outputs), {});
+    std::vector<LoweredArgument> args =
+        infer_arguments(p.outputs, find_environment(p.outputs), {}, p.requirements);
     LoweredPipeline lowered;
     if (p.options.log_passes || p.options.verify_ir) lowered = lower_pipeline(p, target);
     std::shared_ptr<JITModule> module =

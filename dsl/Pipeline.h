@@ -97,6 +97,17 @@ public:
      * Target::TracePipeline does) to the trace handler (loom_set_trace_handler), with the
      * events of the Funcs traced otherwise. */
     void trace_pipeline();
+    /** Halide's add_requirement: a precondition every run checks first, before any Func is
+     * computed. `condition` may read Params and the sizes of input images only (no Func, no
+     * Var); where it is false the run stops with "Requirement Failed: (false) " and the
+     * `error` values (text and Exprs, as print() takes them) separated by spaces, and returns
+     * loom_code_requirement_failed (a JIT run throws it). Checked in the order added. */
+    void add_requirement(const Expr &condition, const std::vector<Expr> &error);
+    template <typename... Args> void add_requirement(const Expr &condition, const Args &...error) {
+        std::vector<Expr> values;
+        Internal::collect_print_args(values, error...);
+        add_requirement(condition, values);
+    }
     void compile_jit(const Target &target = Target());
 
     /** The lowered loop nest, as text. */

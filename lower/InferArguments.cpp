@@ -73,8 +73,12 @@ private:
 
 std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &outputs,
                                              const Environment &env,
-                                             const std::vector<Argument> &requested) {
+                                             const std::vector<Argument> &requested,
+                                             const std::vector<std::vector<Expr>> &also_read) {
     FindInputs finder;
+    // The Params a requirement reads (Pipeline::add_requirement).
+    for (const std::vector<Expr> &exprs : also_read)
+        for (const Expr &e : exprs) e.accept(&finder);
     for (const std::string &name : env.order) {
         const FunctionPtr &f = env.functions.at(name);
         for (int k = 0; k < f->stages(); k++) {

@@ -34,10 +34,12 @@ inline bool is_embedded(const LoweredArgument &a) {
 std::vector<DimConstraint> constraints_of(const LoweredArgument &a);
 
 /** Inputs sorted by name, then one output per Tuple element of each output Func. If
- * `requested` is non-empty, inputs follow its order and must be exactly the inputs used. */
+ * `requested` is non-empty, inputs follow its order and must be exactly the inputs used.
+ * `also_read`: Exprs the pipeline reads besides its Funcs (its requirements). */
 std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &outputs,
                                              const Environment &env,
-                                             const std::vector<Argument> &requested);
+                                             const std::vector<Argument> &requested,
+                                             const std::vector<std::vector<Expr>> &also_read = {});
 
 }  // namespace Internal
 }  // namespace loom

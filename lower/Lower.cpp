@@ -95,13 +95,32 @@ void warn_unscheduled_updates(const Environment &env, std::ostream &log) {
     }
 }
 
+// Each requirement as a require() whose value is unused: "Requirement Failed: (false) " and
+// the message's values separated by spaces, as Halide 14's message reads. Then `body`.
+std::vector<Stmt> requirement_checks(const std::vector<std::vector<Expr>> &requirements,
+                                     const Stmt &body) {
+    std::vector<Stmt> checks;
+    for (const std::vector<Expr> &r : requirements) {
+        std::vector<Expr> args{r[0], make_zero(Int(32)), Expr(std::string("Requirement Failed: (false) "))};
+        for (size_t i = 1; i < r.size(); i++) {
+            if (i > 1) args.push_back(Expr(std::string(" ")));
+            args.push_back(r[i]);
+        }
+        checks.push_back(Evaluate::make(
+            Call::make_intrinsic(Int(32), Call::require, std::move(args), Call::Intrinsic)));
+    }
+    checks.push_back(body);
+    return checks;
+}
+
 }  // namespace
 
 uint64_t lowerings_run() { return lowerings.load(); }
 
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
-                      const std::vector<Argument> &requested_args, std::ostream &log) {
+                      const std::vector<Argument> &requested_args, std::ostream &log,
+                      const std::vector<std::vector<Expr>> &requirements) {
     lowerings++;
     LoweringLogger logger(options, log);
     Environment env = find_environment(outputs);
@@ -109,11 +128,14 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     warn_unscheduled_updates(env, log);
     LoweredPipeline result;
     result.name = name;
-    result.args = infer_arguments(outputs, env, requested_args);
+    result.args = infer_arguments(outputs, env, requested_args, requirements);
     result.streaming_min_bytes = options.streaming_min_bytes;
 
     Stmt s;
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env, groups); });
+    // The requirements come first; the checks of the images, added later, go before them
+    // (as Halide 14 orders the two).
+    if (!requirements.empty()) s = Block::make(requirement_checks(requirements, s));
     // Before bounds inference, which defines the regions the realization and production
     // events report; the events name the pipeline after its first output, as Halide's JIT does.
     s = logger.run("inject tracing", s, [&](const Stmt &in) {

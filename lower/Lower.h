@@ -24,9 +24,12 @@ struct LoweredPipeline {
 
 /** Runs the lowering passes in order. `log` receives the per-pass log when
  * options.log_passes is set. */
+/** `requirements` (Pipeline::add_requirement): each a condition, then the values of its
+ * message; checked first, in order. */
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
-                      const std::vector<Argument> &requested_args, std::ostream &log);
+                      const std::vector<Argument> &requested_args, std::ostream &log,
+                      const std::vector<std::vector<Expr>> &requirements = {});
 
 /** How many times lower() has run in this process. Instrumentation only (it changes no
  * result): the JIT cache's tests check that a hit lowers nothing. */

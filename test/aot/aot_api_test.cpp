@@ -393,4 +393,40 @@ TEST(Generators, AScalarInputChecksItsRange) {
     }
 }
 
+// add_requirement in generate(): the pipeline the Generator builds checks it on every run.
+class RequiringGenerator : public Generator<RequiringGenerator> {
+public:
+    Input<Buffer<uint8_t, 1>> input{"input"};
+    Input<int> step{"step", 1};
+    Output<Buffer<uint8_t, 1>> output{"output"};
+    void generate() {
+        Var x("x");
+        output(x) = input(x * step);
+        add_requirement(step > 0 && step < 4, "step is", step, "; give 1, 2 or 3");
+    }
+};
+LOOM_REGISTER_GENERATOR(RequiringGenerator, aot_api_requiring)
+
+TEST(Generators, AddRequirementIsCheckedByEveryRun) {
+    auto g = Internal::GeneratorRegistry::create("aot_api_requiring");
+    auto &requiring = dynamic_cast<RequiringGenerator &>(*g);
+    Buffer<uint8_t> in(12);
+    for (int i = 0; i < 12; i++)
+        in(i) = (uint8_t)(i * 3);
+    requiring.input.set(in);
+    requiring.step.set(2);
+    Buffer<uint8_t> out = g->realize({5});
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(out(i), (uint8_t)(i * 6)) << i;
+    requiring.step.set(5);
+    try {
+        g->realize({2});
+        FAIL() << "expected the requirement to stop the run: step 5";
+    } catch (const loom::RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("Requirement Failed: (false) step is 5 ; give 1, 2 or 3"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 } // namespace

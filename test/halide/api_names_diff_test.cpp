@@ -516,3 +516,100 @@ TEST(ApiNamesVsHalide, BuffersOverCArrays) {
     EXPECT_EQ(loom_values[6 + 4 + 3], 65.0f);
     EXPECT_EQ(loom_values.back(), -7.0f);
 }
+
+namespace {
+
+std::string halide_error_text;
+void capture_halide_error(Halide::JITUserContext *, const char *message) {
+    halide_error_text += message;
+}
+
+// Runs f(x) = im(x) * p over 4 points with p and an image of `width` points, under two
+// requirements; returns the error's text, or the outputs.
+std::string halide_with_requirements(int p_value, int width) {
+    Halide::Param<int> p("p");
+    Halide::ImageParam im(Halide::Int(32), 1, "im");
+    Halide::Var x("x");
+    Halide::Func f("f");
+    f(x) = im(x) * p;
+    Halide::Pipeline pipeline(f);
+    pipeline.add_requirement(p > 0, "p must be positive, not", p);
+    pipeline.add_requirement(im.width() >= 4, "im has", im.width(), "points");
+    pipeline.jit_handlers().custom_error = capture_halide_error;
+    Halide::Buffer<int> in(width);
+    for (int i = 0; i < width; i++) in(i) = i + 1;
+    p.set(p_value);
+    im.set(in);
+    halide_error_text.clear();
+    Halide::Buffer<int> out(4);
+    try {
+        pipeline.realize(out, Halide::get_host_target().without_feature(
+                                  Halide::Target::AVX512_SapphireRapids));
+    } catch (const Halide::Error &) {
+    }
+    if (!halide_error_text.empty()) return halide_error_text;
+    std::string values;
+    for (int i = 0; i < 4; i++) values += std::to_string(out(i)) + " ";
+    return values;
+}
+
+std::string loom_with_requirements(int p_value, int width) {
+    loom::Param<int> p("p");
+    loom::ImageParam im(loom::Int(32), 1, "im");
+    loom::Var x("x");
+    loom::Func f("f");
+    f(x) = im(x) * p;
+    loom::Pipeline pipeline(f);
+    pipeline.add_requirement(p > 0, "p must be positive, not", p);
+    pipeline.add_requirement(im.width() >= 4, "im has", im.width(), "points");
+    loom::Buffer<int> in(width);
+    for (int i = 0; i < width; i++) in(i) = i + 1;
+    p.set(p_value);
+    im.set(in);
+    try {
+        loom::Buffer<int> out = pipeline.realize({4});
+        std::string values;
+        for (int i = 0; i < 4; i++) values += std::to_string(out(i)) + " ";
+        return values;
+    } catch (const loom::RuntimeError &e) {
+        return e.what();
+    }
+}
+
+} // namespace
+
+// Pipeline::add_requirement: each checked before anything runs, in order, its message as
+// Halide's (Loom's error names the pipeline first; Halide's text ends the message).
+TEST(ApiNamesVsHalide, AddRequirementStopsARunWithHalidesMessage) {
+    for (auto [p, width] : {std::pair{-3, 8}, std::pair{2, 2}, std::pair{-1, 2}, std::pair{3, 6}}) {
+        std::string halide = halide_with_requirements(p, width);
+        while (!halide.empty() && halide.back() == '\n') halide.pop_back();
+        const std::string loom = loom_with_requirements(p, width);
+        ASSERT_FALSE(halide.empty());
+        EXPECT_NE(loom.find(halide), std::string::npos)
+            << "p " << p << ", width " << width << "\nLoom:   " << loom << "\nHalide: " << halide;
+    }
+    EXPECT_EQ(loom_with_requirements(3, 6), "3 6 9 12 ");
+    EXPECT_NE(loom_with_requirements(-3, 8).find("Requirement Failed: (false) p must be positive, "
+                                                 "not -3"),
+              std::string::npos);
+}
+
+// What a requirement may read: Params and image sizes, not a Func or a Var.
+TEST(ApiNamesVsHalide, AddRequirementRefusesFuncsAndVars) {
+    loom::Var x("x");
+    loom::Func f("f"), g("g");
+    g(x) = x;
+    f(x) = g(x) + 1;
+    loom::Pipeline pipeline(f);
+    for (const loom::Expr &bad : {loom::Expr(x > 0), loom::Expr(g(0) > 0)}) {
+        try {
+            pipeline.add_requirement(bad, "never");
+            FAIL() << "expected an error for " << bad;
+        } catch (const loom::CompileError &e) {
+            EXPECT_NE(std::string(e.what()).find("may read Params and input image sizes only"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
