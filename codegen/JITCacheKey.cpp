@@ -328,7 +328,8 @@ DefinitionKey definition_key(const std::vector<FunctionPtr> &outputs, const std:
     w.u64(outputs.size());
     for (const FunctionPtr &f : outputs) w.function(f.get());
     w.u64(requirements.size());
-    for (const std::vector<Expr> &r : requirements) w.exprs(r);
+    for (const std::vector<Expr> &r : requirements)
+        w.exprs(r);
     return DefinitionKey{std::move(w.out), std::move(w.inputs)};
 }
 

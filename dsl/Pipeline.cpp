@@ -169,9 +169,8 @@ void Pipeline::add_requirement(const Expr &condition, const std::vector<Expr> &e
 
 std::vector<Argument> Pipeline::infer_arguments() const {
     std::vector<Argument> buffers, scalars;
-    for (const LoweredArgument &a :
-         Internal::infer_arguments(contents->outputs, find_environment(contents->outputs), {},
-                                   contents->requirements)) {
+    for (const LoweredArgument &a : Internal::infer_arguments(
+             contents->outputs, find_environment(contents->outputs), {}, contents->requirements)) {
         if (a.kind == Argument::OutputBuffer || is_embedded(a)) continue;
         (a.kind == Argument::InputBuffer ? buffers : scalars)
             .emplace_back(a.name, a.kind, a.type, a.dimensions);
@@ -223,7 +222,8 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     const Target target = pipeline_target(p, requested_target);
     auto start = std::chrono::steady_clock::now();
     const std::string name = function_name(p.outputs);
-    DefinitionKey definition = definition_key(p.outputs, name, target, p.options, {}, p.requirements);
+    DefinitionKey definition =
+        definition_key(p.outputs, name, target, p.options, {}, p.requirements);
     p.last_compile_from_cache = false;
     if (p.previous.module && definition.bytes == p.previous.definition)
         std::swap(p.current, p.previous);

@@ -78,7 +78,8 @@ std::vector<LoweredArgument> infer_arguments(const std::vector<FunctionPtr> &out
     FindInputs finder;
     // The Params a requirement reads (Pipeline::add_requirement).
     for (const std::vector<Expr> &exprs : also_read)
-        for (const Expr &e : exprs) e.accept(&finder);
+        for (const Expr &e : exprs)
+            e.accept(&finder);
     for (const std::string &name : env.order) {
         const FunctionPtr &f = env.functions.at(name);
         for (int k = 0; k < f->stages(); k++) {

@@ -101,7 +101,8 @@ std::vector<Stmt> requirement_checks(const std::vector<std::vector<Expr>> &requi
                                      const Stmt &body) {
     std::vector<Stmt> checks;
     for (const std::vector<Expr> &r : requirements) {
-        std::vector<Expr> args{r[0], make_zero(Int(32)), Expr(std::string("Requirement Failed: (false) "))};
+        std::vector<Expr> args{r[0], make_zero(Int(32)),
+                               Expr(std::string("Requirement Failed: (false) "))};
         for (size_t i = 1; i < r.size(); i++) {
             if (i > 1) args.push_back(Expr(std::string(" ")));
             args.push_back(r[i]);

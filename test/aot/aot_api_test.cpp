@@ -423,8 +423,9 @@ TEST(Generators, AddRequirementIsCheckedByEveryRun) {
         g->realize({2});
         FAIL() << "expected the requirement to stop the run: step 5";
     } catch (const loom::RuntimeError &e) {
-        EXPECT_NE(std::string(e.what()).find("Requirement Failed: (false) step is 5 ; give 1, 2 or 3"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find("Requirement Failed: (false) step is 5 ; give 1, 2 or 3"),
+            std::string::npos)
             << e.what();
     }
 }

@@ -537,19 +537,21 @@ std::string halide_with_requirements(int p_value, int width) {
     pipeline.add_requirement(im.width() >= 4, "im has", im.width(), "points");
     pipeline.jit_handlers().custom_error = capture_halide_error;
     Halide::Buffer<int> in(width);
-    for (int i = 0; i < width; i++) in(i) = i + 1;
+    for (int i = 0; i < width; i++)
+        in(i) = i + 1;
     p.set(p_value);
     im.set(in);
     halide_error_text.clear();
     Halide::Buffer<int> out(4);
     try {
-        pipeline.realize(out, Halide::get_host_target().without_feature(
-                                  Halide::Target::AVX512_SapphireRapids));
+        pipeline.realize(
+            out, Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids));
     } catch (const Halide::Error &) {
     }
     if (!halide_error_text.empty()) return halide_error_text;
     std::string values;
-    for (int i = 0; i < 4; i++) values += std::to_string(out(i)) + " ";
+    for (int i = 0; i < 4; i++)
+        values += std::to_string(out(i)) + " ";
     return values;
 }
 
@@ -563,13 +565,15 @@ std::string loom_with_requirements(int p_value, int width) {
     pipeline.add_requirement(p > 0, "p must be positive, not", p);
     pipeline.add_requirement(im.width() >= 4, "im has", im.width(), "points");
     loom::Buffer<int> in(width);
-    for (int i = 0; i < width; i++) in(i) = i + 1;
+    for (int i = 0; i < width; i++)
+        in(i) = i + 1;
     p.set(p_value);
     im.set(in);
     try {
         loom::Buffer<int> out = pipeline.realize({4});
         std::string values;
-        for (int i = 0; i < 4; i++) values += std::to_string(out(i)) + " ";
+        for (int i = 0; i < 4; i++)
+            values += std::to_string(out(i)) + " ";
         return values;
     } catch (const loom::RuntimeError &e) {
         return e.what();
@@ -583,7 +587,8 @@ std::string loom_with_requirements(int p_value, int width) {
 TEST(ApiNamesVsHalide, AddRequirementStopsARunWithHalidesMessage) {
     for (auto [p, width] : {std::pair{-3, 8}, std::pair{2, 2}, std::pair{-1, 2}, std::pair{3, 6}}) {
         std::string halide = halide_with_requirements(p, width);
-        while (!halide.empty() && halide.back() == '\n') halide.pop_back();
+        while (!halide.empty() && halide.back() == '\n')
+            halide.pop_back();
         const std::string loom = loom_with_requirements(p, width);
         ASSERT_FALSE(halide.empty());
         EXPECT_NE(loom.find(halide), std::string::npos)
