@@ -214,7 +214,8 @@ private:
         // Estimates change no code; they are written all the same, as hints an
         // auto-scheduler may one day turn into code before lowering.
         const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds,
-                     alignments, storage_alignments, memory_type, memoized, eviction_key, async] =
+                     alignments, storage_alignments, storage_bounds, memory_type, memoized,
+                     eviction_key, async] =
             s;
         u64((uint64_t)memory_type);
         u64(memoized);
@@ -243,6 +244,12 @@ private:
             const auto &[var, alignment] = a;
             str(var);
             expr(alignment);
+        }
+        u64(storage_bounds.size());
+        for (const StorageBound &b : storage_bounds) {
+            const auto &[var, bound] = b;
+            str(var);
+            expr(bound);
         }
     }
 

@@ -303,6 +303,11 @@ public:
     /** Pads the storage of dimension var to a multiple of `alignment` elements, so that the
      * strides of the dimensions stored outside it are multiples of it. */
     Func &align_storage(const Var &var, const Expr &alignment);
+    /** Halide's bound_storage: the storage of dimension var holds `bound` elements, whatever
+     * region bounds inference gives it (a constant bound gives a fixed-size allocation, which
+     * may go on the stack). A run whose region along var is larger stops with an error naming
+     * the Func. The region computed is unchanged. */
+    Func &bound_storage(const Var &var, const Expr &bound);
     /** The region the Func is expected to cover, for auto-schedulers; changes no code. */
     Func &set_estimate(const Var &var, const Expr &min, const Expr &extent);
     Func &estimate(const Var &var, const Expr &min, const Expr &extent) {

@@ -54,6 +54,19 @@ Func &Func::align_storage(const Var &var, const Expr &alignment) {
     return *this;
 }
 
+Func &Func::bound_storage(const Var &var, const Expr &bound) {
+    const int64_t *c = bound.defined() ? Internal::as_const_int(bound) : nullptr;
+    user_assert(!c || *c > 0) << "bound_storage() of Func " << name() << " in " << var.name()
+                              << " needs a positive bound, not " << (c ? *c : 0);
+    check_alignment(*this, func, var, "bound_storage", {bound});
+    for (const Internal::StorageBound &b : func->schedule.storage_bounds)
+        user_assert(b.var != var.name())
+            << "bound_storage of Func " << name() << " in " << var.name()
+            << " is given twice; give it once";
+    func->schedule.storage_bounds.push_back({var.name(), cast(Int(32), bound)});
+    return *this;
+}
+
 namespace {
 
 void check_pure_var(const FunctionPtr &f, const Var &var, const char *directive) {

@@ -176,6 +176,13 @@ struct StorageAlignment {
     Expr alignment;
 };
 
+/** bound_storage: the storage of dimension `var` is `bound` elements, whatever region bounds
+ * inference gives it (a run whose region is larger stops with an error). */
+struct StorageBound {
+    std::string var;
+    Expr bound;
+};
+
 /** fold_storage: dimension `var` of the buffer is stored modulo `extent`. */
 struct StorageFold {
     std::string var;
@@ -194,6 +201,7 @@ struct FuncSchedule {
     std::vector<StorageFold> folds;
     std::vector<BoundAlignment> alignments;
     std::vector<StorageAlignment> storage_alignments;
+    std::vector<StorageBound> storage_bounds;
     MemoryType memory_type = MemoryType::Auto; // store_in
     /** Func::memoize: the computed region is kept between runs (lower/Memoize.h), keyed by the
      * region and every Param and input buffer the Func depends on; eviction_key (optional, an

@@ -220,6 +220,8 @@ std::string schedule_to_cpp(const FunctionPtr &f, const SourceStyle &style) {
     }
     for (const StorageAlignment &a : s.storage_alignments)
         out << name << ".align_storage(" << a.var << ", " << a.alignment << ");\n";
+    for (const StorageBound &b : s.storage_bounds)
+        out << name << ".bound_storage(" << b.var << ", " << b.bound << ");\n";
     for (int k = 0; k < f->stages(); k++) {
         std::string stage = k == 0 ? name : name + ".update(" + std::to_string(k - 1) + ")";
         stage_to_cpp(out, stage, f->stage(k), style);

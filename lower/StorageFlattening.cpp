@@ -220,6 +220,20 @@ private:
                     if (a.var == f->args[d])
                         extent = simplify(((extent + a.alignment - 1) / a.alignment) * a.alignment);
                 }
+                // bound_storage fixes the extent; the region must fit in it.
+                for (const StorageBound &b : f->schedule.storage_bounds) {
+                    if (b.var != f->args[d]) continue;
+                    const std::string message =
+                        "Func " + f->name + " needs more storage in dimension " + b.var +
+                        " than its bound_storage gives it. Give a larger bound, or realize a "
+                        "smaller region.";
+                    body = Block::make(
+                        AssertStmt::make(simplify(extent <= b.bound),
+                                         Call::make(Int(32), "loom_error", {Expr(message)},
+                                                    Call::Extern)),
+                        body);
+                    extent = b.bound;
+                }
                 body =
                     LetStmt::make(buffer + ".extent." + ds, constant_extent_if_known(extent), body);
                 body = LetStmt::make(buffer + ".min." + ds, bounds[d].min, body);

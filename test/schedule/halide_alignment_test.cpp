@@ -1,6 +1,6 @@
-// align_bounds, align_extent and align_storage against Halide 14: the same values whatever the
-// alignment, the widened region where it can be seen (an output's buffer must cover it, in both
-// systems), and the padded storage in Loom's lowered statement.
+// align_bounds, align_extent, align_storage and bound_storage against Halide 14: the same values
+// whatever the alignment, the widened region where it can be seen (an output's buffer must cover
+// it, in both systems), and the padded or bounded storage in Loom's lowered statement.
 
 #include "CompileErrorOf.h"
 #include "HalideScheduleDiff.h"
@@ -133,6 +133,36 @@ TEST(AlignStorage, PadsTheStoredRowsAndKeepsTheValues) {
     EXPECT_NE(stmt.find("allocate g[int32 * 16 *"), std::string::npos) << stmt;
 }
 
+// bound_storage: the storage of g's rows is 64 elements whatever region f asks for; the values
+// are Halide's, the allocation is fixed, and a region wider than the bound stops the run with
+// an error naming g.
+TEST(BoundStorage, AFixedAllocationKeepsTheValuesAndRefusesALargerRegion) {
+    expect_same_output<uint16_t>(
+        SAME_PIPELINE(STENCIL_ALGORITHM g.compute_root().bound_storage(x, 64).bound_storage(y, 40);
+                      return f;),
+        kOddRegions);
+    using namespace loom;
+    Func g("g"), f("f");
+    Var x("x"), y("y");
+    g(x, y) = x + y;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_root().bound_storage(x, 16);
+    const std::string stmt = Pipeline(f).lowered_stmt();
+    EXPECT_NE(stmt.find("allocate g[int32 * 16 *"), std::string::npos) << stmt;
+    Buffer<int> out = f.realize({15, 3});
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 15; i++) ASSERT_EQ(out(i, j), 2 * (i + j) + 1) << i << " " << j;
+    try {
+        f.realize({16, 3}); // g needs 17 columns
+        FAIL() << "expected the bound to stop the run";
+    } catch (const RuntimeError &e) {
+        EXPECT_NE(std::string(e.what()).find("Func g needs more storage in dimension x than its "
+                                             "bound_storage gives it"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Alignment, MisusesAreRefusedByName) {
     using namespace loom;
     Func f("f");
@@ -144,6 +174,10 @@ TEST(Alignment, MisusesAreRefusedByName) {
     EXPECT_NE(thrown([&] { f.align_storage(x, 0); }).find("needs a positive alignment"),
               std::string::npos);
     EXPECT_NE(thrown([&] { f.align_extent(x, 2.5f); }).find("needs integer arguments"),
+              std::string::npos);
+    EXPECT_NE(thrown([&] { f.bound_storage(x, 0); }).find("needs a positive bound, not 0"),
+              std::string::npos);
+    EXPECT_NE(thrown([&] { f.bound_storage(y, 8); }).find("y of Func f: it is not one of its pure"),
               std::string::npos);
 }
 
