@@ -215,8 +215,7 @@ private:
         // auto-scheduler may one day turn into code before lowering.
         const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds,
                      alignments, storage_alignments, storage_bounds, memory_type, memoized,
-                     eviction_key, async] =
-            s;
+                     eviction_key, async] = s;
         u64((uint64_t)memory_type);
         u64(memoized);
         u64(async);

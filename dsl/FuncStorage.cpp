@@ -60,9 +60,8 @@ Func &Func::bound_storage(const Var &var, const Expr &bound) {
                               << " needs a positive bound, not " << (c ? *c : 0);
     check_alignment(*this, func, var, "bound_storage", {bound});
     for (const Internal::StorageBound &b : func->schedule.storage_bounds)
-        user_assert(b.var != var.name())
-            << "bound_storage of Func " << name() << " in " << var.name()
-            << " is given twice; give it once";
+        user_assert(b.var != var.name()) << "bound_storage of Func " << name() << " in "
+                                         << var.name() << " is given twice; give it once";
     func->schedule.storage_bounds.push_back({var.name(), cast(Int(32), bound)});
     return *this;
 }

@@ -227,11 +227,10 @@ private:
                         "Func " + f->name + " needs more storage in dimension " + b.var +
                         " than its bound_storage gives it. Give a larger bound, or realize a "
                         "smaller region.";
-                    body = Block::make(
-                        AssertStmt::make(simplify(extent <= b.bound),
-                                         Call::make(Int(32), "loom_error", {Expr(message)},
-                                                    Call::Extern)),
-                        body);
+                    body = Block::make(AssertStmt::make(simplify(extent <= b.bound),
+                                                        Call::make(Int(32), "loom_error",
+                                                                   {Expr(message)}, Call::Extern)),
+                                       body);
                     extent = b.bound;
                 }
                 body =

@@ -151,7 +151,8 @@ TEST(BoundStorage, AFixedAllocationKeepsTheValuesAndRefusesALargerRegion) {
     EXPECT_NE(stmt.find("allocate g[int32 * 16 *"), std::string::npos) << stmt;
     Buffer<int> out = f.realize({15, 3});
     for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 15; i++) ASSERT_EQ(out(i, j), 2 * (i + j) + 1) << i << " " << j;
+        for (int i = 0; i < 15; i++)
+            ASSERT_EQ(out(i, j), 2 * (i + j) + 1) << i << " " << j;
     try {
         f.realize({16, 3}); // g needs 17 columns
         FAIL() << "expected the bound to stop the run";
