@@ -69,15 +69,17 @@ private:
         stack.pop_back();
     }
     void visit(const ProducerConsumer *op) override {
-        AsyncStorage *storage = nullptr;
-        for (AsyncStorage &a : async_storage)
-            if (op->is_producer && a.func == op->name) storage = &a;
-        if (storage) storage->production_loops.push_back(stack.size());
+        // An index, not a pointer: a Realize inside this production grows async_storage.
+        size_t storage = async_storage.size();
+        for (size_t i = 0; i < async_storage.size(); i++)
+            if (op->is_producer && async_storage[i].func == op->name) storage = i;
+        const bool in_storage = storage < async_storage.size();
+        if (in_storage) async_storage[storage].production_loops.push_back(stack.size());
         const bool level = outermost_levels && op->is_producer;
         if (level) stack.push_back(op->name + ".s0." + Var::outermost().name());
         IRVisitor::visit(op);
         if (level) stack.pop_back();
-        if (storage) storage->production_loops.pop_back();
+        if (in_storage) async_storage[storage].production_loops.pop_back();
     }
     void visit(const Call *op) override {
         IRVisitor::visit(op);

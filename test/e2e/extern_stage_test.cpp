@@ -227,6 +227,29 @@ TEST(ExternStage, UnscheduledAndReadByAnAsyncFuncIsComputedBeforeItsStorage) {
     ASSERT_EQ(box3_calls.size(), 1u);
 }
 
+// As above, with a second async Func whose storage lies inside the first's production and which
+// reads the stage too: the walk that finds the async readers kept a pointer into its list of
+// open async storage across that inner storage, which grew the list (a use after free under
+// AddressSanitizer: the schedule-invariance fuzz test, CI of 2026-12-01).
+TEST(ExternStage, UnscheduledAndReadByNestedAsyncFuncsIsComputedBeforeTheirStorage) {
+    Box3Pipeline p;
+    Func n("n"), m("m"), out("out");
+    n(p.x, p.y) = p.e(p.x, p.y) + 1;
+    m(p.x, p.y) = n(p.x, p.y) * 2;
+    out(p.x, p.y) = m(p.x, p.y) + p.e(p.x, p.y + 1);
+    m.store_root().compute_at(out, Var::outermost()).async();
+    n.compute_at(m, p.y).async();
+    box3_calls.clear();
+    Buffer<int> result = out.realize({W, H});
+    int bad = 0;
+    for (int y = 0; y < H; y++) {
+        for (int x = 0; x < W; x++)
+            bad += result(x, y) != (box3_value(x, y, 4) + 1) * 2 + box3_value(x, y + 1, 4);
+    }
+    EXPECT_EQ(bad, 0);
+    ASSERT_EQ(box3_calls.size(), 1u);
+}
+
 // An input whose loads are traced: the stage reads its buffer itself, untraced, as in Halide 14
 // (the corners describing the buffer were traced as loads, and the buffer then named after the
 // event: fuzz seed 8201 pair 338, an internal error).
