@@ -151,6 +151,12 @@ private:
     const std::set<std::string> &inner;
     const InnerRanges &ranges;
     mutable bool all_exact = true;
+    // How many more min/max splits this condition may take. Each split solves both operands,
+    // so nested mins and maxes (the clamps of a boundary condition under unrolled and
+    // shifted splits) cost twice per level: past the budget a split gives up, which leaves
+    // the iterations it would have found in the loop's guarded part (correct, slower). The
+    // fuzz run of 2026-12-01 met a condition that took minutes (seed 9112, pipeline 115).
+    mutable int splits_left = 256;
 
     /** Where every lane of a <= b - slack. */
     std::optional<IterationRange> at_most(const Expr &a, const Expr &b, int slack) const {
@@ -261,6 +267,8 @@ private:
     std::optional<IterationRange> at_most_over_min_max(const Expr &a, const Expr &b,
                                                        int slack) const {
         if (!a.type().is_int() || a.type().bits() != 32) return std::nullopt;
+        if (splits_left <= 0) return std::nullopt;
+        splits_left--;
         std::vector<std::pair<Expr, int>> terms; // a - b as a sum of signed terms
         terms_of(a, 1, terms);
         terms_of(b, -1, terms);

@@ -394,3 +394,57 @@ TEST(PartitionLoops, UnrolledGuardedVectorsRunWholeInTheSteadyState) {
 }
 
 } // namespace
+
+namespace {
+
+// Schedule-invariance fuzz seed 9112, pipeline 115, schedule 2: mirrored and clamped reads
+// under an unrolled GuardWithIf split, a vectorized dimension and an inline argmin. A condition
+// of the partitioned loop nests a dozen mins and maxes; solving it split on each one twice over
+// and took minutes. The solver now stops splitting past a budget (the loop keeps those
+// iterations guarded). Built unscheduled and scheduled: the outputs must be equal.
+Func seed_9112_pipeline(const Buffer<int> &in, bool scheduled) {
+    Var x("x"), y("y");
+    Func in_bc = BoundaryConditions::mirror_interior(in);
+    RDom r0(0, 3, "r0"), r1(-1, 3, "r1");
+    Func f0("f0"), f1("f1"), f2("f2"), f3("f3");
+    f0(x, y) = cast<int16_t>(in_bc(x, y * 2));
+    f1(x, y) = clamp(cast<uint16_t>(f0(y - 1, y + 1)), cast<uint16_t>(17), cast<uint16_t>(841)) ^
+               cast<uint16_t>(f0(x, y * 2 - 2));
+    f2(x, y) = (Expr(1119995352) | cast<int32_t>(f1(clamp(Expr(1393), 0, 12), y))) ^
+               cast<int32_t>(f1(x, y + 2));
+    f2(r0.x, y) = f2(r0.x, y) + ((cast<int32_t>(f1(r0.x - 1, y + r0.x)) << 8) | Expr(-45));
+    f3(x, y) = clamp(argmin(cast<float>(f2(y, y + r1.x)) /
+                            (abs(cast<float>(f2(x + r1.x, y + r1.x))) + 1.0f))[1] +
+                         cast<float>(f2(x, y)),
+                     -1e9f, 1e9f);
+    if (scheduled) {
+        Var xi("xi1");
+        f2.parallel(y).split(x, x, xi, 7);
+        f2.update(0).reorder(r0.x, y).parallel(r0.x).parallel(y, 8);
+        f2.reorder_storage(y, x);
+        f1.compute_at(f3, x).store_at(f3, Var::outermost()).unroll(x, 2).reorder_storage(y, x);
+        f0.compute_at(f1, x).vectorize(y, 4);
+        f0.split(x, x, xi, 8, TailStrategy::GuardWithIf).unroll(xi, 4).reorder_storage(y, x);
+    }
+    return f3;
+}
+
+} // namespace
+
+TEST(PartitionLoops, ManyNestedMinsAndMaxesStayWithinASplitBudget) {
+    Buffer<int> in(std::vector<int>{19, 19}, "in");
+    in.set_min({-1, 0});
+    for (int y = 0; y < 19; y++)
+        for (int x = -1; x < 18; x++)
+            in(x, y) = (x * 37 + y * 11) % 41 - 20;
+    Buffer<float> results[2];
+    for (int scheduled = 0; scheduled < 2; scheduled++) {
+        Buffer<float> out(std::vector<int>{13, 11}, "out");
+        out.set_min({-2, 1});
+        seed_9112_pipeline(in, scheduled).realize(out);
+        results[scheduled] = out;
+    }
+    for (int y = 1; y < 12; y++)
+        for (int x = -2; x < 11; x++)
+            ASSERT_EQ(results[1](x, y), results[0](x, y)) << x << " " << y;
+}
