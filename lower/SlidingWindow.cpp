@@ -263,6 +263,19 @@ private:
         // regions, the innermost such loop; otherwise the innermost one whose regions may
         // share some (a consumer's ShiftInwards block at the end of a row: sliding there
         // saves little, and would take the place of a slide down the rows around it).
+        // f's region along dimension d in an iteration of `loop`, as the loop variable's
+        // expression ([min, max]), and the previous iteration's max; undefined where the
+        // region depends on something else the iteration defines.
+        struct IterationRegion {
+            Expr min, max, previous_max;
+        };
+        auto region_in_iteration = [&](const Loop &loop, int d) {
+            IterationRegion r{expand_in_iteration(mins[d], loop.name, nullptr),
+                              expand_in_iteration(maxs[d], loop.name, nullptr), Expr()};
+            if (r.min.defined() && r.max.defined())
+                r.previous_max = substitute(loop.name, int_var(loop.name) - 1, r.max);
+            return r;
+        };
         auto slide_over = [&](bool overlap_proven) -> std::pair<size_t, int> {
             for (size_t at = loops.size(); at-- > outermost;) {
                 const Loop &loop = loops[at];
@@ -272,15 +285,13 @@ private:
                 const int d =
                     slidable_dimension(*f, loop, at + 1 < loops.size(), mins, maxs, splits_by_dim);
                 if (d < 0) continue;
-                Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
-                Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
-                if (!emin.defined() || !emax.defined()) continue;
-                Expr previous_max = substitute(loop.name, int_var(loop.name) - 1, emax);
+                const IterationRegion r = region_in_iteration(loop, d);
+                if (!r.previous_max.defined()) continue;
                 // Where consecutive iterations' regions never overlap, there is nothing to
                 // reuse.
-                if (can_prove(emin > previous_max)) continue;
-                if (overlap_proven && !can_prove(emin <= previous_max)) continue;
-                if (pruned_guarded_tail(*splits_by_dim[d], emin, emax)) continue;
+                if (can_prove(r.min > r.previous_max)) continue;
+                if (overlap_proven && !can_prove(r.min <= r.previous_max)) continue;
+                if (pruned_guarded_tail(*splits_by_dim[d], r.min, r.max)) continue;
                 return {at, d};
             }
             return {0, -1};
@@ -290,16 +301,15 @@ private:
         auto apply_slide = [&](size_t at, int d) {
             const Loop &loop = loops[at];
             Expr v = int_var(loop.name);
-            Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
-            Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
-            Expr previous_max = substitute(loop.name, v - 1, emax);
+            const IterationRegion r = region_in_iteration(loop, d);
+            const Expr &emin = r.min, &emax = r.max;
             // The rows past the previous iteration's, but none before this iteration's own
             // region: where consecutive regions leave a gap (a consumer reading row 2 y), the
             // rows in it are read by no iteration, and computing them would overrun a storage
             // fold, which storage folding sized by the regions before the slide (an update
             // would then read a slot a later row of the gap has overwritten).
             const std::vector<RowSplit> &splits = *splits_by_dim[d];
-            Expr new_min = max(previous_max + 1, emin);
+            Expr new_min = max(r.previous_max + 1, emin);
             if (!splits.empty()) {
                 // A RoundUp block starts at the slid min and may end past the storage, which
                 // grows (see widen_for_split_loops; storage folding made room in a fold).
@@ -347,11 +357,8 @@ private:
                 if (loop.for_type != ForType::Serial || !branches_run_a_first_run(loop)) continue;
                 const int d = slidable_dimension(*f, loop, true, mins, maxs, splits_by_dim);
                 if (d < 0 || d == slide_dim || !splits_by_dim[d]->empty()) continue;
-                Expr emin = expand_in_iteration(mins[d], loop.name, nullptr);
-                Expr emax = expand_in_iteration(maxs[d], loop.name, nullptr);
-                if (!emin.defined() || !emax.defined()) continue;
-                Expr previous_max = substitute(loop.name, int_var(loop.name) - 1, emax);
-                if (!can_prove(emin <= previous_max)) continue;
+                const IterationRegion r = region_in_iteration(loop, d);
+                if (!r.previous_max.defined() || !can_prove(r.min <= r.previous_max)) continue;
                 apply_slide(at, d);
                 break;
             }

@@ -117,18 +117,25 @@ TEST(AlignBounds, AnOutputsBufferMustCoverTheAlignedRegion) {
     }
 }
 
+// f(x, y) = g(x, y) + g(x + 1, y) with g(x, y) = x + y, for schedules whose lowered storage
+// is checked.
+struct NeighbourSum {
+    loom::Func g{"g"}, f{"f"};
+    loom::Var x{"x"}, y{"y"};
+    NeighbourSum() {
+        g(x, y) = x + y;
+        f(x, y) = g(x, y) + g(x + 1, y);
+    }
+};
+
 TEST(AlignStorage, PadsTheStoredRowsAndKeepsTheValues) {
     expect_same_output<uint16_t>(
         SAME_PIPELINE(STENCIL_ALGORITHM g.compute_root().align_storage(x, 16); return f;),
         kOddRegions);
-    using namespace loom;
-    Func g("g"), f("f");
-    Var x("x"), y("y");
-    g(x, y) = x + y;
-    f(x, y) = g(x, y) + g(x + 1, y);
-    g.compute_root().bound(x, 0, 11).align_storage(x, 16);
-    f.bound(x, 0, 10);
-    const std::string stmt = Pipeline(f).lowered_stmt();
+    NeighbourSum p;
+    p.g.compute_root().bound(p.x, 0, 11).align_storage(p.x, 16);
+    p.f.bound(p.x, 0, 10);
+    const std::string stmt = loom::Pipeline(p.f).lowered_stmt();
     // 11 columns of g stored in rows of 16.
     EXPECT_NE(stmt.find("allocate g[int32 * 16 *"), std::string::npos) << stmt;
 }
@@ -141,22 +148,18 @@ TEST(BoundStorage, AFixedAllocationKeepsTheValuesAndRefusesALargerRegion) {
         SAME_PIPELINE(STENCIL_ALGORITHM g.compute_root().bound_storage(x, 64).bound_storage(y, 40);
                       return f;),
         kOddRegions);
-    using namespace loom;
-    Func g("g"), f("f");
-    Var x("x"), y("y");
-    g(x, y) = x + y;
-    f(x, y) = g(x, y) + g(x + 1, y);
-    g.compute_root().bound_storage(x, 16);
-    const std::string stmt = Pipeline(f).lowered_stmt();
+    NeighbourSum p;
+    p.g.compute_root().bound_storage(p.x, 16);
+    const std::string stmt = loom::Pipeline(p.f).lowered_stmt();
     EXPECT_NE(stmt.find("allocate g[int32 * 16 *"), std::string::npos) << stmt;
-    Buffer<int> out = f.realize({15, 3});
+    loom::Buffer<int> out = p.f.realize({15, 3});
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 15; i++)
             ASSERT_EQ(out(i, j), 2 * (i + j) + 1) << i << " " << j;
     try {
-        f.realize({16, 3}); // g needs 17 columns
+        p.f.realize({16, 3}); // g needs 17 columns
         FAIL() << "expected the bound to stop the run";
-    } catch (const RuntimeError &e) {
+    } catch (const loom::RuntimeError &e) {
         EXPECT_NE(std::string(e.what()).find("Func g needs more storage in dimension x than its "
                                              "bound_storage gives it"),
                   std::string::npos)
