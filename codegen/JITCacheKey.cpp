@@ -194,7 +194,7 @@ private:
     // LoopLevel keeps its fields private; these accessors read all four (kind, Func, loop,
     // stage).
     void loop_level(const LoopLevel &l) {
-        u64(l.is_root() ? 1 : l.is_inlined() ? 2 : 3);
+        u64(!l.defined() ? 0 : l.is_root() ? 1 : l.is_inlined() ? 2 : 3);
         str(l.func());
         str(l.var());
         u64((uint64_t)(int64_t)l.stage_index());

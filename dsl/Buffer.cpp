@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "dsl/Error.h"
+#include "dsl/Var.h"
 #include "dsl/IRPrinter.h"
 
 namespace loom {
@@ -222,6 +223,7 @@ int64_t BufferContents::offset_of(const int *pos, int count) const {
 }
 
 Expr buffer_call(const std::shared_ptr<BufferContents> &b, std::vector<Expr> args) {
+    expand_placeholder(args, (int)b->dims.size());
     user_assert(args.size() == b->dims.size())
         << "Buffer " << b->name << " has " << b->dims.size() << " dimensions but is called with "
         << args.size() << " arguments. Pass one coordinate per dimension.";

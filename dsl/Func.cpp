@@ -25,13 +25,17 @@ FunctionPtr new_function(const std::string &name) {
 Func::Func() : func(new_function(unique_user_name('f'))) {}
 Func::Func(const std::string &name) : func(new_function(name)) {}
 Func::Func(FunctionPtr f) : func(std::move(f)) {}
-Func::Func(const Expr &e) : Func() { (*this)(std::vector<Expr>{}) = e; }
+Func::Func(const Expr &e) : Func() { (*this)(_) = e; }
 
-FuncRef Func::operator()(std::vector<Expr> args) const { return FuncRef(func, std::move(args)); }
+FuncRef Func::operator()(std::vector<Expr> args) const {
+    const size_t written = args.size();
+    const int placeholder = Internal::expand_placeholder(args, defined() ? dimensions() : -1);
+    const int implicit_count = placeholder < 0 ? 0 : (int)(args.size() + 1 - written);
+    return FuncRef(func, std::move(args), placeholder, implicit_count);
+}
 
 FuncRef Func::operator()(const std::vector<Var> &args) const {
-    std::vector<Expr> exprs(args.begin(), args.end());
-    return FuncRef(func, std::move(exprs));
+    return (*this)(std::vector<Expr>(args.begin(), args.end()));
 }
 
 const std::string &Func::name() const { return func->name; }
@@ -289,20 +293,23 @@ Pipeline Func::pipeline() {
     return *cached_pipeline;
 }
 
-Realization Func::realize(std::vector<int32_t> sizes, const Target &target) {
-    return pipeline().realize(std::move(sizes), target);
+Realization Func::realize(std::vector<int32_t> sizes, const Target &target,
+                          const ParamMap &param_map) {
+    return pipeline().realize(std::move(sizes), target, param_map);
 }
 
-void Func::realize(RealizationArg outputs, const Target &target) {
-    pipeline().realize(std::move(outputs), target);
+void Func::realize(RealizationArg outputs, const Target &target, const ParamMap &param_map) {
+    pipeline().realize(std::move(outputs), target, param_map);
 }
 
-void Func::infer_input_bounds(RealizationArg outputs, const Target &target) {
-    pipeline().infer_input_bounds(std::move(outputs), target);
+void Func::infer_input_bounds(RealizationArg outputs, const Target &target,
+                              const ParamMap &param_map) {
+    pipeline().infer_input_bounds(std::move(outputs), target, param_map);
 }
 
-void Func::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target) {
-    pipeline().infer_input_bounds(sizes, target);
+void Func::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target,
+                              const ParamMap &param_map) {
+    pipeline().infer_input_bounds(sizes, target, param_map);
 }
 
 std::vector<Argument> Func::infer_arguments() const {
@@ -371,16 +378,60 @@ void Func::compile_to_assembly(const std::string &filename, const std::vector<Ar
     pipeline().compile_to_assembly(filename, args, target);
 }
 
+LoopLevel::LoopLevel() : LoopLevel(Kind::Undefined, "", "", -1) {}
+
+LoopLevel::LoopLevel(Kind k, std::string f, std::string v, int s)
+    : contents(std::make_shared<Contents>(Contents{k, std::move(f), std::move(v), s})) {}
+
 LoopLevel::LoopLevel(const Func &f, const VarOrRVar &var, int stage)
     : LoopLevel(Kind::At, f.name(), var.name(), stage) {}
 
 std::string LoopLevel::to_string() const {
-    switch (kind) {
+    switch (contents->kind) {
+    case Kind::Undefined: return "undefined";
     case Kind::Inlined: return "inlined";
     case Kind::Root: return "root";
-    case Kind::At: return func_name + "." + var_name;
+    case Kind::At: return func() + "." + var();
     }
     return "";
+}
+
+void LoopLevel::set(const LoopLevel &other) {
+    user_assert(!contents->locked)
+        << "LoopLevel " << to_string() << " can't be set to " << other.to_string()
+        << ": a pipeline has been compiled with it, and its schedule would not follow. Set it "
+           "before the first realize or compile, or give the Func a new level with compute_at.";
+    const bool was_locked = contents->locked;
+    *contents = *other.contents;
+    contents->locked = was_locked;
+}
+
+LoopLevel &LoopLevel::lock() {
+    user_assert(defined())
+        << "A Func is placed at an undefined LoopLevel (one made with LoopLevel() and never "
+           "set). Use LoopLevel::inlined() or LoopLevel::root(), or set() it before compiling.";
+    contents->locked = true;
+    return *this;
+}
+
+bool LoopLevel::match(const std::string &loop) const {
+    if (contents->kind != Kind::At) return false;
+    const std::string prefix =
+        stage_index() < 0 ? func() + "." : func() + ".s" + std::to_string(stage_index()) + ".";
+    const std::string suffix = "." + var();
+    // As Halide's: the prefix and suffix may share the dot between them ("f.x" is f.x's loop).
+    return loop.compare(0, prefix.size(), prefix) == 0 && loop.size() >= suffix.size() &&
+           loop.compare(loop.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool LoopLevel::match(const LoopLevel &other) const {
+    auto ends_with = [](const std::string &s, const std::string &end) {
+        return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+    };
+    return contents->kind == other.contents->kind && func() == other.func() &&
+           stage_index() == other.stage_index() &&
+           (var() == other.var() || ends_with(var(), "." + other.var()) ||
+            ends_with(other.var(), "." + var()));
 }
 
 }  // namespace loom

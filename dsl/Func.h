@@ -13,6 +13,7 @@
 #include "dsl/ExternFuncArgument.h"
 #include "dsl/Function.h"
 #include "dsl/OutputImageParam.h"
+#include "dsl/ParamMap.h"
 #include "dsl/Realization.h"
 #include "dsl/Stage.h"
 #include "dsl/Target.h"
@@ -29,7 +30,10 @@ class FuncTupleElementRef;
 
 class FuncRef {
 public:
-    FuncRef(Internal::FunctionPtr func, std::vector<Expr> args);
+    /** `placeholder`: where a placeholder `_` stood among the arguments as written (-1 for
+     * none), replaced by `implicit_count` implicit Vars (Func::operator() expands it). */
+    FuncRef(Internal::FunctionPtr func, std::vector<Expr> args, int placeholder = -1,
+            int implicit_count = 0);
     /** A copy refers to the same point (assigning one FuncRef to another defines the Func). */
     FuncRef(const FuncRef &) = default;
 
@@ -71,6 +75,11 @@ public:
 private:
     Internal::FunctionPtr func;
     std::vector<Expr> args;
+    int placeholder = -1, implicit_count = 0;
+    /** The arguments of a definition whose values are `values`: on the left of a pure
+     * definition the placeholder becomes the implicit Vars the values use (Halide's rule);
+     * an implicit Var on the right must be on the left. */
+    std::vector<Expr> args_with_implicit_vars(const std::vector<Expr> &values) const;
     void define(std::vector<Expr> values);
     void define_update(std::vector<Expr> values);
     FuncRef &update_with(const Expr &e, char op);
@@ -121,7 +130,8 @@ public:
     Func();
     explicit Func(const std::string &name);
     explicit Func(Internal::FunctionPtr f);
-    /** A zero-dimensional Func whose value is e (Halide's Func(Expr)). */
+    /** A Func whose value is e, over the implicit Vars e uses (Halide's Func(Expr), defined
+     * as f(_) = e): zero-dimensional where it uses none. */
     explicit Func(const Expr &e);
     /** Halide's Func(Buffer): a Func of its own name defined as f(_0, _1, ...) = im(_0, _1,
      * ...), so that reads of a buffer can be wrapped and scheduled (Func(im).in(g), say). */
@@ -129,9 +139,11 @@ public:
         define_as_buffer(Buffer<>(im));
     }
 
+    /** A reference to the Func at these coordinates; a placeholder `_` among them stands for
+     * the remaining dimensions (see Var::implicit). */
     template<typename... Args>
     FuncRef operator()(const Args &...args) const {
-        return FuncRef(func, {Expr(args)...});
+        return (*this)(std::vector<Expr>{Expr(args)...});
     }
     FuncRef operator()(std::vector<Expr> args) const;
     FuncRef operator()(const std::vector<Var> &args) const;
@@ -358,12 +370,16 @@ public:
     LoopLevel at(const VarOrRVar &var) const { return LoopLevel(name(), var.name(), -1); }
 
     /** Runs the pipeline over [0, sizes[i]) in each dimension and returns the output. */
-    Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());
+    Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target(),
+                        const ParamMap &param_map = ParamMap::empty_map());
     /** Runs the pipeline over the region of the given buffers (their mins may be non-zero). */
-    void realize(RealizationArg outputs, const Target &target = Target());
+    void realize(RealizationArg outputs, const Target &target = Target(),
+                 const ParamMap &param_map = ParamMap::empty_map());
     /** Pipeline(*this).infer_input_bounds: buffers for the unbound ImageParams it reads. */
-    void infer_input_bounds(RealizationArg outputs, const Target &target = Target());
-    void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target());
+    void infer_input_bounds(RealizationArg outputs, const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
+    void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
     /** Pipeline(*this).infer_arguments(). */
     std::vector<Argument> infer_arguments() const;
     /** Compiles now, so that the first realize() does not pay for it. */

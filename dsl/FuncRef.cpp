@@ -123,12 +123,44 @@ Tuple::Tuple(const FuncRef &ref) {
         exprs.push_back(ref[(int)i]);
 }
 
-FuncRef::FuncRef(FunctionPtr func, std::vector<Expr> args)
-    : func(std::move(func)), args(std::move(args)) {
+FuncRef::FuncRef(FunctionPtr func, std::vector<Expr> args, int placeholder, int implicit_count)
+    : func(std::move(func)), args(std::move(args)), placeholder(placeholder),
+      implicit_count(implicit_count) {
     for (size_t i = 0; i < this->args.size(); i++) {
         user_assert(this->args[i].defined()) << "Argument " << i << " of a reference to Func "
                                              << this->func->name << " is an undefined Expr";
     }
+}
+
+std::vector<Expr> FuncRef::args_with_implicit_vars(const std::vector<Expr> &values) const {
+    std::vector<Expr> result = args;
+    const int count = count_implicit_vars(values);
+    if (count == 0) return result;
+    if (func->defined()) {
+        user_assert(implicit_count >= count)
+            << "The update definition of Func " << func->name << " uses the implicit Vars _0 .. _"
+            << count - 1 << ", but the placeholder _ on its left stands for " << implicit_count
+            << " of them. Write the left side with _ where the implicit dimensions are.";
+    } else if (placeholder >= 0) {
+        std::vector<Expr> implicit;
+        for (int i = 0; i < count; i++)
+            implicit.push_back(Var::implicit(i));
+        result.insert(result.begin() + placeholder, implicit.begin(), implicit.end());
+    }
+    for (int i = 0; i < count; i++) {
+        const std::string name = Var::implicit(i).name();
+        bool found = false;
+        for (const Expr &a : result) {
+            const Variable *v = a.as<Variable>();
+            found |= v && !v->param && !v->rdom && v->name == name;
+        }
+        user_assert(found) << "The right-hand side of the definition of Func " << func->name
+                           << " uses the implicit Var " << name
+                           << " (a call with the placeholder _), but its left-hand side has no _ "
+                              "to take it. Write "
+                           << func->name << "(..., _) = ... .";
+    }
+    return result;
 }
 
 FuncRef &FuncRef::operator=(const Expr &value) {
@@ -153,6 +185,7 @@ FuncRef &FuncRef::operator=(const FuncRef &other) {
 
 void FuncRef::define(std::vector<Expr> values) {
     const std::string &name = func->name;
+    args = args_with_implicit_vars(values);
     if (func->defined()) {
         define_update(std::move(values));
         return;
@@ -319,6 +352,7 @@ void FuncRef::define_update(std::vector<Expr> values) {
 
 FuncRef &FuncRef::update_with(const Expr &e, char op) {
     user_assert(e.defined()) << "Update of Func " << func->name << " with an undefined Expr";
+    args = args_with_implicit_vars({e});
     if (!func->defined()) {
         // The implicit pure definition: the identity of the operator, of e's type.
         std::vector<Expr> vars;
@@ -353,6 +387,7 @@ FuncRef &FuncRef::update_with(const Tuple &e, char op) {
         user_assert(e[i].defined())
             << "Update of Func " << func->name << " with an undefined Expr at element " << i;
     }
+    args = args_with_implicit_vars(e.as_vector());
     if (!func->defined()) {
         // The implicit pure definition: the operator's identity of each element's type.
         std::vector<Expr> vars, identities;

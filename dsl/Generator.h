@@ -69,7 +69,7 @@ private:
 Type parse_generator_type(const std::string &param, const std::string &text);
 
 /** A value from the command line, parsed as T (bool, integers, floats, std::string, Target,
- * MachineParams, Type). */
+ * MachineParams, Type, LoopLevel). */
 template <typename T> T parse_generator_value(const std::string &param, const std::string &text) {
     if constexpr (std::is_same<T, bool>::value) {
         user_assert(text == "true" || text == "false")
@@ -93,6 +93,12 @@ template <typename T> T parse_generator_value(const std::string &param, const st
         return MachineParams(text);
     } else if constexpr (std::is_same<T, Type>::value) {
         return parse_generator_type(param, text);
+    } else if constexpr (std::is_same<T, LoopLevel>::value) {
+        // Halide 14's two names: a loop of a Func is given by the code, not the command line.
+        user_assert(text == "root" || text == "inlined")
+            << "GeneratorParam " << param << " is a LoopLevel: pass root or inlined, not \""
+            << text << "\"";
+        return text == "root" ? LoopLevel::root() : LoopLevel::inlined();
     } else {
         static_assert(std::is_same<T, Target>::value, "GeneratorParam of an unsupported type");
         return Target(text);
@@ -132,6 +138,9 @@ public:
     T value() const { return v; }
     void set(const T &value) {
         check_range(value);
+        // A LoopLevel is a handle: the schedules that already hold this parameter's level
+        // move with it, and later ones share the level given (Halide's set).
+        if constexpr (std::is_same<T, LoopLevel>::value) v.set(value);
         v = value;
     }
 
@@ -158,7 +167,8 @@ public:
         for (const auto &kv : enum_names) {
             if (kv.second == v) return kv.first;
         }
-        if constexpr (std::is_same<T, Target>::value || std::is_same<T, MachineParams>::value) {
+        if constexpr (std::is_same<T, Target>::value || std::is_same<T, MachineParams>::value ||
+                      std::is_same<T, LoopLevel>::value) {
             return v.to_string();
         } else if constexpr (std::is_same<T, bool>::value) {
             return v ? "true" : "false";

@@ -119,6 +119,7 @@ Expr ImageParam::Dim::field(const char *name) const {
 
 Expr ImageParam::call(std::vector<Expr> args) const {
     user_assert(contents) << "Call to an undefined ImageParam";
+    Internal::expand_placeholder(args, contents->dimensions);
     user_assert((int)args.size() == contents->dimensions)
         << "ImageParam " << contents->name << " has " << contents->dimensions
         << " dimensions but is called with " << args.size()

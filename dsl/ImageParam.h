@@ -7,6 +7,7 @@
 
 #include "dsl/Buffer.h"
 #include "dsl/Parameter.h"
+#include "dsl/Var.h"
 
 namespace loom {
 
@@ -32,6 +33,9 @@ public:
         return call({Expr(args)...});
     }
     Expr operator()(const std::vector<Expr> &args) const { return call(args); }
+    Expr operator()(const std::vector<Var> &args) const {
+        return call(std::vector<Expr>(args.begin(), args.end()));
+    }
 
     /** The bound buffer's shape, as Exprs read when the pipeline runs (Halide's
      * ImageParam::dim(i).min() etc.). */

@@ -221,6 +221,8 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
     const Target target = pipeline_target(p, requested_target);
     auto start = std::chrono::steady_clock::now();
+    // Before the cache is asked: a cached compile locks the levels as a new one does.
+    lock_loop_levels(find_environment(p.outputs));
     const std::string name = function_name(p.outputs);
     DefinitionKey definition =
         definition_key(p.outputs, name, target, p.options, {}, p.requirements);
@@ -273,10 +275,21 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     return c.args;
 }
 
-loom_buffer_t *bind_input(const LoweredArgument &a) {
+// The buffer an input argument reads: an embedded Buffer's, the ParamMap's for its ImageParam,
+// else the one the ImageParam was set to.
+loom_buffer_t *bind_input(const LoweredArgument &a, const ParamMap &param_map) {
     std::shared_ptr<BufferContents> b = a.buffer;
     if (!b && a.param) {
-        b = a.param->buffer;
+        if (const ParamMap::ParamMapping *m = param_map.find(a.param.get())) {
+            const Buffer<> mapped = m->read_out ? m->read_out() : m->buffer;
+            user_assert(mapped.defined())
+                << "The ParamMap maps ImageParam " << a.name
+                << " to an undefined Buffer. Give it a buffer, or call infer_input_bounds with "
+                   "the map to make one.";
+            b = mapped.contents_ptr();
+        } else {
+            b = a.param->buffer;
+        }
         user_assert(b) << "ImageParam " << a.name << " is not bound to a buffer. Call "
                        << a.name << ".set(buffer) before realizing the pipeline.";
     }
@@ -295,7 +308,7 @@ loom_buffer_t *bind_input(const LoweredArgument &a) {
 
 void Pipeline::compile_jit(const Target &target) { prepare(*contents, target); }
 
-void Pipeline::realize(RealizationArg outputs, const Target &target) {
+void Pipeline::realize(RealizationArg outputs, const Target &target, const ParamMap &param_map) {
     static const bool handler_installed = (loom_set_error_handler(collect_error), true);
     (void)handler_installed;
     const std::vector<LoweredArgument> &arguments = prepare(*contents, target);
@@ -310,12 +323,14 @@ void Pipeline::realize(RealizationArg outputs, const Target &target) {
         << out.size() << " buffers";
     for (const LoweredArgument &a : arguments) {
         switch (a.kind) {
-        case Argument::InputScalar:
-            args.push_back(a.param ? &a.param->scalar_bits : nullptr);
+        case Argument::InputScalar: {
             user_assert(a.param) << "Scalar argument " << a.name << " is not a Param of this pipeline";
+            const ParamMap::ParamMapping *m = param_map.find(a.param.get());
+            args.push_back(const_cast<uint64_t *>(m ? &m->scalar_bits : &a.param->scalar_bits));
             break;
+        }
         case Argument::InputBuffer:
-            args.push_back(bind_input(a));
+            args.push_back(bind_input(a, param_map));
             break;
         case Argument::OutputBuffer: {
             const Buffer<> &b = out[next_output++];
@@ -422,49 +437,65 @@ std::vector<Buffer<>> output_queries(const std::vector<FunctionPtr> &outputs,
 
 } // namespace
 
-void Pipeline::infer_input_bounds(RealizationArg outputs, const Target &target) {
+void Pipeline::infer_input_bounds(RealizationArg outputs, const Target &target,
+                                  const ParamMap &param_map) {
     const std::vector<LoweredArgument> &arguments = prepare(*contents, target);
-    // Each unbound ImageParam gets a buffer without memory: the run writes the region it reads
-    // into it (lower/AddImageChecks) and computes nothing.
-    std::vector<std::shared_ptr<ParameterContents>> queried;
+    // Each ImageParam without a buffer gets a buffer without memory: the run writes the region
+    // it reads into it (lower/AddImageChecks) and computes nothing. The query buffers go in a
+    // map of this run's own; the inferred ones then to the ImageParam, or to the Buffer the
+    // caller's map points it to.
+    ParamMap query_map = param_map;
+    struct Queried {
+        const LoweredArgument *argument;
+        const ParamMap::ParamMapping *caller_mapping;
+        Buffer<> query;
+    };
+    std::vector<Queried> queried;
     for (const LoweredArgument &a : arguments) {
-        if (a.kind != Argument::InputBuffer || a.buffer || !a.param || a.param->buffer) continue;
-        a.param->buffer =
-            BufferContents::bounds_query(a.type, std::vector<int>(a.dimensions, 0), a.name);
-        queried.push_back(a.param);
+        if (a.kind != Argument::InputBuffer || a.buffer || !a.param) continue;
+        const ParamMap::ParamMapping *m = param_map.find(a.param.get());
+        const bool bound = m ? (m->read_out ? m->read_out().defined() : m->buffer.defined())
+                             : a.param->buffer != nullptr;
+        if (bound) continue;
+        Buffer<> query = Buffer<>::from_contents(
+            BufferContents::bounds_query(a.type, std::vector<int>(a.dimensions, 0), a.name));
+        query_map.set(a.param, query);
+        queried.push_back(Queried{&a, m, query});
     }
     if (queried.empty()) return;
-    try {
-        realize(std::move(outputs), target);
-    } catch (...) {
-        for (const auto &p : queried)
-            p->buffer.reset();
-        throw;
-    }
-    for (const auto &p : queried) {
-        const BufferContents &q = *p->buffer;
+    realize(std::move(outputs), target, query_map);
+    for (const Queried &q : queried) {
+        const BufferContents &region = *q.query.contents_ptr();
         std::vector<int> extents;
-        for (const loom_dimension_t &d : q.dims)
+        for (const loom_dimension_t &d : region.dims)
             extents.push_back(d.extent);
-        std::shared_ptr<BufferContents> b = BufferContents::allocate(q.type(), extents, q.name);
-        for (size_t d = 0; d < q.dims.size(); d++)
-            b->dims[d].min = q.dims[d].min;
+        std::shared_ptr<BufferContents> b =
+            BufferContents::allocate(region.type(), extents, region.name);
+        for (size_t d = 0; d < region.dims.size(); d++)
+            b->dims[d].min = region.dims[d].min;
         b->sync_raw();
-        p->buffer = b;
+        if (q.caller_mapping && q.caller_mapping->write_out) {
+            q.caller_mapping->write_out(Buffer<>::from_contents(b));
+        } else {
+            q.argument->param->buffer = b;
+        }
     }
 }
 
-void Pipeline::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target) {
+void Pipeline::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target,
+                                  const ParamMap &param_map) {
     infer_input_bounds(
-        RealizationArg(output_queries(contents->outputs, sizes, "infer_input_bounds")), target);
+        RealizationArg(output_queries(contents->outputs, sizes, "infer_input_bounds")), target,
+        param_map);
 }
 
-Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) {
+Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target,
+                              const ParamMap &param_map) {
     std::vector<Buffer<>> query = output_queries(contents->outputs, sizes, "realize");
     // As Halide's realize: a bounds query first, for a schedule that writes more than the
     // requested region (a split that rounds up); then a run on buffers of the region it writes,
     // and the requested region of those is the result.
-    realize(RealizationArg(query), target);
+    realize(RealizationArg(query), target, param_map);
     std::vector<Buffer<>> whole;
     bool enlarged = false;
     for (const Buffer<> &q : query) {
@@ -479,7 +510,7 @@ Realization Pipeline::realize(std::vector<int32_t> sizes, const Target &target) 
         b.set_min(mins);
         whole.push_back(b);
     }
-    realize(RealizationArg(whole), target);
+    realize(RealizationArg(whole), target, param_map);
     if (!enlarged) return Realization(whole);
     std::vector<Buffer<>> requested;
     for (const Buffer<> &b : whole) requested.push_back(crop_to_sizes(b, sizes));

@@ -12,6 +12,7 @@
 #include "dsl/Argument.h"
 #include "dsl/AutoScheduler.h"
 #include "dsl/Func.h"
+#include "dsl/ParamMap.h"
 #include "dsl/Realization.h"
 #include "dsl/Target.h"
 
@@ -81,14 +82,20 @@ public:
     void set_options(const CompileOptions &options);
     const CompileOptions &options() const;
 
-    Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target());
-    void realize(RealizationArg outputs, const Target &target = Target());
+    Realization realize(std::vector<int32_t> sizes = {}, const Target &target = Target(),
+                        const ParamMap &param_map = ParamMap::empty_map());
+    void realize(RealizationArg outputs, const Target &target = Target(),
+                 const ParamMap &param_map = ParamMap::empty_map());
     /** Halide's infer_input_bounds: binds each ImageParam that has no buffer to a new buffer
      * (zeroed) covering the region the pipeline reads from it to compute `outputs` (or the
      * region [0, sizes[i]) of each output), computing nothing. ImageParams bound already keep
-     * their buffers. */
-    void infer_input_bounds(RealizationArg outputs, const Target &target = Target());
-    void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target());
+     * their buffers. A ParamMap gives the values of some Params and buffers of some
+     * ImageParams for this run alone (an ImageParam mapped to a Buffer pointer gets the inferred
+     * buffer there). */
+    void infer_input_bounds(RealizationArg outputs, const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
+    void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
     /** Halide's infer_arguments: the inputs the pipeline reads, as the arguments of a compiled
      * function would take them: ImageParams by name, then scalar Params by name (Buffers read
      * directly are embedded, not arguments). For compile_to_* without listing them by hand. */

@@ -3,6 +3,7 @@
 // reads them. Nothing here affects what a Func computes, only how.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,11 +40,16 @@ enum class TailStrategy {
 enum class PrefetchBoundStrategy { Clamp, GuardWithIf, NonFaulting };
 
 /** A place in the loop nest: inside no loop (root), fused into each use (inlined), or inside
- * loop `var` of Func `func`. */
+ * loop `var` of Func `func`.
+ *
+ * A handle, as Halide 14's: copies share one place, and set() moves every copy, so that a
+ * schedule may name a LoopLevel (a Generator's LoopLevel parameter, say) whose place is given
+ * later. Lowering locks the levels it reads: after it, set() is refused. A default-constructed
+ * level is undefined until set(); lowering refuses a Func placed at one. */
 class LoopLevel {
 public:
-    /** The default: inlined. */
-    LoopLevel() = default;
+    /** Undefined until set() (Halide's default). */
+    LoopLevel();
     static LoopLevel root() { return LoopLevel(Kind::Root, "", "", -1); }
     static LoopLevel inlined() { return LoopLevel(Kind::Inlined, "", "", -1); }
     LoopLevel(const std::string &func, const std::string &var, int stage = -1)
@@ -52,25 +58,43 @@ public:
      * there (Halide's LoopLevel(f, v)). */
     LoopLevel(const Func &f, const VarOrRVar &var, int stage = -1);
 
-    bool is_root() const { return kind == Kind::Root; }
-    bool is_inlined() const { return kind == Kind::Inlined; }
-    const std::string &func() const { return func_name; }
-    const std::string &var() const { return var_name; }
-    int stage_index() const { return stage; }
+    bool defined() const { return contents->kind != Kind::Undefined; }
+    bool is_root() const { return contents->kind == Kind::Root; }
+    bool is_inlined() const { return contents->kind == Kind::Inlined; }
+    const std::string &func() const { return contents->func_name; }
+    const std::string &var() const { return contents->var_name; }
+    int stage_index() const { return contents->stage; }
     std::string to_string() const;
+
+    /** Makes this level, and every copy of it, the place `other` names. A locked level
+     * refuses (a pipeline lowered with it would not follow). */
+    void set(const LoopLevel &other);
+    /** Lowering's: no set() after it. An undefined level is an error. */
+    LoopLevel &lock();
+    bool locked() const { return contents->locked; }
+    /** Whether `loop` (a lowered loop's name, "f.s0.x.xi") is this level's loop: of its Func
+     * (and stage, if it names one), ending in its Var. */
+    bool match(const std::string &loop) const;
+    /** Whether the two name the same loop, one Var's name possibly ending the other's. */
+    bool match(const LoopLevel &other) const;
+
+    /** The same place (not necessarily the same handle). */
     bool operator==(const LoopLevel &o) const {
-        return kind == o.kind && func_name == o.func_name && var_name == o.var_name &&
-               stage == o.stage;
+        return contents->kind == o.contents->kind && func() == o.func() && var() == o.var() &&
+               stage_index() == o.stage_index();
     }
     bool operator!=(const LoopLevel &o) const { return !(*this == o); }
 
 private:
-    enum class Kind { Inlined, Root, At };
-    LoopLevel(Kind k, std::string f, std::string v, int s)
-        : kind(k), func_name(std::move(f)), var_name(std::move(v)), stage(s) {}
-    Kind kind = Kind::Inlined;
-    std::string func_name, var_name;
-    int stage = -1;
+    enum class Kind { Undefined, Inlined, Root, At };
+    LoopLevel(Kind k, std::string f, std::string v, int s);
+    struct Contents {
+        Kind kind;
+        std::string func_name, var_name;
+        int stage;
+        bool locked = false;
+    };
+    std::shared_ptr<Contents> contents;
 };
 
 /** How compute_with lines up a stage's loop with its parent's where their bounds differ
@@ -190,8 +214,8 @@ struct StorageFold {
 };
 
 struct FuncSchedule {
-    LoopLevel compute_level;  // inlined by default
-    LoopLevel store_level;    // follows compute_level unless set
+    LoopLevel compute_level = LoopLevel::inlined();
+    LoopLevel store_level = LoopLevel::inlined();  // follows compute_level unless set
     std::vector<Bound> bounds;
     /** Hints of the region a Func will be realized over, for auto-schedulers; no effect on
      * the code. */

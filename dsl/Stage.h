@@ -26,6 +26,8 @@ class VarOrRVar {
 public:
     VarOrRVar(const Var &v) : var(v), is_rvar(false) {}
     VarOrRVar(const RVar &r) : rvar(r), is_rvar(true) {}
+    /** Halide's ImplicitVar<n>: the implicit Var _n. */
+    template <int N> VarOrRVar(const ImplicitVar<N> &v) : VarOrRVar(v.to_var()) {}
     VarOrRVar(const std::string &name, bool is_rvar) : var(name), rvar(name), is_rvar(is_rvar) {}
     /** A loop named only (Loom's own directives name the loops they make): no unnamed Var
      * or RVar is made. */

@@ -20,6 +20,7 @@
 #include "dsl/MachineParams.h"
 #include "dsl/MemoryCache.h"
 #include "dsl/Param.h"
+#include "dsl/ParamMap.h"
 #include "dsl/Pipeline.h"
 #include "dsl/RDom.h"
 #include "dsl/Realization.h"

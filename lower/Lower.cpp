@@ -118,6 +118,26 @@ std::vector<Stmt> requirement_checks(const std::vector<std::vector<Expr>> &requi
 
 uint64_t lowerings_run() { return lowerings.load(); }
 
+void lock_loop_levels(const Environment &env) {
+    for (const std::string &name : env.order) {
+        FunctionContents &f = *env.functions.at(name);
+        auto lock = [&](LoopLevel &level, const std::string &what) {
+            user_assert(level.defined())
+                << "Func " << name << " is " << what
+                << " an undefined LoopLevel (made with LoopLevel() and never set). Use "
+                   "LoopLevel::inlined() or LoopLevel::root(), or set() the level before "
+                   "compiling.";
+            level.lock();
+        };
+        lock(f.schedule.compute_level, "computed at");
+        lock(f.schedule.store_level, "stored at");
+        lock(f.init.schedule.fuse_level.level, "computed with its stages at");
+        for (Definition &u : f.updates)
+            lock(u.schedule.fuse_level.level, "computed with its stages at");
+    }
+}
+
+
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
                       const std::vector<Argument> &requested_args, std::ostream &log,
@@ -125,6 +145,7 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     lowerings++;
     LoweringLogger logger(options, log);
     Environment env = find_environment(outputs);
+    lock_loop_levels(env);
     const std::vector<FusedGroup> groups = find_fused_groups(env, outputs);
     warn_unscheduled_updates(env, log);
     LoweredPipeline result;

@@ -35,5 +35,11 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
  * result): the JIT cache's tests check that a hit lowers nothing. */
 uint64_t lowerings_run();
 
+/** Locks every LoopLevel the schedules of `env` name (LoopLevel::lock: no set() after this,
+ * since compiled code would not follow), refusing an undefined one by the Func it places. Run
+ * by lower() and by every compile of a Pipeline, whether or not its code is cached, as Halide
+ * 14 locks them at each compile. */
+void lock_loop_levels(const Environment &env);
+
 }  // namespace Internal
 }  // namespace loom

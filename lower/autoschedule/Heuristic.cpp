@@ -41,8 +41,8 @@ struct Group {
 /** Restores the schedule a Func has when defined: inlined, its stages' loops in definition
  * order, no splits. Bounds and estimates are part of what the user stated about sizes, kept. */
 void reset_schedule(FunctionContents &f) {
-    f.schedule.compute_level = LoopLevel();
-    f.schedule.store_level = LoopLevel();
+    f.schedule.compute_level = LoopLevel::inlined();
+    f.schedule.store_level = LoopLevel::inlined();
     f.schedule.storage_order.clear();
     f.schedule.folds.clear();
     for (int k = 0; k < f.stages(); k++) {

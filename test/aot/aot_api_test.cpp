@@ -431,3 +431,57 @@ TEST(Generators, AddRequirementIsCheckedByEveryRun) {
 }
 
 } // namespace
+
+namespace {
+
+// A GeneratorParam<LoopLevel> places a Func (Halide 14's): set from the command line's names
+// (root, inlined) before generate(), or set in code after schedule() named it, where the
+// schedule follows.
+class PlacedByParamGenerator : public Generator<PlacedByParamGenerator> {
+public:
+    GeneratorParam<LoopLevel> doubled_level{"doubled_level", LoopLevel::inlined()};
+    Input<Buffer<int, 1>> input{"input"};
+    Output<Buffer<int, 1>> output{"output"};
+    void generate() {
+        Var x("x");
+        doubled(x) = input(x) * 2;
+        output(x) = doubled(x) + doubled(x + 1);
+    }
+    void schedule() { doubled.compute_at(doubled_level); }
+    Func doubled{"doubled"};
+};
+LOOM_REGISTER_GENERATOR(PlacedByParamGenerator, aot_api_placed_by_param)
+
+} // namespace
+
+TEST(Generators, ALoopLevelParamPlacesAFunc) {
+    Buffer<int> in(9);
+    for (int i = 0; i < 9; i++)
+        in(i) = i * i;
+    auto run = [&](const std::map<std::string, std::string> &params, bool set_after_schedule) {
+        auto g = Internal::GeneratorRegistry::create("aot_api_placed_by_param");
+        auto &placed = dynamic_cast<PlacedByParamGenerator &>(*g);
+        g->set_generator_params(params);
+        placed.input.set(in);
+        Pipeline pipeline = g->get_pipeline();
+        if (set_after_schedule) placed.doubled_level.set(LoopLevel::root());
+        Buffer<int> out = pipeline.realize({8});
+        for (int i = 0; i < 8; i++)
+            EXPECT_EQ(out(i), 2 * i * i + 2 * (i + 1) * (i + 1)) << i;
+        return pipeline.lowered_stmt().find("produce doubled") != std::string::npos;
+    };
+    EXPECT_FALSE(run({}, false));
+    EXPECT_TRUE(run({{"doubled_level", "root"}}, false));
+    EXPECT_FALSE(run({{"doubled_level", "inlined"}}, false));
+    EXPECT_TRUE(run({}, true));
+    auto g = Internal::GeneratorRegistry::create("aot_api_placed_by_param");
+    try {
+        g->set_generator_params({{"doubled_level", "output.x"}});
+        FAIL() << "expected a loop named on the command line to be refused";
+    } catch (const loom::Error &e) {
+        EXPECT_NE(std::string(e.what()).find("GeneratorParam doubled_level is a LoopLevel: pass "
+                                             "root or inlined, not \"output.x\""),
+                  std::string::npos)
+            << e.what();
+    }
+}

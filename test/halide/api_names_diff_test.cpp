@@ -618,3 +618,227 @@ TEST(ApiNamesVsHalide, AddRequirementRefusesFuncsAndVars) {
         }
     }
 }
+
+namespace {
+
+// A LoopLevel is a handle: g is computed at an undefined level that is set afterwards (the
+// schedule follows), the loop nest and values show where; a set() after the pipeline compiled is
+// refused, and an undefined level at compile time is too. Returns the loop nest, the values and
+// which of the two misuses threw.
+template <typename Func, typename Var, typename LoopLevel, typename Buffer>
+std::string loop_level_set_later() {
+    Var x("x"), y("y");
+    Func g("g"), f("f");
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x, y) + g(x, y + 1);
+    LoopLevel level;
+    g.compute_at(level);
+    LoopLevel at_row(f, y);
+    level.set(at_row);
+    testing::internal::CaptureStderr(); // where both write it
+    f.print_loop_nest();
+    std::string seen = testing::internal::GetCapturedStderr();
+    Buffer out = f.realize({4, 3});
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 4; i++)
+            seen += std::to_string(out(i, j)) + " ";
+    try {
+        level.set(LoopLevel::root());
+        seen += "| set after compiling: accepted";
+    } catch (const std::exception &) {
+        seen += "| set after compiling: refused";
+    }
+    Func h("h");
+    h(x) = g(x, 0);
+    g.compute_at(LoopLevel());
+    try {
+        h.realize({2});
+        seen += "| undefined: accepted";
+    } catch (const std::exception &) {
+        seen += "| undefined: refused";
+    }
+    return seen;
+}
+
+} // namespace
+
+TEST(ApiNamesVsHalide, ALoopLevelSetAfterTheScheduleNamedIt) {
+    const std::string loom_seen =
+        loop_level_set_later<loom::Func, loom::Var, loom::LoopLevel, loom::Buffer<int>>();
+    EXPECT_EQ(loom_seen,
+              (loop_level_set_later<Halide::Func, Halide::Var, Halide::LoopLevel,
+                                    Halide::Buffer<int>>()));
+    // g produced inside f's row loop; f(3, 2) = 3 * 3 + 2 + 3 * 3 + 3.
+    EXPECT_NE(loom_seen.find("for y:\n    produce g:"), std::string::npos) << loom_seen;
+    EXPECT_NE(loom_seen.find(" 23 | set after compiling: refused| undefined: refused"),
+              std::string::npos)
+        << loom_seen;
+}
+
+// LoopLevel::match and the accessors of a locked level, as Halide's read them (Halide inspects
+// a level only once locked). Also a refused set() names what to do.
+TEST(ApiNamesVsHalide, LoopLevelMatchAndDefined) {
+    auto matches = [](auto f, auto x, auto make_level) {
+        using LoopLevel = decltype(make_level(f, x, -1));
+        LoopLevel any_stage = make_level(f, x, -1), update = make_level(f, x, 1);
+        any_stage.lock();
+        update.lock();
+        std::vector<int> seen;
+        for (const char *loop : {"matched.s0.x", "matched.s1.x", "matched.s1.xo.x",
+                                 "matched.s0.xo", "g.s0.x", "matched.x"})
+            seen.push_back(any_stage.match(loop) * 2 + update.match(loop));
+        seen.push_back(any_stage.match(update));
+        seen.push_back(update.match(update));
+        seen.push_back(any_stage.defined());
+        seen.push_back(update.stage_index());
+        return seen;
+    };
+    // (A name no other test gives a Func: Halide renames a Func whose name a compiled one had.)
+    loom::Func lf("matched");
+    loom::Var lx("x");
+    lf(lx) = lx;
+    lf(lx) += 1;
+    Halide::Func hf("matched");
+    Halide::Var hx("x");
+    hf(hx) = hx;
+    hf(hx) += 1;
+    auto loom_level = [](loom::Func f, loom::Var x, int stage) { return loom::LoopLevel(f, x, stage); };
+    auto halide_level = [](Halide::Func f, Halide::Var x, int stage) {
+        return Halide::LoopLevel(f, x, stage);
+    };
+    EXPECT_EQ(matches(lf, lx, loom_level), matches(hf, hx, halide_level));
+}
+
+namespace {
+
+// The placeholder _ and implicit Vars: calls of Funcs, a Buffer and an ImageParam with _, pure
+// definitions whose left side takes the implicit Vars the right side uses, updates through _,
+// Func(Expr) over implicit Vars; the dimensions and argument names each Func gets, the values,
+// and whether a right side with implicit Vars under a left side without _ is refused.
+#define WITH_IMPLICIT_VARS(NS)                                                                     \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        Var x("x"), y("y");                                                                        \
+        Func f("f"), g("g"), h("h"), k("k"), m("m"), bad("bad");                                   \
+        Buffer<int> in(3, 2);                                                                      \
+        for (int j = 0; j < 2; j++)                                                                \
+            for (int i = 0; i < 3; i++)                                                            \
+                in(i, j) = i * 7 - j;                                                              \
+        ImageParam im(Int(32), 2, "im");                                                           \
+        im.set(in);                                                                                \
+        f(x, y) = x * 10 + y;                                                                      \
+        g(_) = f(_) * 3;                                                                           \
+        g(_) += f(_) + 1;                                                                          \
+        h(x, _) = f(x, _) + g(_);                                                                  \
+        k(_) = in(_) * 2 + im(_);                                                                  \
+        m(x, y, _) = f(_) + x - y;                                                                 \
+        Func from_expr(Expr(_0) + Expr(_1) * 2);                                                   \
+        Func by_vars("by_vars");                                                                   \
+        by_vars(x, y) = im(std::vector<Var>{x, y}) - 1;                                            \
+        Buffer<int> vb = by_vars.realize({3, 2});                                                  \
+        std::vector<std::string> seen;                                                             \
+        for (Func *fn : {&g, &h, &k, &m, &from_expr}) {                                            \
+            std::string dims = std::to_string(fn->dimensions()) + ":";                             \
+            for (const Var &a : fn->args())                                                        \
+                dims += " " + a.name();                                                            \
+            seen.push_back(dims);                                                                  \
+        }                                                                                          \
+        Buffer<int> gb = g.realize({3, 2}), kb = k.realize({3, 2}), eb = from_expr.realize({3, 2}); \
+        Buffer<int> hb = h.realize({2, 2, 2}), mb = m.realize({2, 2, 2, 2});                       \
+        std::string values;                                                                        \
+        for (int j = 0; j < 2; j++)                                                                \
+            for (int i = 0; i < 3; i++)                                                            \
+                values += std::to_string(gb(i, j)) + "," + std::to_string(kb(i, j)) + "," +        \
+                          std::to_string(eb(i, j)) + "," + std::to_string(vb(i, j)) + " ";         \
+        for (int c = 0; c < 2; c++)                                                                \
+            for (int j = 0; j < 2; j++)                                                            \
+                for (int i = 0; i < 2; i++)                                                        \
+                    values += std::to_string(hb(i, j, c)) + "," +                                  \
+                              std::to_string(mb(i, j, c, 1)) + " ";                                \
+        seen.push_back(values);                                                                    \
+        try {                                                                                      \
+            bad(x) = f(_);                                                                         \
+            seen.push_back("no placeholder on the left: accepted");                                \
+        } catch (const std::exception &) {                                                         \
+            seen.push_back("no placeholder on the left: refused");                                 \
+        }                                                                                          \
+        return seen;                                                                               \
+    }()
+
+} // namespace
+
+TEST(ApiNamesVsHalide, ThePlaceholderAndImplicitVars) {
+    const std::vector<std::string> loom_seen = WITH_IMPLICIT_VARS(loom);
+    const std::vector<std::string> halide_seen = WITH_IMPLICIT_VARS(Halide);
+    EXPECT_EQ(loom_seen, halide_seen);
+    EXPECT_EQ(loom_seen[1], "3: x _0 _1");
+    EXPECT_EQ(loom_seen[3], "4: x y _0 _1");
+    EXPECT_EQ(loom_seen.back(), "no placeholder on the left: refused");
+    // g(1, 1) = f(1, 1) * 3 + f(1, 1) + 1 = 45; k(1, 1) = 3 * 6; from_expr(1, 1) = 3.
+    // by_vars(1, 1) = im(1, 1) - 1 = 5.
+    EXPECT_NE(loom_seen[5].find("45,18,3,5 "), std::string::npos) << loom_seen[5];
+}
+
+namespace {
+
+// ParamMap: a run with other values of a Param and another buffer of an ImageParam, given in
+// the map, leaves their own values alone; an initializer list of mappings; infer_input_bounds
+// into a Buffer the map points an ImageParam to. Returns the values and the inferred region.
+#define WITH_PARAM_MAPS(NS, TARGET)                                                                \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        const Target target = TARGET;                                                              \
+        Param<int> scale("scale");                                                                 \
+        ImageParam im(Int(32), 1, "im"), sparse(Int(32), 1, "sparse");                             \
+        Var x("x");                                                                                \
+        Func f("f"), g("g");                                                                       \
+        f(x) = im(x) * scale + im(x + 1);                                                          \
+        g(x) = sparse(x * 2 - 3) + 1;                                                              \
+        Buffer<int> a(9), b(9);                                                                    \
+        for (int i = 0; i < 9; i++) {                                                              \
+            a(i) = i;                                                                              \
+            b(i) = 100 - i * i;                                                                    \
+        }                                                                                          \
+        scale.set(2);                                                                              \
+        im.set(a);                                                                                 \
+        std::vector<int> seen;                                                                     \
+        auto append = [&](const Buffer<int> &r) {                                                  \
+            for (int i = 0; i < 8; i++)                                                            \
+                seen.push_back(r(i));                                                              \
+        };                                                                                         \
+        append(f.realize({8}, target));                                                            \
+        ParamMap map;                                                                              \
+        map.set(scale, 3);                                                                         \
+        map.set(im, b);                                                                            \
+        append(f.realize({8}, target, map));                                                       \
+        append(f.realize({8}, target));                                                            \
+        ParamMap listed{{scale, -1}, {im, b}};                                                     \
+        Buffer<int> into(8);                                                                       \
+        f.realize(into, target, listed);                                                           \
+        append(into);                                                                              \
+        seen.push_back(scale.get());                                                               \
+        Buffer<int> inferred;                                                                      \
+        ParamMap pointing{{sparse, &inferred}};                                                    \
+        g.infer_input_bounds({5}, target, pointing);                                               \
+        seen.push_back(inferred.defined());                                                        \
+        seen.push_back(inferred.dim(0).min());                                                     \
+        seen.push_back(inferred.dim(0).extent());                                                  \
+        seen.push_back(sparse.get().defined());                                                    \
+        return seen;                                                                               \
+    }()
+
+} // namespace
+
+TEST(ApiNamesVsHalide, ParamMapsGiveOneRunItsInputs) {
+    const std::vector<int> loom_seen = WITH_PARAM_MAPS(loom, Target());
+    const std::vector<int> halide_seen = WITH_PARAM_MAPS(
+        Halide, Halide::get_host_target().without_feature(Halide::Target::AVX512_SapphireRapids));
+    EXPECT_EQ(loom_seen, halide_seen);
+    // f(0) with a and 2: 0 * 2 + 1; with b and 3: 100 * 3 + 99; g reads sparse over [-3, 5].
+    ASSERT_EQ(loom_seen.size(), 37u);
+    EXPECT_EQ(loom_seen[0], 1);
+    EXPECT_EQ(loom_seen[8], 399);
+    EXPECT_EQ(loom_seen[16], 1);
+    EXPECT_EQ(std::vector<int>(loom_seen.end() - 5, loom_seen.end()),
+              (std::vector<int>{2, 1, -3, 9, 0}));
+}
