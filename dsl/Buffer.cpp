@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "dsl/Error.h"
-#include "dsl/Var.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/Var.h"
 
 namespace loom {
 namespace Internal {

@@ -388,10 +388,12 @@ LoopLevel::LoopLevel(const Func &f, const VarOrRVar &var, int stage)
 
 std::string LoopLevel::to_string() const {
     switch (contents->kind) {
-    case Kind::Undefined: return "undefined";
+    case Kind::Undefined:
+        return "undefined";
     case Kind::Inlined: return "inlined";
     case Kind::Root: return "root";
-    case Kind::At: return func() + "." + var();
+    case Kind::At:
+        return func() + "." + var();
     }
     return "";
 }

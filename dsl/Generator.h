@@ -96,8 +96,8 @@ template <typename T> T parse_generator_value(const std::string &param, const st
     } else if constexpr (std::is_same<T, LoopLevel>::value) {
         // Halide 14's two names: a loop of a Func is given by the code, not the command line.
         user_assert(text == "root" || text == "inlined")
-            << "GeneratorParam " << param << " is a LoopLevel: pass root or inlined, not \""
-            << text << "\"";
+            << "GeneratorParam " << param << " is a LoopLevel: pass root or inlined, not \"" << text
+            << "\"";
         return text == "root" ? LoopLevel::root() : LoopLevel::inlined();
     } else {
         static_assert(std::is_same<T, Target>::value, "GeneratorParam of an unsupported type");

@@ -31,12 +31,14 @@ public:
         std::function<Buffer<>()> read_out;
         std::function<void(const Buffer<> &)> write_out;
 
-        template <typename T> ParamMapping(const Param<T> &p, const T &value) : parameter(p.parameter()) {
+        template <typename T>
+        ParamMapping(const Param<T> &p, const T &value) : parameter(p.parameter()) {
             static_assert(sizeof(T) <= sizeof(scalar_bits), "scalar too wide");
             std::memcpy(&scalar_bits, &value, sizeof(T));
         }
         template <typename T, int D>
-        ParamMapping(const ImageParam &p, const Buffer<T, D> &b) : parameter(p.parameter()), buffer(b) {}
+        ParamMapping(const ImageParam &p, const Buffer<T, D> &b)
+            : parameter(p.parameter()), buffer(b) {}
         /** An image parameter by its contents (Loom's own runs: a bounds query's buffer). */
         ParamMapping(std::shared_ptr<Internal::ParameterContents> p, const Buffer<> &b)
             : parameter(std::move(p)), buffer(b) {}
@@ -85,4 +87,4 @@ private:
     }
 };
 
-}  // namespace loom
+} // namespace loom

@@ -215,7 +215,7 @@ struct StorageFold {
 
 struct FuncSchedule {
     LoopLevel compute_level = LoopLevel::inlined();
-    LoopLevel store_level = LoopLevel::inlined();  // follows compute_level unless set
+    LoopLevel store_level = LoopLevel::inlined(); // follows compute_level unless set
     std::vector<Bound> bounds;
     /** Hints of the region a Func will be realized over, for auto-schedulers; no effect on
      * the code. */

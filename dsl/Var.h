@@ -78,6 +78,6 @@ namespace Internal {
 int expand_placeholder(std::vector<Expr> &args, int dimensions);
 /** One more than the largest implicit Var's index in `exprs` (0 if they use none). */
 int count_implicit_vars(const std::vector<Expr> &exprs);
-}  // namespace Internal
+} // namespace Internal
 
 }  // namespace loom

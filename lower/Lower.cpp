@@ -137,7 +137,6 @@ void lock_loop_levels(const Environment &env) {
     }
 }
 
-
 LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string &name,
                       const Target &target, const CompileOptions &options,
                       const std::vector<Argument> &requested_args, std::ostream &log,

@@ -665,9 +665,8 @@ std::string loop_level_set_later() {
 TEST(ApiNamesVsHalide, ALoopLevelSetAfterTheScheduleNamedIt) {
     const std::string loom_seen =
         loop_level_set_later<loom::Func, loom::Var, loom::LoopLevel, loom::Buffer<int>>();
-    EXPECT_EQ(loom_seen,
-              (loop_level_set_later<Halide::Func, Halide::Var, Halide::LoopLevel,
-                                    Halide::Buffer<int>>()));
+    EXPECT_EQ(loom_seen, (loop_level_set_later<Halide::Func, Halide::Var, Halide::LoopLevel,
+                                               Halide::Buffer<int>>()));
     // g produced inside f's row loop; f(3, 2) = 3 * 3 + 2 + 3 * 3 + 3.
     EXPECT_NE(loom_seen.find("for y:\n    produce g:"), std::string::npos) << loom_seen;
     EXPECT_NE(loom_seen.find(" 23 | set after compiling: refused| undefined: refused"),
@@ -684,8 +683,8 @@ TEST(ApiNamesVsHalide, LoopLevelMatchAndDefined) {
         any_stage.lock();
         update.lock();
         std::vector<int> seen;
-        for (const char *loop : {"matched.s0.x", "matched.s1.x", "matched.s1.xo.x",
-                                 "matched.s0.xo", "g.s0.x", "matched.x"})
+        for (const char *loop : {"matched.s0.x", "matched.s1.x", "matched.s1.xo.x", "matched.s0.xo",
+                                 "g.s0.x", "matched.x"})
             seen.push_back(any_stage.match(loop) * 2 + update.match(loop));
         seen.push_back(any_stage.match(update));
         seen.push_back(update.match(update));
@@ -702,7 +701,9 @@ TEST(ApiNamesVsHalide, LoopLevelMatchAndDefined) {
     Halide::Var hx("x");
     hf(hx) = hx;
     hf(hx) += 1;
-    auto loom_level = [](loom::Func f, loom::Var x, int stage) { return loom::LoopLevel(f, x, stage); };
+    auto loom_level = [](loom::Func f, loom::Var x, int stage) {
+        return loom::LoopLevel(f, x, stage);
+    };
     auto halide_level = [](Halide::Func f, Halide::Var x, int stage) {
         return Halide::LoopLevel(f, x, stage);
     };
@@ -730,20 +731,21 @@ namespace {
         g(_) = f(_) * 3;                                                                           \
         g(_) += f(_) + 1;                                                                          \
         h(x, _) = f(x, _) + g(_);                                                                  \
-        k(_) = in(_) * 2 + im(_);                                                                  \
+        k(_) = in(_)*2 + im(_);                                                                    \
         m(x, y, _) = f(_) + x - y;                                                                 \
         Func from_expr(Expr(_0) + Expr(_1) * 2);                                                   \
         Func by_vars("by_vars");                                                                   \
         by_vars(x, y) = im(std::vector<Var>{x, y}) - 1;                                            \
         Buffer<int> vb = by_vars.realize({3, 2});                                                  \
         std::vector<std::string> seen;                                                             \
-        for (Func *fn : {&g, &h, &k, &m, &from_expr}) {                                            \
+        for (Func * fn : {&g, &h, &k, &m, &from_expr}) {                                           \
             std::string dims = std::to_string(fn->dimensions()) + ":";                             \
             for (const Var &a : fn->args())                                                        \
                 dims += " " + a.name();                                                            \
             seen.push_back(dims);                                                                  \
         }                                                                                          \
-        Buffer<int> gb = g.realize({3, 2}), kb = k.realize({3, 2}), eb = from_expr.realize({3, 2}); \
+        Buffer<int> gb = g.realize({3, 2}), kb = k.realize({3, 2}),                                \
+                    eb = from_expr.realize({3, 2});                                                \
         Buffer<int> hb = h.realize({2, 2, 2}), mb = m.realize({2, 2, 2, 2});                       \
         std::string values;                                                                        \
         for (int j = 0; j < 2; j++)                                                                \
@@ -753,8 +755,8 @@ namespace {
         for (int c = 0; c < 2; c++)                                                                \
             for (int j = 0; j < 2; j++)                                                            \
                 for (int i = 0; i < 2; i++)                                                        \
-                    values += std::to_string(hb(i, j, c)) + "," +                                  \
-                              std::to_string(mb(i, j, c, 1)) + " ";                                \
+                    values +=                                                                      \
+                        std::to_string(hb(i, j, c)) + "," + std::to_string(mb(i, j, c, 1)) + " ";  \
         seen.push_back(values);                                                                    \
         try {                                                                                      \
             bad(x) = f(_);                                                                         \
