@@ -403,9 +403,8 @@ void LoopLevel::set(const LoopLevel &other) {
         << "LoopLevel " << to_string() << " can't be set to " << other.to_string()
         << ": a pipeline has been compiled with it, and its schedule would not follow. Set it "
            "before the first realize or compile, or give the Func a new level with compute_at.";
-    const bool was_locked = contents->locked;
     *contents = *other.contents;
-    contents->locked = was_locked;
+    contents->locked = false; // this level's lock, not other's
 }
 
 LoopLevel &LoopLevel::lock() {

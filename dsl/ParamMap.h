@@ -49,6 +49,8 @@ public:
             read_out = [b] { return b->defined() ? Buffer<>(*b) : Buffer<>(); };
             write_out = [b](const Buffer<> &made) { *b = Buffer<T, D>(made); };
         }
+        /** An image's Buffer, given or pointed to; undefined where the pointed-to one is. */
+        Buffer<> image() const { return read_out ? read_out() : buffer; }
     };
 
     ParamMap() = default;

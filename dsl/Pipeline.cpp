@@ -221,8 +221,11 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     user_assert(!p.outputs.empty()) << "Can't realize a Pipeline with no outputs";
     const Target target = pipeline_target(p, requested_target);
     auto start = std::chrono::steady_clock::now();
-    // Before the cache is asked: a cached compile locks the levels as a new one does.
-    lock_loop_levels(find_environment(p.outputs));
+    // Throws the user's mistakes in the pipeline's structure (an undefined Func), which a
+    // cached entry's definition cannot have. The levels are locked before the cache is asked:
+    // a cached compile locks them as a new one does.
+    const Environment env = find_environment(p.outputs);
+    lock_loop_levels(env);
     const std::string name = function_name(p.outputs);
     DefinitionKey definition =
         definition_key(p.outputs, name, target, p.options, {}, p.requirements);
@@ -234,16 +237,14 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
         if (definition.inputs != c.inputs) {
             // Other Params or Buffers of the same names, types and dimensions: the same code,
             // bound to them.
-            c.args = infer_arguments(p.outputs, find_environment(p.outputs), {}, p.requirements);
+            c.args = infer_arguments(p.outputs, env, {}, p.requirements);
             c.inputs = std::move(definition.inputs);
         }
         p.last_compile_seconds = 0;
         return c.args;
     }
-    // Both throw the user's mistakes in the pipeline's structure (an undefined Func, two
-    // inputs of one name), which a cached entry's definition cannot have.
-    std::vector<LoweredArgument> args =
-        infer_arguments(p.outputs, find_environment(p.outputs), {}, p.requirements);
+    // Throws on two inputs of one name, which a cached entry's definition cannot have.
+    std::vector<LoweredArgument> args = infer_arguments(p.outputs, env, {}, p.requirements);
     LoweredPipeline lowered;
     if (p.options.log_passes || p.options.verify_ir) lowered = lower_pipeline(p, target);
     std::shared_ptr<JITModule> module =
@@ -281,7 +282,7 @@ loom_buffer_t *bind_input(const LoweredArgument &a, const ParamMap &param_map) {
     std::shared_ptr<BufferContents> b = a.buffer;
     if (!b && a.param) {
         if (const ParamMap::ParamMapping *m = param_map.find(a.param.get())) {
-            const Buffer<> mapped = m->read_out ? m->read_out() : m->buffer;
+            const Buffer<> mapped = m->image();
             user_assert(mapped.defined())
                 << "The ParamMap maps ImageParam " << a.name
                 << " to an undefined Buffer. Give it a buffer, or call infer_input_bounds with "
@@ -454,8 +455,7 @@ void Pipeline::infer_input_bounds(RealizationArg outputs, const Target &target,
     for (const LoweredArgument &a : arguments) {
         if (a.kind != Argument::InputBuffer || a.buffer || !a.param) continue;
         const ParamMap::ParamMapping *m = param_map.find(a.param.get());
-        const bool bound = m ? (m->read_out ? m->read_out().defined() : m->buffer.defined())
-                             : a.param->buffer != nullptr;
+        const bool bound = m ? m->image().defined() : a.param->buffer != nullptr;
         if (bound) continue;
         Buffer<> query = Buffer<>::from_contents(
             BufferContents::bounds_query(a.type, std::vector<int>(a.dimensions, 0), a.name));
