@@ -48,6 +48,39 @@ private:
     }
 };
 
+// "f(x, y)": a Func's name with the Vars of its pure definition, for messages.
+std::string pure_definition_signature(const FunctionContents &f) {
+    std::string s = f.name + "(";
+    for (size_t i = 0; i < f.args.size(); i++)
+        s += (i ? ", " : "") + f.args[i];
+    return s + ")";
+}
+
+// The Vars of the pure definition an update implies when it comes first (f(x, r) += ...): as
+// Halide 14, each argument that is a bare Var names the pure Var in its place, so that the
+// update's Vars stand where the pure definition has them; any other argument gets _i (with more
+// underscores where a bare Var of the update already has that name).
+std::vector<Expr> implicit_pure_definition_vars(const std::vector<Expr> &update_args) {
+    std::set<std::string> bare_vars;
+    for (const Expr &a : update_args) {
+        const Variable *v = a.as<Variable>();
+        if (v && !v->param && !v->rdom) bare_vars.insert(v->name);
+    }
+    std::vector<Expr> vars;
+    for (size_t i = 0; i < update_args.size(); i++) {
+        const Variable *v = update_args[i].as<Variable>();
+        if (v && !v->param && !v->rdom) {
+            vars.push_back(Var(v->name));
+            continue;
+        }
+        std::string name = "_" + std::to_string(i);
+        while (bare_vars.count(name))
+            name = "_" + name;
+        vars.push_back(Var(name));
+    }
+    return vars;
+}
+
 // Rewrites the calls to `target` to weak references (FunctionRef): a Func's calls to itself in
 // its own definition, or a wrapper's to the Func that owns it (see weaken_calls_to).
 class WeakenCallsTo : public IRMutator {
@@ -262,11 +295,15 @@ void FuncRef::define_update(std::vector<Expr> values) {
         user_assert(a.type().is_int_or_uint() && a.type().is_scalar())
             << "In " << where << ": argument " << i << " (" << a << ") must be an integer";
         if (a.type() != Int(32)) a = Cast::make(Int(32), a);
+        // As Halide 14: a bare Var on the left is one of the update's pure Vars only where the
+        // pure definition has the same Var; any other Var there is unbound.
         if (const Variable *v = a.as<Variable>(); v && !v->param && !v->rdom) {
-            for (const std::string &p : pure_vars) {
-                user_assert(p != v->name)
-                    << "In " << where << ": Var " << v->name << " appears twice on the left";
-            }
+            user_assert(v->name == func->args[i])
+                << "In " << where << ": argument " << i << " on the left is the Var " << v->name
+                << ", but the pure definition " << pure_definition_signature(*func) << " has "
+                << func->args[i] << " there. The pure Vars of an update must stand where the "
+                << "pure definition has them; to write at other coordinates use an RDom or an "
+                << "expression of the pure Vars.";
             pure_vars.push_back(v->name);
         }
         d.args.push_back(a);
@@ -355,9 +392,7 @@ FuncRef &FuncRef::update_with(const Expr &e, char op) {
     args = args_with_implicit_vars({e});
     if (!func->defined()) {
         // The implicit pure definition: the identity of the operator, of e's type.
-        std::vector<Expr> vars;
-        for (size_t i = 0; i < args.size(); i++)
-            vars.push_back(Var("_" + std::to_string(i)));
+        const std::vector<Expr> vars = implicit_pure_definition_vars(args);
         Expr identity = (op == '+' || op == '-') ? make_zero(e.type()) : make_one(e.type());
         FuncRef(func, vars).define({identity});
     }
@@ -390,9 +425,8 @@ FuncRef &FuncRef::update_with(const Tuple &e, char op) {
     args = args_with_implicit_vars(e.as_vector());
     if (!func->defined()) {
         // The implicit pure definition: the operator's identity of each element's type.
-        std::vector<Expr> vars, identities;
-        for (size_t i = 0; i < args.size(); i++)
-            vars.push_back(Var("_" + std::to_string(i)));
+        const std::vector<Expr> vars = implicit_pure_definition_vars(args);
+        std::vector<Expr> identities;
         for (size_t i = 0; i < e.size(); i++) {
             identities.push_back((op == '+' || op == '-') ? make_zero(e[i].type())
                                                           : make_one(e[i].type()));

@@ -264,6 +264,24 @@ TEST(UserErrors, RDomBoundsUsingAVarOrAFunc) {
 
 }  // namespace
 
+// Halide 14 refuses these too (ApiNamesVsHalide.AnUpdatesPureVarsStandWhereThePureDefinitionHasThem):
+// a Var on the left of an update is a pure Var only in the place the pure definition gives it.
+TEST(UserErrors, UpdateWithAVarWhereThePureDefinitionHasAnother) {
+    Var x("x"), y("y"), z("z");
+    Func swapped_update("swapped_update");
+    swapped_update(x, y) = x + y;
+    EXPECT_THAT(message_of<CompileError>([&] { swapped_update(y, x) += 1; }),
+                AllOf(HasSubstr("swapped_update"), HasSubstr("update definition 0"),
+                      HasSubstr("argument 0"), HasSubstr("Var y"),
+                      HasSubstr("swapped_update(x, y) has x there")));
+    EXPECT_THAT(message_of<CompileError>([&] { swapped_update(x, z) += z; }),
+                AllOf(HasSubstr("argument 1"), HasSubstr("Var z"), HasSubstr("has y there")));
+    // The refused updates left nothing behind: the next one is update 0.
+    EXPECT_NO_THROW(swapped_update(x, y) += 2);
+    Buffer<int> out = swapped_update.realize({2, 2});
+    EXPECT_EQ(out(1, 1), 4);
+}
+
 // Halide 14 refuses these too. Accepted, the update at the region's last point would read a
 // point its earlier stages never computed there.
 TEST(UserErrors, UpdateReadingItsOwnFuncAtAnotherPointOfAPureVar) {

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -843,4 +844,70 @@ TEST(ApiNamesVsHalide, ParamMapsGiveOneRunItsInputs) {
     EXPECT_EQ(loom_seen[16], 1);
     EXPECT_EQ(std::vector<int>(loom_seen.end() - 5, loom_seen.end()),
               (std::vector<int>{2, 1, -3, 9, 0}));
+}
+
+namespace {
+
+// Halide's rule for the Vars on the left of an update: a bare Var is one of its pure Vars only
+// where the pure definition has the same Var. Updates with Vars in other places, with a Var
+// the pure definition lacks, or with a pure Var where an RVar's place is, are refused; those
+// with each pure Var in its place (beside RVars and constants) run; an update that comes first
+// names the pure Vars after its own. Returns, per update, "accepted" or "refused", the Vars of
+// the Func an update defined first, then the values of the accepted updates.
+#define WITH_UPDATE_PURE_VARS(NS)                                                                  \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        Var x("x"), y("y"), z("z");                                                                \
+        RDom r(0, 3, "r");                                                                         \
+        Func swapped("swapped"), foreign("foreign"), rvar_first("rvar_first"), kept("kept");       \
+        std::vector<std::string> seen;                                                             \
+        auto attempt = [&](const char *what, const std::function<void()> &define) {                \
+            try {                                                                                  \
+                define();                                                                          \
+                seen.push_back(std::string(what) + ": accepted");                                  \
+            } catch (const std::exception &) {                                                     \
+                seen.push_back(std::string(what) + ": refused");                                   \
+            }                                                                                      \
+        };                                                                                         \
+        swapped(x, y) = x + y;                                                                     \
+        foreign(x, y) = x + y;                                                                     \
+        rvar_first(x, y) = x + y;                                                                  \
+        kept(x, y) = x * 10 + y;                                                                   \
+        attempt("swapped", [&] { swapped(y, x) += 1; });                                           \
+        attempt("foreign", [&] { foreign(x, z) += z; });                                           \
+        attempt("rvar_first", [&] { rvar_first(r, x) += 1; });                                     \
+        attempt("kept", [&] {                                                                      \
+            kept(x, y) += 100;                                                                     \
+            kept(x, 0) += x;                                                                       \
+            kept(r, y) += kept(r, y) * 2;                                                          \
+        });                                                                                        \
+        Func update_first("update_first");                                                         \
+        update_first(y, x) += x - y;                                                               \
+        std::string names = "update_first:";                                                       \
+        for (const Var &a : update_first.args())                                                   \
+            names += " " + a.name();                                                               \
+        seen.push_back(names);                                                                     \
+        Buffer<int> out = kept.realize({4, 2});                                                    \
+        std::string values;                                                                        \
+        for (int j = 0; j < 2; j++)                                                                \
+            for (int i = 0; i < 4; i++)                                                            \
+                values += std::to_string(out(i, j)) + " ";                                         \
+        seen.push_back(values);                                                                    \
+        return seen;                                                                               \
+    }()
+
+} // namespace
+
+TEST(ApiNamesVsHalide, AnUpdatesPureVarsStandWhereThePureDefinitionHasThem) {
+    const std::vector<std::string> loom_seen = WITH_UPDATE_PURE_VARS(loom);
+    const std::vector<std::string> halide_seen = WITH_UPDATE_PURE_VARS(Halide);
+    EXPECT_EQ(loom_seen, halide_seen);
+    EXPECT_EQ(loom_seen[0], "swapped: refused");
+    EXPECT_EQ(loom_seen[1], "foreign: refused");
+    EXPECT_EQ(loom_seen[2], "rvar_first: refused");
+    EXPECT_EQ(loom_seen[3], "kept: accepted");
+    // An update first implies a pure definition over its own Vars, in their places.
+    EXPECT_EQ(loom_seen[4], "update_first: y x");
+    // kept(1, 0) = (10 + 100 + 1) * 3; kept(3, 0) = 30 + 100 + 3 (past r); kept(3, 1) = 31 + 100.
+    EXPECT_EQ(loom_seen[5], "300 333 366 133 303 333 363 131 ");
 }

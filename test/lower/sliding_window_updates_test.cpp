@@ -106,7 +106,7 @@ TEST(SlidingWindowUpdates, UpdatesOfAnImplicitPureDefinitionSlide) {
     EXPECT_EQ(mismatches(out, expected), 0);
 
     IterationCounter c = count_iterations(f, {W, H}, "f.s0.y");
-    EXPECT_EQ(per_iteration(c, "g.s0._1"), first_then(2, 1, H));
+    EXPECT_EQ(per_iteration(c, "g.s0.y"), first_then(2, 1, H));
     EXPECT_EQ(per_iteration(c, "g.s1.y"), first_then(2, 1, H));
     EXPECT_EQ(per_iteration(c, "g.s2.y"), first_then(2, 1, H));
     EXPECT_EQ(c.total["g.s1.r$x"], 3 * W * (H + 1));
