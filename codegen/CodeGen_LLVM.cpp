@@ -645,6 +645,7 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::likely:
     case Call::promise_clamped:
     case Call::rounded_up:
+    case Call::memoize_tag:
         value = codegen(op->args[0]);
         return;
     case Call::trace:
@@ -671,6 +672,10 @@ void CodeGen::intrinsic(const Call *op) {
         return;
     case Call::atomic_update:
         internal_error << "atomic_update outside the value of a Store";
+        return;
+    case Call::scatter_gather:
+        internal_error << "A scatter/gather bundle reached codegen: each stage's Provide is "
+                          "split into one per element (lower/ScatterGather.h)";
         return;
     case Call::undef:
         internal_error << "undef reached codegen: storage flattening drops the stores that "

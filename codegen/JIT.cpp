@@ -87,6 +87,8 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
     add("loom_buffer_is_bounds_query", &loom_buffer_is_bounds_query);
     add("loom_buffer_bounds_query", &loom_buffer_bounds_query);
     add("loom_error_fold_too_small", &loom_error_fold_too_small);
+    add("loom_debug_to_file", &loom_debug_to_file);
+    add("loom_error_debug_to_file_failed", &loom_error_debug_to_file_failed);
     add("loom_error_bad_buffer", &loom_error_bad_buffer);
     add("loom_cpu_has_features", &loom_cpu_has_features);
     add("loom_cuda_copy_to_device", &loom_cuda_copy_to_device);

@@ -16,8 +16,10 @@ namespace {
 
 // Bump when the meaning of a key's bytes changes (what is written, or in what order).
 constexpr const char *kKeyFormat = "loom-jit-cache-key 2";
-constexpr const char *kDefinitionFormat = "loom-definition 1";
-constexpr const char *kLoweredFormat = "loom-lowered 1";
+// Definition and lowered 2: Call::memoize_tag and scatter_gather joined the intrinsics,
+// renumbering those after them.
+constexpr const char *kDefinitionFormat = "loom-definition 2";
+constexpr const char *kLoweredFormat = "loom-lowered 2";
 
 // Writes a definition. Each structure is taken apart with a structured binding that names all
 // of its fields: a field added to one of them makes the binding fail to compile, so that it
@@ -215,7 +217,8 @@ private:
         // auto-scheduler may one day turn into code before lowering.
         const auto &[compute_level, store_level, bound_list, estimates, storage_order, folds,
                      alignments, storage_alignments, storage_bounds, memory_type, memoized,
-                     eviction_key, async] = s;
+                     eviction_key, async, debug_file] = s;
+        str(debug_file);
         u64((uint64_t)memory_type);
         u64(memoized);
         u64(async);

@@ -199,6 +199,27 @@ std::shared_ptr<BufferContents> BufferContents::wrap(Type type, void *data,
     return b;
 }
 
+std::shared_ptr<BufferContents> BufferContents::view_raw(const loom_buffer_t &buffer,
+                                                         const std::string &name) {
+    user_assert(buffer.dimensions >= 0 && (buffer.dimensions == 0 || buffer.dim))
+        << "Buffer " << name << " views a raw buffer of " << buffer.dimensions
+        << " dimensions without its dim array: give the buffer its shape first";
+    user_assert(!(buffer.flags & loom_buffer_device_dirty))
+        << "Buffer " << name << " views a raw buffer whose device copy is newer than its host "
+        << "memory: copy it to the host (loom_cuda_copy_to_host) first";
+    const Type type = Type::from_runtime(buffer.type);
+    user_assert(!buffer.host || reinterpret_cast<uintptr_t>(buffer.host) % type.bytes() == 0)
+        << "Buffer " << name << " views memory at " << static_cast<const void *>(buffer.host)
+        << ", which is not aligned to its " << type.bytes() << "-byte elements";
+    auto b = std::make_shared<BufferContents>();
+    b->name = name;
+    b->dims.assign(buffer.dim, buffer.dim + buffer.dimensions);
+    b->raw.host = buffer.host;
+    b->raw.type = buffer.type;
+    b->sync_raw();
+    return b;
+}
+
 int64_t BufferContents::offset_of(const int *pos, int count) const {
     // As in Halide, coordinates past the last dimension are allowed where they are 0: the
     // buffer reads as if it had more dimensions of extent 1 (a 0-dimensional result read as

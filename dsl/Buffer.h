@@ -41,6 +41,10 @@ struct BufferContents {
     static std::shared_ptr<BufferContents> wrap(Type type, void *data,
                                                 const std::vector<int> &sizes,
                                                 const std::string &name);
+    /** Views the host memory of a raw buffer the caller owns, with a copy of its shape (null
+     * host: a bounds query's buffer, as bounds_query's). A newer device copy is refused. */
+    static std::shared_ptr<BufferContents> view_raw(const loom_buffer_t &buffer,
+                                                    const std::string &name);
     Type type() const { return Type::from_runtime(raw.type); }
     /** Byte offset of element `pos` from host, checking it lies inside the buffer. */
     int64_t offset_of(const int *pos, int count) const;
@@ -149,7 +153,7 @@ public:
     /** An untyped buffer of a runtime-chosen type. */
     Buffer(Type type, const std::vector<int> &sizes, const std::string &name = "")
         : contents(Internal::BufferContents::allocate(type, sizes, pick_name(name))) {
-        check_type(type);
+        check_type(type, contents->name);
     }
     /** Views memory of a runtime-chosen type that the caller owns (Halide's form). With data
      * null, a buffer without memory: realizing a pipeline into it is a bounds query, which
@@ -157,7 +161,7 @@ public:
     Buffer(Type type, void *data, const std::vector<int> &sizes, const std::string &name = "")
         : contents(data ? Internal::BufferContents::wrap(type, data, sizes, pick_name(name))
                         : Internal::BufferContents::bounds_query(type, sizes, pick_name(name))) {
-        check_type(type);
+        check_type(type, contents->name);
     }
     /** Views memory the caller owns and keeps alive while the Buffer is used. */
     template<typename U = T, typename = std::enable_if_t<!std::is_void<U>::value>>
@@ -172,10 +176,20 @@ public:
                  const_cast<void *>(static_cast<const void *>(&vals)),
                  array_shape<Array[N]>(std::make_index_sequence<std::rank_v<Array> + 1>()), name) {}
 
+    /** Views the memory and shape of a raw buffer (Halide's Buffer(const halide_buffer_t &)):
+     * the host memory is shared (the caller owns it and keeps it alive while this Buffer is
+     * used), the shape copied. The element type must be this Buffer's; a buffer whose device
+     * copy is newer than its host memory is refused (copy it to the host first). */
+    explicit Buffer(const loom_buffer_t &raw, const std::string &name = "")
+        : contents(Internal::BufferContents::view_raw(raw, pick_name(name))) {
+        check_type(contents->type(), contents->name);
+        check_dimensions();
+    }
+
     /** Converts between typed and untyped views of the same memory, checking the type (and
      * the dimension count, where this type fixes it). */
     template <typename U, int D> Buffer(const Buffer<U, D> &other) : contents(other.contents) {
-        if (contents) check_type(contents->type());
+        if (contents) check_type(contents->type(), contents->name);
         check_dimensions();
     }
 
@@ -532,7 +546,7 @@ public:
     static Buffer from_contents(std::shared_ptr<Internal::BufferContents> c) {
         Buffer b;
         b.contents = std::move(c);
-        if (b.contents) check_type(b.contents->type());
+        if (b.contents) check_type(b.contents->type(), b.contents->name);
         return b;
     }
     const std::shared_ptr<Internal::BufferContents> &contents_ptr() const { return contents; }
@@ -610,13 +624,16 @@ private:
                 << " dimensions, but its type says " << Dims << ".";
         }
     }
-    static void check_type(Type t) {
+    /** `name`: the Buffer's, where it has one yet. */
+    static void check_type(Type t, const std::string &name = "") {
         if constexpr (!std::is_void<T>::value) {
             user_assert(t == type_of<T>())
-                << "Can't view a buffer of type " << type_to_string(t) << " as a Buffer of "
-                << type_to_string(type_of<T>()) << ". Use a Buffer of the matching type.";
+                << "Can't view " << (name.empty() ? "a buffer" : "Buffer " + name) << " of type "
+                << type_to_string(t) << " as a Buffer of " << type_to_string(type_of<T>())
+                << ". Use a Buffer of the matching type.";
         }
         (void)t;
+        (void)name;
     }
     Internal::BufferContents *get() const {
         user_assert(contents) << "Use of an undefined Buffer. Construct it with sizes first.";

@@ -285,6 +285,13 @@ public:
      * loom_memoization_cache_set_size bytes (1 MiB unless set), evicting the least recently
      * used region. */
     Func &memoize(const EvictionKey &eviction_key = EvictionKey());
+    /** Halide's debug_to_file: when each realization of this Func ends (for an output, when
+     * the pipeline has computed it), its values are written to `filename`: a TIFF where the
+     * name ends in .tif or .tiff, a MATLAB level 5 array where it ends in .mat, else Halide's
+     * raw format (four int32 extents, an int32 type code, the elements, dimension 0 fastest),
+     * each as Halide 14 writes it. A Func of one value and at most four dimensions; its storage
+     * is never folded. A file that cannot be written stops the run with an error naming it. */
+    Func &debug_to_file(const std::string &filename);
     /** Halide's async: the Func's productions run as a task of their own, at the same time as
      * the work that consumes them, which waits for each production where the serial program
      * would have computed it (so the results are the same bytes). Stored above its compute

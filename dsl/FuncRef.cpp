@@ -48,6 +48,45 @@ private:
     }
 };
 
+// The size of the scatter/gather bundles in a definition (0: none), checking Halide's rules:
+// one size for all of them, none inside another.
+class BundleSize : public IRVisitor {
+public:
+    explicit BundleSize(const std::string &where) : where(where) {}
+    int size = 0;
+
+private:
+    const std::string &where;
+    bool inside = false;
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        if (!op->is_intrinsic(Call::scatter_gather)) {
+            IRVisitor::visit(op);
+            return;
+        }
+        user_assert(!inside) << "In " << where << ": a scatter or gather is inside another ("
+                             << Expr(op) << "). Bundles do not nest; write one bundle of "
+                             << "the combined values.";
+        user_assert(size == 0 || size == (int)op->args.size())
+            << "In " << where << ": scatter and gather bundles of " << size << " and "
+            << op->args.size() << " values (" << Expr(op)
+            << "). Every bundle of a definition has the same number of values, one per store.";
+        size = (int)op->args.size();
+        inside = true;
+        IRVisitor::visit(op);
+        inside = false;
+    }
+};
+
+void check_bundles(const std::string &where, const std::vector<Expr> &args,
+                   const std::vector<Expr> &values) {
+    BundleSize bundles(where);
+    for (const Expr &e : args)
+        e.accept(&bundles);
+    for (const Expr &e : values)
+        e.accept(&bundles);
+}
+
 // "f(x, y)": a Func's name with the Vars of its pure definition, for messages.
 std::string pure_definition_signature(const FunctionContents &f) {
     std::string s = f.name + "(";
@@ -266,6 +305,7 @@ void FuncRef::define(std::vector<Expr> values) {
             << " first, then update it (e.g. " << name << "(x) += ...).";
         types.push_back(v.type());
     }
+    check_bundles("the pure definition of Func " + name, {}, values);
     func->args = arg_names;
     func->output_types = types;
     func->init.args = args;
@@ -326,6 +366,7 @@ void FuncRef::define_update(std::vector<Expr> values) {
                 Call::make(func->output_types[i], name, d.args, Call::Halide, func, (int)i));
         }
     }
+    check_bundles(where, d.args, values);
     // A where() condition of the RDom may use pure Vars too.
     for (const auto &dom : free.rdoms) {
         if (dom->predicate.defined()) dom->predicate.accept(&free);

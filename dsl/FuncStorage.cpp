@@ -129,6 +129,13 @@ Func &Func::memoize(const EvictionKey &eviction_key) {
     return *this;
 }
 
+Func &Func::debug_to_file(const std::string &filename) {
+    user_assert(!filename.empty())
+        << "debug_to_file of Func " << name() << " with an empty file name";
+    func->schedule.debug_file = filename;
+    return *this;
+}
+
 Func &Func::async() {
     func->schedule.async = true;
     return *this;

@@ -253,6 +253,8 @@ const char *Call::intrinsic_name(IntrinsicOp op) {
     case buffer_host: return "buffer_host";
     case prefetch: return "prefetch";
     case promise_clamped: return "promise_clamped";
+    case memoize_tag: return "memoize_tag";
+    case scatter_gather: return "scatter_gather";
     case undef: return "undef";
     case rounded_up: return "rounded_up";
     case trace: return "trace";

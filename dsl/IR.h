@@ -249,6 +249,13 @@ struct Call : ExprNode<Call> {
         prefetch,                 // brings the line holding its argument (a Load) into the cache
         promise_clamped,          // (v, lo, hi): v, which the compiler proved lies in [lo, hi];
                                   // bounds read the range; stripped before code generation
+        memoize_tag,              // (v, tags...): v; a memoized Func's cache key holds the tags
+                                  // (or v itself, alone) instead of the Params v reads
+                                  // (lower/Memoize.h); stripped from the loop nest at once
+        scatter_gather,           // (e0, e1, ...): Halide's scatter and gather, a bundle of
+                                  // values in a definition; its Provide becomes one Provide
+                                  // per element, all values computed before the first store
+                                  // (lower/ScatterGather.h)
         undef,                    // (): Halide's undef, a value never stored: an update's
                                   // becomes the element's own (dsl/Undef.h), a pure
                                   // definition's stores nothing (storage flattening)

@@ -312,6 +312,30 @@ Expr likely_if_innermost(Expr e);
  * inference takes the promise without a check, and a broken promise reads or writes outside
  * the buffers (Halide's unsafe_promise_clamped). */
 Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max);
+/** Halide's scatter and gather: in an update, f(x, scatter(3, 4)) = gather(a, b) stores a at
+ * (x, 3) and b at (x, 4). Each makes a bundle of values (of one type); arithmetic on bundles
+ * applies element by element, so a definition's bundles must all have the same number of
+ * elements and may not nest. The definition stores each element in turn, left to right (a
+ * repeated place keeps the last), after computing every value it stores: f(scatter(3, 5)) =
+ * f(gather(5, 3)) swaps two elements. */
+Expr scatter(const std::vector<Expr> &args);
+Expr gather(const std::vector<Expr> &args);
+template <typename... Rest> Expr scatter(const Expr &first, const Rest &...rest) {
+    return scatter(std::vector<Expr>{first, Expr(rest)...});
+}
+template <typename... Rest> Expr gather(const Expr &first, const Rest &...rest) {
+    return gather(std::vector<Expr>{first, Expr(rest)...});
+}
+/** Halide's memoize_tag: `result`, with the cache key of a memoized Func that reads it (Func::
+ * memoize) holding other values than the Params `result` reads. Alone, the key holds result's
+ * own value (a float Param quantized to an integer keys by the integer); with tags, the key
+ * holds the tags, and nothing `result` reads, so tags that miss a change of its inputs give a
+ * stale region: the caller's promise. The key values are computed once per production, so they
+ * may read Params only (an error names a Var, RVar, Func or image they read). */
+Expr memoize_tag(const Expr &result, const std::vector<Expr> &tags);
+template <typename... Tags> Expr memoize_tag(const Expr &result, const Tags &...tags) {
+    return memoize_tag(result, std::vector<Expr>{Expr(tags)...});
+}
 /** Halide's strict_float: e with its float arithmetic kept as written (IEEE, no reassociation,
  * no contraction into fused multiply-adds). Loom never rewrites float arithmetic that way, so
  * every Expr already is; e is returned unchanged. */

@@ -235,6 +235,9 @@ struct FuncSchedule {
     /** Func::async: the Func's productions run as a task of their own, beside the work that
      * consumes them (lower/AsyncProducers.h). */
     bool async = false;
+    /** Func::debug_to_file: the file each realization's values are written to when it ends
+     * (runtime/loom_debug_to_file.c); empty for none. */
+    std::string debug_file;
 };
 
 }  // namespace Internal

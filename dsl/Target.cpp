@@ -39,6 +39,9 @@ const FeatureName feature_names[] = {
     {Target::D3D12Compute, "d3d12compute"},
     {Target::OpenGLCompute, "openglcompute"},
     {Target::NoRuntime, "no_runtime"},
+    {Target::NoAsserts, "no_asserts"},
+    {Target::JIT, "jit"},
+    {Target::StrictFloat, "strict_float"},
 };
 
 const char *os_name(Target::OS os) {

@@ -59,6 +59,16 @@ struct Target {
          * several pipelines (compile_standalone_runtime writes it). Loom's objects never hold
          * the runtime. */
         NoRuntime,
+        /** Halide's no_asserts: the pipeline checks nothing at run time (lower/StripAsserts.h):
+         * no buffer, bound or allocation check, for slightly tighter code. */
+        NoAsserts,
+        /** Halide's jit: marks a target the JIT compiles for. Loom's JIT needs no mark; the
+         * feature is accepted and changes nothing. */
+        JIT,
+        /** Halide's strict_float: float arithmetic as written. Loom never reassociates or
+         * contracts float arithmetic, so every target is strict already; the feature is
+         * accepted and changes nothing. */
+        StrictFloat,
         FeatureEnd // not a feature: the count of them (Halide's)
     };
 

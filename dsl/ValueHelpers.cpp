@@ -1,11 +1,12 @@
 // Halide 14's helpers for values, built from the core operators: mux and tuple_select,
 // saturating_cast, division and remainder rounding to zero, and the compiler hints
-// likely_if_innermost and unsafe_promise_clamped.
+// likely_if_innermost and unsafe_promise_clamped, memoize_tag, scatter and gather.
 #include <cmath>
 
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/IRVisitor.h"
 
 namespace loom {
 
@@ -14,6 +15,26 @@ namespace {
 void check_defined(const Expr &e, const char *what) {
     user_assert(e.defined()) << "Argument of " << what << " is an undefined Expr";
 }
+
+// The first Var, RVar, Func call or image read in an expression: what a memoization key value
+// may not read (it is computed once per production, outside the Func's loops).
+class FirstNonParam : public Internal::IRVisitor {
+public:
+    std::string found;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Internal::Variable *op) override {
+        if (found.empty() && !op->param) found = (op->rdom ? "the RVar " : "the Var ") + op->name;
+    }
+    void visit(const Internal::Call *op) override {
+        if (found.empty() &&
+            (op->call_type == Internal::Call::Halide || op->call_type == Internal::Call::Image))
+            found =
+                (op->call_type == Internal::Call::Image ? "the image " : "the Func ") + op->name;
+        IRVisitor::visit(op);
+    }
+};
 
 } // namespace
 
@@ -171,6 +192,42 @@ Expr unsafe_promise_clamped(const Expr &value, const Expr &min, const Expr &max)
     Expr hi = max.defined() ? cast(value.type(), max) : Internal::type_max(value.type());
     return Internal::Call::make_intrinsic(value.type(), Internal::Call::promise_clamped,
                                           {value, lo, hi});
+}
+
+namespace {
+
+Expr scatter_gather(const std::vector<Expr> &args, const char *what) {
+    user_assert(!args.empty()) << what << "() needs at least one value";
+    for (const Expr &a : args) {
+        check_defined(a, what);
+        user_assert(a.type() == args[0].type())
+            << what << "(" << args[0] << ", ...): its values have one type, but " << a << " is "
+            << a.type() << " where the first is " << args[0].type() << ". Cast them to one type.";
+    }
+    return Internal::Call::make_intrinsic(args[0].type(), Internal::Call::scatter_gather, args);
+}
+
+} // namespace
+
+Expr scatter(const std::vector<Expr> &args) { return scatter_gather(args, "scatter"); }
+Expr gather(const std::vector<Expr> &args) { return scatter_gather(args, "gather"); }
+
+Expr memoize_tag(const Expr &result, const std::vector<Expr> &tags) {
+    check_defined(result, "memoize_tag");
+    std::vector<Expr> args{result};
+    for (const Expr &t : tags) {
+        check_defined(t, "memoize_tag");
+        args.push_back(t);
+    }
+    for (size_t i = tags.empty() ? 0 : 1; i < args.size(); i++) {
+        FirstNonParam reads;
+        args[i].accept(&reads);
+        user_assert(reads.found.empty())
+            << "memoize_tag: the cache key value " << args[i] << " reads " << reads.found
+            << ". A memoized Func's key is computed once per production, before its loops, so "
+               "its values may read Params only; tag with Params or expressions of them.";
+    }
+    return Internal::Call::make_intrinsic(result.type(), Internal::Call::memoize_tag, args);
 }
 
 } // namespace loom

@@ -410,10 +410,17 @@ private:
     }
 
     void visit(const Call *op) override {
-        if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::rounded_up)) {
+        if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::rounded_up) ||
+            op->is_intrinsic(Call::memoize_tag)) {
             // A rounded-up point is computed, and read where it is: as it is (bounds inference
             // narrows it for the regions of producers, lower/BoundsInference.cpp).
             result = bounds(op->args[0]);
+        } else if (op->is_intrinsic(Call::scatter_gather)) {
+            // Any of the bundle's values: the union of their bounds.
+            Interval u = bounds(op->args[0]);
+            for (size_t i = 1; i < op->args.size(); i++)
+                u = interval_union(u, bounds(op->args[i]));
+            result = u;
         } else if (op->is_intrinsic(Call::promise_clamped)) {
             // The value's own bounds, narrowed by the promise: where they are taken over a
             // loop, the value's terms vary together (a tail's start and its count), which

@@ -105,7 +105,7 @@ public:
         }
         if (const Call *c = e.as<Call>()) {
             if (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::promise_clamped) ||
-                c->is_intrinsic(Call::rounded_up)) {
+                c->is_intrinsic(Call::rounded_up) || c->is_intrinsic(Call::memoize_tag)) {
                 return of(c->args[0]);
             }
             if (c->is_intrinsic(Call::bitwise_and)) {

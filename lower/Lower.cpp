@@ -26,6 +26,7 @@
 #include "lower/SlidingWindow.h"
 #include "lower/StorageFlattening.h"
 #include "lower/StorageFolding.h"
+#include "lower/StripAsserts.h"
 #include "lower/StripPromises.h"
 #include "lower/UnrollLoops.h"
 #include "lower/ValidateGPULoops.h"
@@ -53,8 +54,10 @@ public:
         Stmt output = pass(input);
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         // Loop bounds are bound only once bounds inference has run.
-        const bool before_bounds =
-            std::string(name) == "schedule functions" || std::string(name) == "inject tracing";
+        const std::string pass_name = name;
+        const bool before_bounds = pass_name == "schedule functions" ||
+                                   pass_name == "strip memoize tags" ||
+                                   pass_name == "inject tracing";
         if ((options.verify_ir || kDebugBuild) && !before_bounds) {
             verify_ir(output, name);
         }
@@ -154,6 +157,7 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
 
     Stmt s;
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env, groups); });
+    s = logger.run("strip memoize tags", s, [&](const Stmt &in) { return strip_memoize_tags(in); });
     // The requirements come first; the checks of the images, added later, go before them
     // (as Halide 14 orders the two).
     if (!requirements.empty()) s = Block::make(requirement_checks(requirements, s));
@@ -224,6 +228,8 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // On the final loop nest: the kernels code generation extracts are these loops.
     validate_gpu_loops(s, target);
     s = logger.run("inject device copies", s, [&](const Stmt &in) { return inject_device_copies(in); });
+    if (target.has_feature(Target::NoAsserts))
+        s = logger.run("strip asserts", s, [&](const Stmt &in) { return strip_asserts(in); });
     result.body = s;
     return result;
 }

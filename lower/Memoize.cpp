@@ -23,6 +23,7 @@ class FindInputs : public IRVisitor {
 public:
     std::map<std::string, Expr> params; // by name: the Variable
     std::map<std::string, int> images;  // name -> dimensions
+    std::vector<Expr> tags;             // memoize_tag's key values, in the order met
 
 private:
     using IRVisitor::visit;
@@ -30,6 +31,16 @@ private:
         if (op->param && !op->param->is_buffer) params.emplace(op->name, Expr(op));
     }
     void visit(const Call *op) override {
+        if (op->is_intrinsic(Call::memoize_tag)) {
+            // Halide's rule: the key holds the tags instead of what the value reads, or the
+            // value itself where it has no tags.
+            if (op->args.size() == 1) {
+                tags.push_back(op->args[0]);
+            } else {
+                tags.insert(tags.end(), op->args.begin() + 1, op->args.end());
+            }
+            return;
+        }
         if (op->call_type == Call::Image) images.emplace(op->name, (int)op->args.size());
         IRVisitor::visit(op);
     }
@@ -105,6 +116,7 @@ private:
                 key.push_back(int_var(image + ".stride." + ds));
             }
         }
+        key.insert(key.end(), inputs.tags.begin(), inputs.tags.end());
         Expr hit;
         std::vector<Stmt> stores;
         for (int i = 0; i < f->outputs(); i++) {

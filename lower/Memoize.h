@@ -13,8 +13,9 @@ namespace Internal {
  *   if (!memoize_lookup(f, buffer, bytes, key...)) { produce f {...}; memoize_store(...) }
  * where the key holds a hash of the production (so that two pipelines' Funcs of one name
  * differ), the region (its mins and extents), and every Param and input buffer (address and
- * shape) the Func depends on, through its producers. A memoized Func must be computed at the
- * root, not be an output and not have folded storage (errors name it). */
+ * shape) the Func depends on, through its producers, except those read only inside memoize_tag,
+ * whose key values (its tags, or its value where it has none) stand for them. A memoized Func must
+ * be computed at the root, not be an output and not have folded storage (errors name it). */
 Stmt inject_memoization(const Stmt &s, const Environment &env,
                         const std::vector<FunctionPtr> &outputs);
 

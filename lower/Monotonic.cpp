@@ -142,7 +142,7 @@ private:
 
     void visit(const Call *op) override {
         if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::promise_clamped) ||
-            op->is_intrinsic(Call::rounded_up)) {
+            op->is_intrinsic(Call::rounded_up) || op->is_intrinsic(Call::memoize_tag)) {
             result = of(op->args[0]);
         } else if (op->is_pure()) {
             result = constant_if_all(op->args);

@@ -58,7 +58,7 @@ private:
     void visit(const Realize *op) override {
         const bool async =
             env && env->functions.count(op->name) && env->functions.at(op->name)->schedule.async;
-        if (async) async_storage.push_back(AsyncStorage{op->name, stack.size()});
+        if (async) async_storage.push_back(AsyncStorage{op->name, stack.size(), {}});
         IRVisitor::visit(op);
         if (async) async_storage.pop_back();
     }

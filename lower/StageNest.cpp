@@ -11,6 +11,7 @@
 #include "dsl/RDom.h"
 #include "lower/Bounds.h"
 #include "lower/GuardedSplitTails.h"
+#include "lower/ScatterGather.h"
 #include "lower/Simplify.h"
 
 namespace loom {
@@ -231,10 +232,18 @@ Stmt build_stage_definition(const FunctionPtr &f, int k, const Definition &def,
         args.push_back(substitute(rename, inliner.mutate(a)));
     // An atomic stage's value is stored by a compare-and-swap loop (codegen, Store).
     if (sched.atomic) {
+        std::vector<Expr> stored = values;
+        stored.insert(stored.end(), args.begin(), args.end());
+        for (const Expr &e : stored) {
+            user_assert(!has_bundle(e))
+                << "Func " << f->name << " is atomic in definition " << k
+                << ", which stores with scatter/gather: each store of the bundle would need "
+                   "its own compare-and-swap of values read before any. Drop atomic() there.";
+        }
         for (Expr &v : values)
             v = Call::make_intrinsic(v.type(), Call::atomic_update, {v}, Call::Intrinsic);
     }
-    Stmt body = Provide::make(f->name, values, args);
+    Stmt body = provide_scattered(f->name, values, args, prefix + "scattered.");
     if (def.predicate.defined()) {
         body = IfThenElse::make(likely(substitute(rename, inliner.mutate(def.predicate))), body);
     }

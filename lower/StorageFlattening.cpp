@@ -14,11 +14,57 @@ namespace loom {
 namespace Internal {
 namespace {
 
+// Func::debug_to_file's type code (runtime/loom_debug_to_file.c), Halide 14's.
+int debug_type_code(const FunctionContents &f, Type t) {
+    const Type codes[] = {Float(32), Float(64), UInt(8), Int(8),   UInt(16),
+                          Int(16),   UInt(32),  Int(32), UInt(64), Int(64)};
+    if (t == Bool()) return 2;
+    for (int i = 0; i < 10; i++) {
+        if (t == codes[i]) return i;
+    }
+    user_error << "debug_to_file of Func " << f.name << ", of type " << t
+               << ": the files hold floats and integers of 8 to 64 bits. Dump a Func that casts "
+                  "it to one of them.";
+    return -1;
+}
+
+// After a realization of f ends: its buffer (the element at the mins, with the given mins,
+// extents and strides) written to f's debug file; a failure stops the run naming the file.
+Stmt debug_dump(const FunctionContents &f, const std::string &buffer, Type t, int dimensions) {
+    user_assert(f.outputs() == 1)
+        << "debug_to_file of Func " << f.name << ", which has a Tuple of " << f.outputs()
+        << " values: a dump holds one value per point (as Halide 14's). Dump a Func of each "
+           "element instead.";
+    user_assert(dimensions <= 4) << "debug_to_file of Func " << f.name << ", which has "
+                                 << dimensions << " dimensions: the files hold at most four.";
+    user_assert(f.schedule.folds.empty())
+        << "debug_to_file of Func " << f.name << ", whose storage is folded (fold_storage): "
+        << "its buffer never holds the whole region. Drop the fold_storage.";
+    std::vector<Expr> shape{StringImm::make(buffer), make_zero(t), Expr(0), Expr(0)};
+    for (int d = 0; d < dimensions; d++) {
+        const std::string ds = std::to_string(d);
+        shape.push_back(int_var(buffer + ".min." + ds));
+        shape.push_back(int_var(buffer + ".extent." + ds));
+        shape.push_back(int_var(buffer + ".stride." + ds));
+    }
+    const std::string result = f.name + ".debug_to_file_result";
+    Expr call = Call::make(Int(32), "loom_debug_to_file",
+                           {StringImm::make(f.schedule.debug_file), Expr(debug_type_code(f, t)),
+                            Call::make_intrinsic(Handle(), Call::make_buffer, shape)},
+                           Call::Extern);
+    Expr failed = Call::make(
+        Int(32), "loom_error_debug_to_file_failed",
+        {StringImm::make(f.name), StringImm::make(f.schedule.debug_file), int_var(result)},
+        Call::Extern);
+    return LetStmt::make(result, call, AssertStmt::make(int_var(result) == 0, failed));
+}
+
 class StorageFlattening : public LetTrackingMutator {
 public:
     StorageFlattening(const std::vector<LoweredArgument> &args, const Environment &env)
         : env(env) {
         for (const LoweredArgument &a : args) {
+            if (a.kind == Argument::OutputBuffer && a.output) output_arguments[a.name] = &a;
             if (a.kind == Argument::InputScalar) continue;
             external.insert(a.name);
             constrained_strides[a.name] = {};
@@ -31,6 +77,7 @@ public:
 private:
     const Environment &env;
     std::set<std::string> external;
+    std::map<std::string, const LoweredArgument *> output_arguments; // by buffer name
     // The strides of the arguments' buffers where a constraint fixes them (undefined where
     // not): an argument is indexed with its constraint (checked at entry), so that a constant
     // stride (1 in dimension 0 by default) makes dense or strided vector accesses.
@@ -40,6 +87,18 @@ private:
     // How many loops enclose the statement being visited: a Func computed inside a loop often
     // covers a region of constant size (a tile) that its bounds write through the lets.
     int loop_depth = 0;
+
+    // Outputs have no realization: each is dumped after its production (a bounds query never
+    // reaches it).
+    Stmt visit(const ProducerConsumer *op) override {
+        Stmt s = IRMutator::visit(op);
+        if (!op->is_producer) return s;
+        for (const auto &[buffer, a] : output_arguments) {
+            if (a->output->name == op->name && !a->output->schedule.debug_file.empty())
+                s = Block::make(s, debug_dump(*a->output, buffer, a->type, a->dimensions));
+        }
+        return s;
+    }
 
     Stmt visit(const For *op) override {
         loop_depth++;
@@ -191,6 +250,8 @@ private:
             for (size_t d = 0; d < op->bounds.size(); d++) {
                 extents.push_back(int_var(buffer + ".extent." + std::to_string(d)));
             }
+            if (!f->schedule.debug_file.empty())
+                body = Block::make(body, debug_dump(*f, buffer, op->types[i], (int)extents.size()));
             body = Block::make(body, Free::make(buffer));
             body = Allocate::make(buffer, op->types[i], extents, body, f->schedule.memory_type);
             // Dense layout in storage order (reorder_storage; dimension 0 innermost by default):

@@ -177,9 +177,10 @@ private:
                                            const Stmt &body) {
         std::map<size_t, int64_t> factors;
         // An async Func's producer runs ahead of its consumer (lower/AsyncProducers.h): a fold
-        // would let it overwrite rows not yet read.
+        // would let it overwrite rows not yet read. A Func written to a file by debug_to_file
+        // keeps its whole region for the dump at its end.
         if (!f.schedule.folds.empty() || f.args.empty() || passed_whole.count(f.name) ||
-            f.schedule.async)
+            f.schedule.async || !f.schedule.debug_file.empty())
             return factors;
         FindAccesses where(f.name);
         body.accept(&where);

@@ -1,4 +1,5 @@
-// Drops the promises that only bounds inference and the image checks read.
+// Drops the promises that only bounds inference and the image checks read, and the tags only
+// memoization reads.
 #pragma once
 
 #include "dsl/IR.h"
@@ -11,6 +12,11 @@ namespace Internal {
  * after them it would only hide v from the simplifier and code generation, which see through
  * arithmetic but not through calls. */
 Stmt strip_promises(const Stmt &s);
+
+/** `s` with each memoize_tag(value, tags...) replaced by value. Memoization reads the tags from
+ * the Funcs' definitions (lower/Memoize.h), never from the loop nest, where a tag would hide
+ * the value from every pass. */
+Stmt strip_memoize_tags(const Stmt &s);
 
 } // namespace Internal
 } // namespace loom

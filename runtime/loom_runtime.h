@@ -190,6 +190,14 @@ int64_t loom_memoization_cache_entries(void);
 int32_t loom_error_extern_stage_failed(void *user_context, const char *function, int32_t result);
 int32_t loom_error_extern_bounds_query_failed(void *user_context, const char *function,
                                               int32_t result);
+/* Func::debug_to_file (runtime/loom_debug_to_file.c): writes the buffer's elements to the file,
+ * in TIFF (.tif, .tiff), MATLAB (.mat) or Halide's raw format (any other name) as Halide 14
+ * does; type_code: float, double, uint8 (and bool), int8, uint16, int16, uint32, int32, uint64,
+ * int64 as 0 ... 9. Returns 0, or a nonzero code for loom_error_debug_to_file_failed. */
+int32_t loom_debug_to_file(void *user_context, const char *filename, int32_t type_code,
+                           loom_buffer_t *buffer);
+int32_t loom_error_debug_to_file_failed(void *user_context, const char *func_name,
+                                        const char *filename, int32_t code);
 int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
                                   int32_t fold, int32_t window);
 

@@ -15,6 +15,7 @@
 namespace {
 
 using namespace loom;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 int occurrences(const std::string &text, const std::string &piece) {
@@ -59,6 +60,81 @@ TEST(HalideNames, BuffersTakeANameAfterTheirSizesAndNameTheirEdges) {
 TEST(HalideNames, PointersAreHandles) {
     EXPECT_EQ(type_of<void *>(), Handle());
     EXPECT_EQ(type_of<const char *const **>(), Handle());
+}
+
+// Halide's no_asserts: the run checks nothing, so an input smaller than the region read is read
+// past its end (here into the rest of the buffer it was cropped from). jit and strict_float
+// are accepted and change nothing: Loom's JIT needs no mark, and its floats are strict always.
+TEST(HalideNames, NoAssertsDropsTheRunTimeChecksAndJITAndStrictFloatChangeNothing) {
+    Buffer<int> whole(16);
+    for (int i = 0; i < 16; i++)
+        whole(i) = i * 3 - 5;
+    ImageParam in(Int(32), 1, "in_unchecked");
+    in.set(whole.cropped(0, 0, 4));
+    Var x("x");
+    Func f("reads_eight");
+    f(x) = in(x)*2;
+    EXPECT_THAT(error_of([&] { f.realize({8}); }), HasSubstr("in_unchecked"));
+    const Target unchecked = get_host_target().with_feature(Target::NoAsserts);
+    Buffer<int> out = f.realize({8}, unchecked);
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(out(i), whole(i) * 2) << "at " << i;
+
+    const Target marked("host-jit-strict_float");
+    EXPECT_TRUE(marked.has_feature(Target::JIT) && marked.has_feature(Target::StrictFloat));
+    EXPECT_EQ(Target(unchecked.to_string()), unchecked);
+    EXPECT_EQ(Target(marked.to_string()), marked);
+    Func g("float_chain");
+    g(x) = (cast<float>(x) * 0.1f + 0.7f) / 3.0f - cast<float>(x) * cast<float>(x) * 1e-3f;
+    Buffer<float> plain = g.realize({64}), with_marks = g.realize({64}, marked);
+    for (int i = 0; i < 64; i++) {
+        const float expected = ((float)i * 0.1f + 0.7f) / 3.0f - (float)i * (float)i * 1e-3f;
+        EXPECT_EQ(plain(i), expected) << "at " << i;
+        EXPECT_EQ(with_marks(i), expected) << "at " << i;
+    }
+}
+
+// Halide's Buffer(const halide_buffer_t &): a view of a raw buffer's memory with a copy of its
+// shape (mins, extents and strides, here rows padded to 5 elements), read and written by a
+// pipeline and by element access through the caller's memory; a wrong element type and a newer
+// device copy are refused naming the Buffer.
+TEST(HalideNames, ABufferViewsARawBuffersMemoryAndShape) {
+    std::vector<int16_t> memory(15);
+    for (int i = 0; i < 15; i++)
+        memory[i] = (int16_t)(i * 7 - 30);
+    // x in [10, 13] with stride 1, y in [-1, 1] with stride 5: (x, y) at x - 10 + 5 (y + 1).
+    auto at = [&](int x, int y) { return memory[x - 10 + 5 * (y + 1)]; };
+    loom_dimension_t dims[2] = {{10, 4, 1, 0}, {-1, 3, 5, 0}};
+    loom_buffer_t raw{};
+    raw.host = reinterpret_cast<uint8_t *>(memory.data());
+    raw.type = Int(16).to_runtime();
+    raw.dimensions = 2;
+    raw.dim = dims;
+    Buffer<int16_t> view(raw, "from_raw");
+    EXPECT_EQ(view.name(), "from_raw");
+    EXPECT_EQ(view.dim(0).min(), 10);
+    EXPECT_EQ(view.dim(1).stride(), 5);
+    EXPECT_EQ(view.dim(1).min(), -1);
+    EXPECT_EQ(view(12, 1), at(12, 1));
+    view(13, -1) = 1000;
+    EXPECT_EQ(memory[3], 1000);
+
+    Var x("x"), y("y");
+    Func doubled("doubled_raw");
+    doubled(x, y) = cast<int16_t>(view(x, y) * 2 + y);
+    Buffer<int16_t> out(4, 3);
+    out.set_min({10, -1});
+    doubled.realize(out);
+    for (int yy = -1; yy <= 1; yy++) {
+        for (int xx = 10; xx <= 13; xx++)
+            EXPECT_EQ(out(xx, yy), at(xx, yy) * 2 + yy) << xx << ", " << yy;
+    }
+
+    EXPECT_THAT(error_of([&] { Buffer<float> wrong(raw, "from_raw_as_float"); }),
+                HasSubstr("from_raw_as_float"));
+    raw.flags = loom_buffer_device_dirty;
+    EXPECT_THAT(error_of([&] { Buffer<int16_t> stale(raw, "from_raw_stale"); }),
+                AllOf(HasSubstr("from_raw_stale"), HasSubstr("device copy is newer")));
 }
 
 TEST(HalideNames, TargetFeaturesAreSetInPlaceAndOtherGPUAPIsAreRefused) {

@@ -54,6 +54,7 @@ namespace {
 
 using namespace loom;
 using loom_test::compile_error_of;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 // h(x, y) = g(x, y) + g(x + 1, y), g the memoized extern stage over k.
@@ -179,6 +180,56 @@ TEST(Memoize, AFuncWithAnUpdateFollowsItsParam) {
         EXPECT_EQ(bad, 0) << "scale " << s;
     }
     EXPECT_EQ(loom_memoization_cache_entries(), 3);
+}
+
+// memoize_tag (Halide 14's): alone, the key holds the tagged value instead of the Params it
+// reads (a float Param quantized to an integer keys by the integer); with tags, the key holds
+// the tags and nothing the value reads, so a run that changes only an untagged Param gets the
+// region of the run with the same tags. ApiNamesVsHalide.MemoizeTagsKeyAsHalides compares the
+// values with Halide's.
+TEST(Memoize, ATaggedValueKeysInsteadOfTheParamsItReads) {
+    loom_memoization_cache_cleanup();
+    Param<float> scale("scale");
+    Param<int> offset("offset"), version("version");
+    Var x("x");
+    Func quantized("quantized"), quantized_out("quantized_out");
+    quantized(x) = x * memoize_tag(cast<int>(scale));
+    quantized.compute_root().memoize();
+    quantized_out(x) = quantized(x) + 1;
+    const float scales[] = {1.2f, 1.7f, 2.3f, 1.9f};
+    const int entries_after[] = {1, 1, 2, 2};
+    for (int run = 0; run < 4; run++) {
+        scale.set(scales[run]);
+        Buffer<int> out = quantized_out.realize({5});
+        for (int i = 0; i < 5; i++)
+            EXPECT_EQ(out(i), i * (int)scales[run] + 1) << "run " << run << ", x " << i;
+        EXPECT_EQ(loom_memoization_cache_entries(), entries_after[run]) << "run " << run;
+    }
+
+    loom_memoization_cache_cleanup();
+    Func tagged("tagged"), tagged_out("tagged_out");
+    tagged(x) = x + memoize_tag(offset, version);
+    tagged.compute_root().memoize();
+    tagged_out(x) = tagged(x) * 2;
+    // (offset, version) per run, and the offset whose region the run gets: the second and the
+    // fourth runs keep version 1, so they get the first run's region.
+    const int runs[4][3] = {{1, 1, 1}, {5, 1, 1}, {5, 2, 5}, {9, 1, 1}};
+    for (const auto &[o, v, seen] : runs) {
+        offset.set(o);
+        version.set(v);
+        Buffer<int> out = tagged_out.realize({5});
+        for (int i = 0; i < 5; i++)
+            EXPECT_EQ(out(i), (i + seen) * 2) << "offset " << o << ", version " << v;
+    }
+    EXPECT_EQ(loom_memoization_cache_entries(), 2);
+
+    // The key is computed once per production: a tag may read Params only.
+    EXPECT_THAT(compile_error_of([&] { (void)memoize_tag(x * 2); }),
+                AllOf(HasSubstr("memoize_tag"), HasSubstr("the Var x"), HasSubstr("Params only")));
+    EXPECT_THAT(compile_error_of([&] { (void)memoize_tag(offset, quantized(x)); }),
+                HasSubstr("the Func quantized"));
+    // The value itself may read anything where tags stand for it.
+    EXPECT_NO_THROW((void)memoize_tag(x * offset, version));
 }
 
 TEST(Memoize, MisusesAreRefusedWithErrorsNamingTheFunc) {

@@ -227,7 +227,7 @@ TEST(UserErrors, BufferViewedAsTheWrongType) {
     Buffer<uint8_t> bytes(std::vector<int>{4}, "bytes");
     Buffer<> untyped = bytes;
     EXPECT_THAT(message_of<CompileError>([&] { (void)Buffer<float>(untyped); }),
-                AllOf(HasSubstr("uint8"), HasSubstr("float32")));
+                AllOf(HasSubstr("Buffer bytes"), HasSubstr("uint8"), HasSubstr("float32")));
 }
 
 TEST(UserErrors, PipelineStillWorksAfterAnError) {
@@ -263,6 +263,30 @@ TEST(UserErrors, RDomBoundsUsingAVarOrAFunc) {
 }
 
 }  // namespace
+
+// scatter and gather: bundles of one definition have one size, do not nest, hold one type, and
+// an atomic update does not store them.
+TEST(UserErrors, ScatterAndGatherMisuses) {
+    Var x("x");
+    Func bundled("bundled");
+    bundled(x) = x;
+    EXPECT_THAT(message_of<CompileError>(
+                    [&] { bundled(scatter(1, 2, 3)) = gather(bundled(0), bundled(1)); }),
+                AllOf(HasSubstr("update definition 0 of Func bundled"), HasSubstr("3 and 2")));
+    EXPECT_THAT(message_of<CompileError>([&] { bundled(scatter(1, scatter(2, 3))) = 0; }),
+                AllOf(HasSubstr("bundled"), HasSubstr("do not nest")));
+    EXPECT_THAT(message_of<CompileError>([&] { (void)gather(Expr(1), Expr(2.5f)); }),
+                AllOf(HasSubstr("gather"), HasSubstr("float32"), HasSubstr("one type")));
+    Func counted("counted");
+    counted(x) = 0;
+    counted(scatter(1, 2)) += 1;
+    counted.update(0).atomic();
+    EXPECT_THAT(message_of<CompileError>([&] { counted.realize({4}); }),
+                AllOf(HasSubstr("counted"), HasSubstr("atomic"), HasSubstr("scatter")));
+    // The refused definitions left nothing behind.
+    Buffer<int> out = bundled.realize({4});
+    EXPECT_EQ(out(3), 3);
+}
 
 // Halide 14 refuses these too (ApiNamesVsHalide.AnUpdatesPureVarsStandWhereThePureDefinitionHasThem):
 // a Var on the left of an update is a pure Var only in the place the pure definition gives it.
