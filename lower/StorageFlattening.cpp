@@ -28,9 +28,11 @@ int debug_type_code(const FunctionContents &f, Type t) {
     return -1;
 }
 
-// After a realization of f ends: its buffer (the element at the mins, with the given mins,
-// extents and strides) written to f's debug file; a failure stops the run naming the file.
-Stmt debug_dump(const FunctionContents &f, const std::string &buffer, Type t, int dimensions) {
+// After a realization of f ends: its buffer written to f's debug file over the realization's
+// region (`region`; an output's own where null), with the buffer's strides (which padding by
+// align_storage may widen); a failure stops the run naming the file.
+Stmt debug_dump(const FunctionContents &f, const std::string &buffer, Type t, int dimensions,
+                const Region *region = nullptr) {
     user_assert(f.outputs() == 1)
         << "debug_to_file of Func " << f.name << ", which has a Tuple of " << f.outputs()
         << " values: a dump holds one value per point (as Halide 14's). Dump a Func of each "
@@ -44,7 +46,7 @@ Stmt debug_dump(const FunctionContents &f, const std::string &buffer, Type t, in
     for (int d = 0; d < dimensions; d++) {
         const std::string ds = std::to_string(d);
         shape.push_back(int_var(buffer + ".min." + ds));
-        shape.push_back(int_var(buffer + ".extent." + ds));
+        shape.push_back(region ? (*region)[d].extent : int_var(buffer + ".extent." + ds));
         shape.push_back(int_var(buffer + ".stride." + ds));
     }
     const std::string result = f.name + ".debug_to_file_result";
@@ -251,7 +253,8 @@ private:
                 extents.push_back(int_var(buffer + ".extent." + std::to_string(d)));
             }
             if (!f->schedule.debug_file.empty())
-                body = Block::make(body, debug_dump(*f, buffer, op->types[i], (int)extents.size()));
+                body = Block::make(
+                    body, debug_dump(*f, buffer, op->types[i], (int)extents.size(), &op->bounds));
             body = Block::make(body, Free::make(buffer));
             body = Allocate::make(buffer, op->types[i], extents, body, f->schedule.memory_type);
             // Dense layout in storage order (reorder_storage; dimension 0 innermost by default):
