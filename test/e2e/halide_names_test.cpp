@@ -94,6 +94,38 @@ TEST(HalideNames, NoAssertsDropsTheRunTimeChecksAndJITAndStrictFloatChangeNothin
     }
 }
 
+// debug_to_file's refusals, each naming the Func: a Tuple, a folded storage, more than four
+// dimensions, an empty file name, and a file that cannot be written (a run error).
+TEST(HalideNames, DebugToFileMisusesAreRefusedNamingTheFunc) {
+    Var x("x"), y("y"), z("z"), w("w"), v("v");
+    Func pair("dump_pair"), folded("dump_folded"), five("dump_five"), nowhere("dump_nowhere");
+    pair(x) = Tuple(x, x * 2);
+    pair.debug_to_file("/tmp/never_written.tmp");
+    EXPECT_THAT(error_of([&] { pair.realize({4}); }),
+                AllOf(HasSubstr("dump_pair"), HasSubstr("Tuple")));
+    folded(x, y) = x + y;
+    Func reads_folded("reads_folded");
+    reads_folded(x, y) = folded(x, y) + folded(x, y + 1);
+    folded.store_root().compute_at(reads_folded, y).fold_storage(y, 2);
+    folded.debug_to_file("/tmp/never_written.tmp");
+    EXPECT_THAT(error_of([&] {
+                    reads_folded.realize({4, 4});
+                }),
+                AllOf(HasSubstr("dump_folded"), HasSubstr("fold_storage")));
+    five(x, y, z, w, v) = x + y + z + w + v;
+    five.debug_to_file("/tmp/never_written.tmp");
+    EXPECT_THAT(error_of([&] {
+                    five.realize({2, 2, 2, 2, 2});
+                }),
+                AllOf(HasSubstr("dump_five"), HasSubstr("at most four")));
+    nowhere(x) = x;
+    nowhere.debug_to_file("/no/such/folder/nowhere.tmp");
+    EXPECT_THAT(error_of([&] { nowhere.realize({4}); }),
+                AllOf(HasSubstr("dump_nowhere"), HasSubstr("/no/such/folder/nowhere.tmp"),
+                      HasSubstr("could not be opened")));
+    EXPECT_THAT(error_of([&] { nowhere.debug_to_file(""); }), HasSubstr("dump_nowhere"));
+}
+
 // Halide's Buffer(const halide_buffer_t &): a view of a raw buffer's memory with a copy of its
 // shape (mins, extents and strides, here rows padded to 5 elements), read and written by a
 // pipeline and by element access through the caller's memory; a wrong element type and a newer
