@@ -53,37 +53,126 @@ void GeneratorBase::set_generator_params(const std::map<std::string, std::string
     }
 }
 
-Pipeline GeneratorBase::build_pipeline(const Target &t) {
-    user_assert(!built) << "Generator " << registered_name
-                        << " was already built; create a new instance to build it again";
+std::string GeneratorBase::display_name() const {
+    return registered_name.empty() ? std::string("(made by create())") : registered_name;
+}
+
+void GeneratorBase::register_io(GeneratorIO *io) {
+    for (const std::vector<GeneratorIO *> *list : {&inputs, &outputs}) {
+        for (const GeneratorIO *other : *list) {
+            user_assert(other->name() != io->name())
+                << "Generator " << display_name() << " has two Inputs or Outputs named "
+                << io->name() << "; each names an argument of the C function";
+        }
+    }
+    (io->is_input() ? inputs : outputs).push_back(io);
+}
+
+void GeneratorBase::init_from_context(const GeneratorContext &context) {
+    target.set(context.get_target());
+    auto_schedule.set(context.get_auto_schedule());
+    machine_params.set(context.get_machine_params());
+}
+
+GeneratorContext GeneratorBase::context() const {
+    return GeneratorContext(get_target(), auto_schedule, machine_params);
+}
+
+void GeneratorBase::start_build(const char *how) {
+    user_assert(!built) << "Generator " << display_name() << " was already built or applied; "
+                        << how << " needs a new instance";
     built = true;
+}
+
+void GeneratorBase::configure_once() {
+    if (configured) return;
+    configured = true;
+    configuring = true;
+    try {
+        call_configure();
+    } catch (...) {
+        configuring = false;
+        throw;
+    }
+    configuring = false;
+}
+
+Pipeline GeneratorBase::build_pipeline(const Target &t) {
+    start_build("build_pipeline");
     target.set(t);
+    configure_once();
+    for (GeneratorIO *input : inputs)
+        input->make_parameters();
+    Pipeline pipeline = generate_and_schedule();
+    if (auto_schedule) scheduled = pipeline.auto_schedule(get_target(), machine_params);
+    return pipeline;
+}
+
+void GeneratorBase::set_inputs_vector(const std::vector<GeneratorInputValue> &values) {
+    std::string names;
+    for (const GeneratorIO *input : inputs)
+        names += (names.empty() ? "" : ", ") + input->name();
+    user_assert(values.size() == inputs.size())
+        << "Generator " << display_name() << " takes " << inputs.size() << " Inputs ("
+        << (names.empty() ? "none" : names) << "); apply() was given " << values.size();
+    for (size_t i = 0; i < inputs.size(); i++)
+        inputs[i]->bind(values[i]);
+}
+
+void GeneratorBase::apply_values(const std::vector<GeneratorInputValue> &values) {
+    start_build("apply");
+    configure_once();
+    set_inputs_vector(values);
+    generate_and_schedule();
+}
+
+Pipeline GeneratorBase::generate_and_schedule() {
+    for (GeneratorIO *output : outputs)
+        output->make_funcs();
     call_generate();
     call_schedule();
-    user_assert(!outputs.empty()) << "Generator " << registered_name
+    user_assert(!outputs.empty()) << "Generator " << display_name()
                                   << " declares no Output; declare at least one "
                                      "Output<Buffer<T>> member";
     std::vector<Func> funcs;
-    for (const GeneratorOutputInfo &o : outputs) {
-        Func f = o.func();
-        user_assert(f.defined()) << "Output " << o.name << " of Generator " << registered_name
-                                 << " is not defined; define it in generate()";
-        const Type declared = o.type();
-        user_assert(f.outputs() == 1 && f.output_type() == declared)
-            << "Output " << o.name << " of Generator " << registered_name << " is declared as "
-            << type_to_string(declared) << " but generate() defines it as "
-            << type_to_string(f.output_types()[0]) << (f.outputs() > 1 ? " (a Tuple)" : "")
-            << ". Make the two agree.";
-        user_assert(f.dimensions() == o.dimensions)
-            << "Output " << o.name << " of Generator " << registered_name << " is declared with "
-            << o.dimensions << " dimensions but generate() defines it with " << f.dimensions();
-        funcs.push_back(f);
+    for (const GeneratorIO *o : outputs) {
+        const std::vector<Func> of_output = o->output_funcs();
+        user_assert(!of_output.empty() || !o->is_array() || o->array_size_defined())
+            << "Output " << o->name() << " of Generator " << display_name()
+            << " is an array of no size: call resize() in generate() or set " << o->name()
+            << ".size";
+        for (size_t i = 0; i < of_output.size(); i++) {
+            const Func &f = of_output[i];
+            const std::string which = o->array_name(i);
+            user_assert(f.defined()) << "Output " << which << " of Generator " << display_name()
+                                     << " is not defined; define it in generate()";
+            if (o->types_defined()) {
+                const std::vector<Type> &declared = o->types();
+                std::string declared_text, defined_text;
+                for (const Type &t : declared)
+                    declared_text += (declared_text.empty() ? "" : ", ") + type_to_string(t);
+                for (const Type &t : f.output_types())
+                    defined_text += (defined_text.empty() ? "" : ", ") + type_to_string(t);
+                user_assert(f.output_types() == declared)
+                    << "Output " << which << " of Generator " << display_name()
+                    << " is declared as " << (declared.size() > 1 ? "(" : "") << declared_text
+                    << (declared.size() > 1 ? ")" : "") << " but generate() defines it as "
+                    << (f.outputs() > 1 ? "(" : "") << defined_text << (f.outputs() > 1 ? ")" : "")
+                    << (f.outputs() > 1 ? " (a Tuple)" : "") << ". Make the two agree.";
+            }
+            if (o->dims_defined()) {
+                user_assert(f.dimensions() == o->dims())
+                    << "Output " << which << " of Generator " << display_name()
+                    << " is declared with " << o->dims() << " dimensions but generate() defines "
+                    << "it with " << f.dimensions();
+            }
+            funcs.push_back(f);
+        }
     }
     Pipeline pipeline(funcs);
     if (trace_the_pipeline) pipeline.trace_pipeline();
     for (const std::vector<Expr> &r : requirements)
         pipeline.add_requirement(r[0], std::vector<Expr>(r.begin() + 1, r.end()));
-    if (auto_schedule) scheduled = pipeline.auto_schedule(get_target(), machine_params);
     built_pipeline = pipeline;
     return pipeline;
 }
@@ -98,10 +187,14 @@ Realization GeneratorBase::realize(const std::vector<int32_t> &sizes) {
 
 std::vector<Argument> GeneratorBase::arguments() const {
     std::vector<Argument> args;
-    for (const GeneratorInputInfo &i : inputs)
-        args.push_back(i.argument());
+    for (const GeneratorIO *input : inputs) {
+        const std::vector<Argument> of_input = input->arguments();
+        args.insert(args.end(), of_input.begin(), of_input.end());
+    }
     return args;
 }
+
+void finish_generator_construction() { generator_under_construction() = nullptr; }
 
 namespace {
 

@@ -18,242 +18,59 @@
 // The C function takes the Inputs in declaration order, then the Outputs.
 #pragma once
 
-#include <functional>
-#include <limits>
-#include <map>
 #include <memory>
-#include <optional>
-#include <sstream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "dsl/Argument.h"
-#include "dsl/Buffer.h"
-#include "dsl/Error.h"
-#include "dsl/Func.h"
-#include "dsl/IROperator.h"
-#include "dsl/ImageParam.h"
+#include "dsl/GeneratorIO.h"
+#include "dsl/GeneratorParam.h"
 #include "dsl/MachineParams.h"
-#include "dsl/Param.h"
 #include "dsl/Pipeline.h"
+#include "dsl/RDom.h"
 #include "dsl/Target.h"
+#include "dsl/Tuple.h"
 
 namespace loom {
 
-namespace Internal {
-
-class GeneratorBase;
-
-/** The Generator whose members are being constructed on this thread: each Input, Output and
- * GeneratorParam registers itself with it. Set only while GeneratorRegistry::create runs a
- * factory, so construction outside it (a member of no generator) is an error. */
-GeneratorBase *&generator_under_construction();
-
-class GeneratorParamBase {
-public:
-    explicit GeneratorParamBase(std::string name);
-    virtual ~GeneratorParamBase() = default;
-    const std::string &name() const { return param_name; }
-    /** Parses `text` (as given on the driver's command line: param=text). Throws a
-     * loom::Error naming the parameter on a value it can't take. */
-    virtual void set_from_string(const std::string &text) = 0;
-    virtual std::string value_string() const = 0;
-
-private:
-    std::string param_name;
-};
-
-/** A type named as Halide's GeneratorParams and Outputs name them: bool, int8 .. int64,
- * uint8 .. uint64, float16, float32, float64. Throws naming `param` on any other text. */
-Type parse_generator_type(const std::string &param, const std::string &text);
-
-/** A value from the command line, parsed as T (bool, integers, floats, std::string, Target,
- * MachineParams, Type, LoopLevel). */
-template <typename T> T parse_generator_value(const std::string &param, const std::string &text) {
-    if constexpr (std::is_same<T, bool>::value) {
-        user_assert(text == "true" || text == "false")
-            << "GeneratorParam " << param << " is a bool: pass true or false, not \"" << text
-            << "\"";
-        return text == "true";
-    } else if constexpr (std::is_same<T, std::string>::value) {
-        return text;
-    } else if constexpr (std::is_arithmetic<T>::value) {
-        std::istringstream in(text);
-        typename std::conditional<std::is_floating_point<T>::value, long double,
-                                  typename std::conditional<std::is_signed<T>::value, long long,
-                                                            unsigned long long>::type>::type v;
-        in >> v;
-        user_assert(!in.fail() && in.eof() &&
-                    (long double)v >= (long double)std::numeric_limits<T>::lowest() &&
-                    (long double)v <= (long double)std::numeric_limits<T>::max())
-            << "GeneratorParam " << param << " can't take the value \"" << text << "\"";
-        return (T)v;
-    } else if constexpr (std::is_same<T, MachineParams>::value) {
-        return MachineParams(text);
-    } else if constexpr (std::is_same<T, Type>::value) {
-        return parse_generator_type(param, text);
-    } else if constexpr (std::is_same<T, LoopLevel>::value) {
-        // Halide 14's two names: a loop of a Func is given by the code, not the command line.
-        user_assert(text == "root" || text == "inlined")
-            << "GeneratorParam " << param << " is a LoopLevel: pass root or inlined, not \"" << text
-            << "\"";
-        return text == "root" ? LoopLevel::root() : LoopLevel::inlined();
-    } else {
-        static_assert(std::is_same<T, Target>::value, "GeneratorParam of an unsupported type");
-        return Target(text);
-    }
-}
-
-} // namespace Internal
-
-/** A compile-time parameter of a Generator: an algorithm or schedule knob, set on the driver's
- * command line as name=value (or with an enum map: name=key). */
-template <typename T> class GeneratorParam : public Internal::GeneratorParamBase {
-public:
-    GeneratorParam(const std::string &name, const T &value)
-        : Internal::GeneratorParamBase(name), v(value) {}
-    GeneratorParam(const std::string &name, const T &value, const T &min, const T &max)
-        : GeneratorParam(name, value) {
-        range = std::make_pair(min, max);
-        check_range(value);
-    }
-    GeneratorParam(const std::string &name, const T &value, const std::map<std::string, T> &names)
-        : GeneratorParam(name, value) {
-        enum_names = names;
-    }
-
-    operator T() const { return v; }
-    /** A numeric GeneratorParam is a constant inside definitions and schedules. */
-    template <typename U = T, typename = std::enable_if_t<std::is_arithmetic<U>::value>>
-    operator Expr() const {
-        if constexpr (std::is_floating_point<U>::value) {
-            return Internal::make_const(type_of<U>(), (double)v);
-        } else if constexpr (std::is_signed<U>::value) {
-            return Internal::make_const(type_of<U>(), (int64_t)v);
-        } else {
-            return Internal::make_const(type_of<U>(), (uint64_t)v);
-        }
-    }
-    T value() const { return v; }
-    void set(const T &value) {
-        check_range(value);
-        // A LoopLevel is a handle: the schedules that already hold this parameter's level
-        // move with it, and later ones share the level given (Halide's set).
-        if constexpr (std::is_same<T, LoopLevel>::value) v.set(value);
-        v = value;
-    }
-
-    void set_from_string(const std::string &text) override {
-        if (!enum_names.empty()) {
-            auto it = enum_names.find(text);
-            std::string known;
-            for (const auto &kv : enum_names)
-                known += (known.empty() ? "" : ", ") + kv.first;
-            user_assert(it != enum_names.end()) << "GeneratorParam " << name() << " can't be \""
-                                                << text << "\"; it takes one of: " << known;
-            set(it->second);
-            return;
-        }
-        if constexpr (std::is_enum<T>::value) {
-            user_error << "GeneratorParam " << name() << " is an enum: give its constructor the "
-                       << "names of its values ({{\"name\", value}, ...}) to set it to \"" << text
-                       << "\".";
-        } else {
-            set(Internal::parse_generator_value<T>(name(), text));
-        }
-    }
-    std::string value_string() const override {
-        for (const auto &kv : enum_names) {
-            if (kv.second == v) return kv.first;
-        }
-        if constexpr (std::is_same<T, Target>::value || std::is_same<T, MachineParams>::value ||
-                      std::is_same<T, LoopLevel>::value) {
-            return v.to_string();
-        } else if constexpr (std::is_same<T, bool>::value) {
-            return v ? "true" : "false";
-        } else if constexpr (std::is_same<T, Type>::value) {
-            return v.bits() ? type_to_string(v) : "unset";
-        } else if constexpr (std::is_enum<T>::value) {
-            return std::to_string((long long)v);
-        } else {
-            std::ostringstream out;
-            out << v;
-            return out.str();
-        }
-    }
-
-private:
-    T v;
-    std::optional<std::pair<T, T>> range; // [min, max], where the constructor gave them
-    std::map<std::string, T> enum_names;
-
-    void check_range(const T &value) const {
-        if constexpr (std::is_arithmetic<T>::value) {
-            user_assert(!range || (value >= range->first && value <= range->second))
-                << "GeneratorParam " << name() << " must be in [" << +range->first << ", "
-                << +range->second << "]; got " << +value;
-        }
-    }
-};
-
-/** Arithmetic, comparison and logic with a GeneratorParam use its value, as Halide's operators
- * do: `scale * (input(x, y) + offset)` with a GeneratorParam<float> scale is a float Expr,
- * `rotation != Rotation::None` a bool. (Without them a GeneratorParam that converts both to
- * its value and to an Expr makes `param * expr` ambiguous.) */
-#define LOOM_GENERATOR_PARAM_BINARY_OPERATOR(OP)                                                   \
-    template <typename T, typename Other>                                                          \
-    auto operator OP(const GeneratorParam<T> &a, const Other &b)->decltype(a.value() OP b) {       \
-        return a.value() OP b;                                                                     \
-    }                                                                                              \
-    template <typename Other, typename T>                                                          \
-    auto operator OP(const Other &a, const GeneratorParam<T> &b)->decltype(a OP b.value()) {       \
-        return a OP b.value();                                                                     \
-    }                                                                                              \
-    template <typename T, typename U>                                                              \
-    auto operator OP(const GeneratorParam<T> &a, const GeneratorParam<U> &b)                       \
-        ->decltype(a.value() OP b.value()) {                                                       \
-        return a.value() OP b.value();                                                             \
-    }
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(+)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(-)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(*)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(/)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(%)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(==)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(!=)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(<)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(<=)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(>)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(>=)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(&&)
-LOOM_GENERATOR_PARAM_BINARY_OPERATOR(||)
-#undef LOOM_GENERATOR_PARAM_BINARY_OPERATOR
-
-template <typename T> auto operator!(const GeneratorParam<T> &a) -> decltype(!a.value()) {
-    return !a.value();
-}
-template <typename T> auto operator-(const GeneratorParam<T> &a) -> decltype(-a.value()) {
-    return -a.value();
-}
-
-template <typename T> class Input;
-template <typename T> class Output;
+class GeneratorContext;
 
 namespace Internal {
 
-/** What a Generator knows of each member, in declaration order. */
-struct GeneratorInputInfo {
-    std::function<Argument()> argument;
-};
-struct GeneratorOutputInfo {
-    std::string name;
-    std::function<Type()> type; // read once generate() ran: a GeneratorParam may give it
-    int dimensions;
-    std::function<Func()> func;
+/** The names a Generator's members use without `loom::` (Halide's NamesInterface), so that a
+ * Generator written for Halide 14 without `using namespace Halide` compiles. */
+class GeneratorNames {
+protected:
+    using Expr = loom::Expr;
+    using ExternFuncArgument = loom::ExternFuncArgument;
+    using Func = loom::Func;
+    using GeneratorContext = loom::GeneratorContext;
+    using ImageParam = loom::ImageParam;
+    using LoopLevel = loom::LoopLevel;
+    using MemoryType = loom::MemoryType;
+    using NameMangling = loom::NameMangling;
+    using Pipeline = loom::Pipeline;
+    using PrefetchBoundStrategy = loom::PrefetchBoundStrategy;
+    using RDom = loom::RDom;
+    using RVar = loom::RVar;
+    using TailStrategy = loom::TailStrategy;
+    using Target = loom::Target;
+    using Tuple = loom::Tuple;
+    using Type = loom::Type;
+    using Var = loom::Var;
+    template <typename T> using GeneratorParam = loom::GeneratorParam<T>;
+    template <typename T> using Input = loom::Input<T>;
+    template <typename T> using Output = loom::Output<T>;
+    template <typename T = void, int D = AnyDims> using Buffer = loom::Buffer<T, D>;
+    template <typename T = void> using Param = loom::Param<T>;
+    template <typename T> static Expr cast(Expr e) { return loom::cast<T>(std::move(e)); }
+    static Expr cast(Type t, Expr e) { return loom::cast(t, std::move(e)); }
+    static Type Bool(int lanes = 1) { return loom::Bool(lanes); }
+    static Type Float(int bits, int lanes = 1) { return loom::Float(bits, lanes); }
+    static Type Int(int bits, int lanes = 1) { return loom::Int(bits, lanes); }
+    static Type UInt(int bits, int lanes = 1) { return loom::UInt(bits, lanes); }
 };
 
-class GeneratorBase {
+class GeneratorBase : public GeneratorNames {
 public:
     GeneratorBase();
     virtual ~GeneratorBase() = default;
@@ -276,17 +93,22 @@ public:
     /** What the auto-scheduler did, once build_pipeline ran with auto_schedule=true; its
      * scheduler_name is empty otherwise. */
     const AutoSchedulerResults &auto_schedule_results() const { return scheduled; }
+    /** Halide's: the target, auto_schedule and machine_params of this Generator, for the
+     * Generators it creates (create<T>(), apply<T>(...)). */
+    GeneratorContext context() const;
 
     /** Sets GeneratorParams from name=value pairs; "target" is handled by the driver. Throws
      * on an unknown name, listing the known ones. */
     void set_generator_params(const std::map<std::string, std::string> &values);
-    /** Runs generate() and schedule(), then, with auto_schedule=true, the default
-     * auto-scheduler (Pipeline::set_default_autoscheduler_name chooses it; the driver's -s), and
-     * returns the pipeline of the outputs, checked against their declared types and
+    /** Runs configure(), makes each Input a parameter of the C function (an ImageParam or a
+     * Param per element), runs generate() and schedule(), then, with auto_schedule=true, the
+     * default auto-scheduler (Pipeline::set_default_autoscheduler_name chooses it; the driver's
+     * -s), and returns the pipeline of the outputs, checked against their declared types and
      * dimensions. */
     Pipeline build_pipeline(const Target &target);
     /** Halide's get_pipeline: the pipeline of the outputs, built for get_target() (the
-     * target GeneratorParam) by the first call, as build_pipeline builds it. */
+     * target GeneratorParam) by the first call, as build_pipeline builds it, or the one
+     * apply() made. */
     Pipeline get_pipeline();
     /** Halide's Generator::realize: get_pipeline().realize(sizes, get_target()). */
     Realization realize(const std::vector<int32_t> &sizes);
@@ -300,17 +122,39 @@ public:
         Internal::collect_print_args(values, error...);
         requirements.push_back(std::move(values));
     }
-    /** The C function's arguments: the Inputs in declaration order. */
+    /** The C function's arguments: the Inputs' elements in declaration order (the Outputs
+     * follow them in the function). */
     std::vector<Argument> arguments() const;
 
+    /** Halide's, in configure() only: an Input or Output more, after those declared as members
+     * (in the C function too), owned by the Generator. The arguments are the constructor's
+     * after the name: add_input<Func>("extra", Float(32), 2). */
+    template <typename T, typename... Args>
+    Input<T> *add_input(const std::string &name, const Args &...args) {
+        return add_io<Input<T>>(name, args...);
+    }
+    template <typename T, typename... Args>
+    Output<T> *add_output(const std::string &name, const Args &...args) {
+        return add_io<Output<T>>(name, args...);
+    }
+
+    /** Halide's set_inputs (as apply() calls it): the Inputs' values in declaration order, a
+     * std::vector for an array. */
+    void set_inputs_vector(const std::vector<GeneratorInputValue> &values);
+
     void add_param(GeneratorParamBase *p) { params.push_back(p); }
-    void add_input(GeneratorInputInfo info) { inputs.push_back(std::move(info)); }
-    void add_output(GeneratorOutputInfo info) { outputs.push_back(std::move(info)); }
+    /** Each Input and Output registers itself here as it is made. */
+    void register_io(GeneratorIO *io);
+    bool is_configuring() const { return configuring; }
     void set_registered_name(const std::string &name) { registered_name = name; }
+    void init_from_context(const GeneratorContext &context);
 
 protected:
+    virtual void call_configure() = 0;
     virtual void call_generate() = 0;
     virtual void call_schedule() = 0;
+    /** Runs configure() once, then generate() and schedule() on Inputs that apply() gave. */
+    void apply_values(const std::vector<GeneratorInputValue> &values);
 
 private:
     // Declared before the GeneratorParams below: they register themselves in `params`, with the
@@ -330,14 +174,44 @@ protected:
 
 private:
     std::string registered_name;
-    std::vector<GeneratorInputInfo> inputs;
-    std::vector<GeneratorOutputInfo> outputs;
+    std::vector<GeneratorIO *> inputs, outputs;         // in declaration order
+    std::vector<std::unique_ptr<GeneratorIO>> added_io; // by add_input / add_output
+    bool configured = false, configuring = false;
     AutoSchedulerResults scheduled;
     bool built = false;
-    Pipeline built_pipeline; // what build_pipeline made
+    Pipeline built_pipeline; // what build_pipeline or apply made
     bool trace_the_pipeline = false;
     std::vector<std::vector<Expr>> requirements; // each the condition, then the message
+
+    std::string display_name() const;
+    void start_build(const char *how);
+    void configure_once();
+    /** Makes the Outputs, runs generate() and schedule(), checks the Outputs and returns their
+     * pipeline. */
+    Pipeline generate_and_schedule();
+
+    template <typename IO, typename... Args>
+    IO *add_io(const std::string &name, const Args &...args) {
+        user_assert(configuring) << "Generator " << display_name() << ": add_input / add_output ("
+                                 << name << ") may be called only in configure()";
+        GeneratorBase *&current = generator_under_construction();
+        current = this;
+        std::unique_ptr<IO> io;
+        try {
+            io = std::make_unique<IO>(name, args...);
+        } catch (...) {
+            current = nullptr;
+            throw;
+        }
+        current = nullptr;
+        IO *raw = io.get();
+        added_io.push_back(std::move(io));
+        return raw;
+    }
 };
+
+/** Ends the construction of a Generator made outside the registry (Generator<T>::create). */
+void finish_generator_construction();
 
 using GeneratorFactory = std::function<std::unique_ptr<GeneratorBase>()>;
 
@@ -357,100 +231,73 @@ struct RegisterGenerator {
 
 } // namespace Internal
 
-/** A buffer input: an ImageParam of element type T, with D dimensions where the type gives
- * them (Input<Buffer<uint8_t, 2>> input{"input"}, as Halide 14 writes it). */
-template <typename T, int D> class Input<Buffer<T, D>> : public ImageParam {
+/** Halide's GeneratorContext: what a Generator used from C++ (not through the driver) is built
+ * for; create<T>() makes one, apply<T>(inputs...) makes one and gives it its Inputs. */
+class GeneratorContext {
 public:
-    Input(const std::string &name, int dimensions) : ImageParam(type_of<T>(), dimensions, name) {
-        user_assert(D == AnyDims || D == dimensions)
-            << "Input " << name << " is a Buffer of " << D << " dimensions, but is given "
-            << dimensions << ". Give one count, in the type or the constructor.";
-        Internal::GeneratorBase *g = Internal::generator_under_construction();
-        user_assert(g) << "Input " << name << " must be a member of a Generator";
-        ImageParam self = *this;
-        g->add_input({[self] { return Argument(self); }});
-    }
-    template <int Dims = D, typename = std::enable_if_t<Dims != AnyDims>>
-    explicit Input(const std::string &name) : Input(name, D) {}
-};
-
-/** A scalar input: a Param<T>, an argument of the C function. */
-template <typename T> class Input : public Param<T> {
-public:
-    explicit Input(const std::string &name) : Param<T>(name) { register_input(); }
-    Input(const std::string &name, T value) : Param<T>(name, value) { register_input(); }
-    /** With the range a run may pass (Param's min and max: a value outside fails the run). */
-    Input(const std::string &name, T value, T min, T max)
-        : Param<T>(name, value, Expr(min), Expr(max)) {
-        register_input();
+    GeneratorContext() = default;
+    explicit GeneratorContext(const Target &target, bool auto_schedule = false,
+                              const MachineParams &machine_params = MachineParams::generic())
+        : target(target), auto_schedule(auto_schedule), machine_params(machine_params) {}
+    const Target &get_target() const { return target; }
+    bool get_auto_schedule() const { return auto_schedule; }
+    const MachineParams &get_machine_params() const { return machine_params; }
+    template <typename T> std::unique_ptr<T> create() const { return T::create(*this); }
+    template <typename T, typename... Args> std::unique_ptr<T> apply(const Args &...args) const {
+        std::unique_ptr<T> g = create<T>();
+        g->apply(args...);
+        return g;
     }
 
 private:
-    void register_input() {
-        Internal::GeneratorBase *g = Internal::generator_under_construction();
-        user_assert(g) << "Input " << this->name() << " must be a member of a Generator";
-        Param<T> self = *this;
-        g->add_input({[self] { return Argument(self); }});
-    }
-};
-
-/** A buffer output: a Func of element type T that generate() defines (or assigns), with D
- * dimensions where the type gives them. Output<Buffer<void, D>> (Halide's Output<Buffer<>>)
- * takes its element type from the GeneratorParam `<name>.type` (output.type=uint16 on the
- * driver's command line), which type() reads in generate(). */
-template <typename T, int D> class Output<Buffer<T, D>> : public Func {
-public:
-    template <int Dims = D, typename = std::enable_if_t<Dims != AnyDims>>
-    explicit Output(const std::string &name) : Output(name, D) {}
-    Output(const std::string &name, int dimensions)
-        : Func(name),
-          type_param(std::is_void<T>::value
-                         ? std::make_unique<GeneratorParam<Type>>(name + ".type", Type())
-                         : nullptr) {
-        user_assert(D == AnyDims || D == dimensions)
-            << "Output " << name << " is a Buffer of " << D << " dimensions, but is given "
-            << dimensions << ". Give one count, in the type or the constructor.";
-        Internal::GeneratorBase *g = Internal::generator_under_construction();
-        user_assert(g) << "Output " << name << " must be a member of a Generator";
-        g->add_output(
-            {name, [this] { return type(); }, dimensions, [this] { return Func(*this); }});
-    }
-    /** The element type: T, or for Output<Buffer<void>> the `<name>.type` GeneratorParam's. */
-    Type type() const {
-        if constexpr (std::is_void<T>::value) {
-            const Type t = type_param->value();
-            user_assert(t.bits() != 0)
-                << "Output " << name() << " is a Buffer<void>: its element type comes from the "
-                << "GeneratorParam " << name() << ".type, which is not set. Pass " << name()
-                << ".type=uint8 (or another type) to the generator, or declare the Output with "
-                   "its element type (Output<Buffer<uint8_t, 2>>).";
-            return t;
-        } else {
-            return type_of<T>();
-        }
-    }
-    /** The output buffer's dimension i, to constrain it (Halide's Output::dim). */
-    OutputImageParam::Dim dim(int i) const { return output_buffer().dim(i); }
-    /** Makes the output the given Func (defined elsewhere in generate()). */
-    Output &operator=(const Func &f) {
-        Func::operator=(f);
-        return *this;
-    }
-
-private:
-    // Owned apart from the Output so that a GeneratorParam exists only for a void element type;
-    // it registers itself with the Generator under construction, as every GeneratorParam does.
-    std::unique_ptr<GeneratorParam<Type>> type_param;
+    Target target;
+    bool auto_schedule = false;
+    MachineParams machine_params = MachineParams::generic();
 };
 
 /** The base of user Generators (CRTP, as Halide's): T defines generate() and optionally
- * schedule(). */
+ * configure() and schedule(). */
 template <typename T> class Generator : public Internal::GeneratorBase {
+public:
+    /** Halide's: a new T for the context's target, auto_schedule and machine_params, to be
+     * given its Inputs by apply() (or built by build_pipeline). */
+    static std::unique_ptr<T> create(const GeneratorContext &context) {
+        std::unique_ptr<T> g;
+        try {
+            g = std::make_unique<T>();
+        } catch (...) {
+            Internal::finish_generator_construction();
+            throw;
+        }
+        Internal::finish_generator_construction();
+        g->init_from_context(context);
+        return g;
+    }
+    /** Halide's: gives the Inputs their values in declaration order (a Func or a Buffer for a
+     * buffer or Func Input, a number or an Expr of its type for a scalar one, a std::vector
+     * for an array), then runs configure(), generate() and schedule(). The Outputs are then
+     * Funcs to realize or to use in other definitions. */
+    template <typename... Args> void apply(const Args &...args) {
+        apply_values({Internal::to_generator_input_value(args)...});
+    }
+    template <typename T2> std::unique_ptr<T2> create() const { return T2::create(context()); }
+    template <typename T2, typename... Args> std::unique_ptr<T2> apply(const Args &...args) const {
+        std::unique_ptr<T2> g = create<T2>();
+        g->apply(args...);
+        return g;
+    }
+
 protected:
+    void call_configure() override { configure_if_any(static_cast<T *>(this), 0); }
     void call_generate() override { static_cast<T *>(this)->generate(); }
     void call_schedule() override { schedule_if_any(static_cast<T *>(this), 0); }
 
 private:
+    template <typename U>
+    static auto configure_if_any(U *u, int) -> decltype(u->configure(), void()) {
+        u->configure();
+    }
+    template <typename U> static void configure_if_any(U *, long) {}
     template <typename U>
     static auto schedule_if_any(U *u, int) -> decltype(u->schedule(), void()) {
         u->schedule();

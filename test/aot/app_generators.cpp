@@ -3,6 +3,7 @@
 #include <loom.h>
 
 #include "apps/common/App.h"
+#include "io_kinds_generator.h"
 
 namespace loom_apps {
 namespace blur_gen {
@@ -101,3 +102,4 @@ LOOM_REGISTER_GENERATOR(ExternRowsGenerator, extern_rows)
 LOOM_REGISTER_GENERATOR(GammaLutGenerator, gamma_lut)
 LOOM_REGISTER_GENERATOR(BlurGenerator, blur)
 LOOM_REGISTER_GENERATOR(BilateralGridGenerator, bilateral_grid)
+LOOM_REGISTER_GENERATOR(loom_test::IOKindsGenerator, io_kinds)
