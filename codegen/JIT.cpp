@@ -65,55 +65,74 @@ public:
 };
 
 // The runtime functions compiled code may call, by name.
-llvm::orc::SymbolMap runtime_symbols(llvm::orc::LLJIT &jit) {
+const JITExternAddresses &runtime_functions() {
+    static const JITExternAddresses functions = [] {
+        JITExternAddresses symbols;
+        auto add = [&](const char *name, auto *fn) {
+            symbols[name] = reinterpret_cast<void *>(fn);
+        };
+        add("loom_malloc", &loom_malloc);
+        add("loom_free", &loom_free);
+        add("loom_error", &loom_error);
+        add("loom_error_access_out_of_bounds", &loom_error_access_out_of_bounds);
+        add("loom_error_out_of_memory", &loom_error_out_of_memory);
+        add("loom_error_param_out_of_range", &loom_error_param_out_of_range);
+        add("loom_error_output_too_small", &loom_error_output_too_small);
+        add("loom_do_par_for", &loom_do_par_for);
+        add("loom_do_fork", &loom_do_fork);
+        add("loom_semaphore_init", &loom_semaphore_init);
+        add("loom_semaphore_release", &loom_semaphore_release);
+        add("loom_semaphore_acquire", &loom_semaphore_acquire);
+        add("loom_error_bound_too_small", &loom_error_bound_too_small);
+        add("loom_buffer_is_bounds_query", &loom_buffer_is_bounds_query);
+        add("loom_buffer_bounds_query", &loom_buffer_bounds_query);
+        add("loom_error_fold_too_small", &loom_error_fold_too_small);
+        add("loom_debug_to_file", &loom_debug_to_file);
+        add("loom_error_debug_to_file_failed", &loom_error_debug_to_file_failed);
+        add("loom_error_bad_buffer", &loom_error_bad_buffer);
+        add("loom_cpu_has_features", &loom_cpu_has_features);
+        add("loom_cuda_copy_to_device", &loom_cuda_copy_to_device);
+        add("loom_cuda_copy_to_host", &loom_cuda_copy_to_host);
+        add("loom_cuda_mark_device_dirty", &loom_cuda_mark_device_dirty);
+        add("loom_cuda_mark_host_dirty", &loom_cuda_mark_host_dirty);
+        add("loom_cuda_device_free", &loom_cuda_device_free);
+        add("loom_cuda_launch", &loom_cuda_launch);
+        add("loom_trace", &loom_trace);
+        add("loom_print", &loom_print);
+        add("loom_error_requirement_failed", &loom_error_requirement_failed);
+        add("loom_error_extern_stage_failed", &loom_error_extern_stage_failed);
+        add("loom_memoization_cache_lookup", &loom_memoization_cache_lookup);
+        add("loom_memoization_cache_store", &loom_memoization_cache_store);
+        add("loom_error_extern_bounds_query_failed", &loom_error_extern_bounds_query_failed);
+        add("loom_append_string", &loom_append_string);
+        add("loom_append_int64", &loom_append_int64);
+        add("loom_append_uint64", &loom_append_uint64);
+        add("loom_append_double", &loom_append_double);
+        // llvm.fma on a CPU without FMA instructions (Loom's exp uses it): given here so that a
+        // statically linked binary, whose libm symbols the process search may not see, runs it.
+        add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));
+        add("fma", static_cast<double (*)(double, double, double)>(&::fma));
+        return symbols;
+    }();
+    return functions;
+}
+
+llvm::orc::SymbolMap absolute_symbols(llvm::orc::LLJIT &jit, const JITExternAddresses &functions) {
     llvm::orc::SymbolMap symbols;
-    auto add = [&](const char *name, auto *fn) {
+    for (const auto &[name, address] : functions) {
         symbols[jit.mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
-            llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void *>(fn)), llvm::JITSymbolFlags::Exported);
-    };
-    add("loom_malloc", &loom_malloc);
-    add("loom_free", &loom_free);
-    add("loom_error", &loom_error);
-    add("loom_error_access_out_of_bounds", &loom_error_access_out_of_bounds);
-    add("loom_error_out_of_memory", &loom_error_out_of_memory);
-    add("loom_error_param_out_of_range", &loom_error_param_out_of_range);
-    add("loom_error_output_too_small", &loom_error_output_too_small);
-    add("loom_do_par_for", &loom_do_par_for);
-    add("loom_do_fork", &loom_do_fork);
-    add("loom_semaphore_init", &loom_semaphore_init);
-    add("loom_semaphore_release", &loom_semaphore_release);
-    add("loom_semaphore_acquire", &loom_semaphore_acquire);
-    add("loom_error_bound_too_small", &loom_error_bound_too_small);
-    add("loom_buffer_is_bounds_query", &loom_buffer_is_bounds_query);
-    add("loom_buffer_bounds_query", &loom_buffer_bounds_query);
-    add("loom_error_fold_too_small", &loom_error_fold_too_small);
-    add("loom_debug_to_file", &loom_debug_to_file);
-    add("loom_error_debug_to_file_failed", &loom_error_debug_to_file_failed);
-    add("loom_error_bad_buffer", &loom_error_bad_buffer);
-    add("loom_cpu_has_features", &loom_cpu_has_features);
-    add("loom_cuda_copy_to_device", &loom_cuda_copy_to_device);
-    add("loom_cuda_copy_to_host", &loom_cuda_copy_to_host);
-    add("loom_cuda_mark_device_dirty", &loom_cuda_mark_device_dirty);
-    add("loom_cuda_mark_host_dirty", &loom_cuda_mark_host_dirty);
-    add("loom_cuda_device_free", &loom_cuda_device_free);
-    add("loom_cuda_launch", &loom_cuda_launch);
-    add("loom_trace", &loom_trace);
-    add("loom_print", &loom_print);
-    add("loom_error_requirement_failed", &loom_error_requirement_failed);
-    add("loom_error_extern_stage_failed", &loom_error_extern_stage_failed);
-    add("loom_memoization_cache_lookup", &loom_memoization_cache_lookup);
-    add("loom_memoization_cache_store", &loom_memoization_cache_store);
-    add("loom_error_extern_bounds_query_failed", &loom_error_extern_bounds_query_failed);
-    add("loom_append_string", &loom_append_string);
-    add("loom_append_int64", &loom_append_int64);
-    add("loom_append_uint64", &loom_append_uint64);
-    add("loom_append_double", &loom_append_double);
-    // llvm.fma on a CPU without FMA instructions (Loom's exp uses it): given here so that a
-    // statically linked binary, whose libm symbols the process search may not see, runs it.
-    add("fmaf", static_cast<float (*)(float, float, float)>(&::fmaf));
-    add("fma", static_cast<double (*)(double, double, double)>(&::fma));
+            llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported);
+    }
     return symbols;
 }
+
+} // namespace
+
+bool is_jit_runtime_function(const std::string &name) {
+    return runtime_functions().count(name) != 0;
+}
+
+namespace {
 
 unsigned thread_count(int compile_threads) {
     return compile_threads > 0 ? (unsigned)compile_threads
@@ -137,16 +156,18 @@ std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
     return m;
 }
 
-}  // namespace
+} // namespace
 
 // Links machine code into a fresh JIT. A friend of JITModule; returns an error rather than
 // throwing, so that a cached entry that does not link falls back to a compile. Needs no
 // TargetMachine (nor LLVM's registered targets): JITLink reads the objects, and the machine's
 // description and data layout are given.
 struct JITLinker {
-    static llvm::Expected<std::shared_ptr<JITModule>>
-    link(const std::string &entry_name, const std::vector<std::string> &objects,
-         const MachineSpec &machine, const std::string &data_layout) {
+    static llvm::Expected<std::shared_ptr<JITModule>> link(const std::string &entry_name,
+                                                           const std::vector<std::string> &objects,
+                                                           const MachineSpec &machine,
+                                                           const std::string &data_layout,
+                                                           const JITExternAddresses &externs) {
         llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(machine.triple)};
         jtmb.setCPU(machine.cpu);
         jtmb.addFeatures(std::vector<std::string>{machine.features});
@@ -166,7 +187,14 @@ struct JITLinker {
         auto jit = builder.create();
         if (!jit) return jit.takeError();
         llvm::orc::JITDylib &lib = (*jit)->getMainJITDylib();
-        if (auto e = lib.define(llvm::orc::absoluteSymbols(runtime_symbols(**jit)))) return e;
+        if (auto e = lib.define(
+                llvm::orc::absoluteSymbols(absolute_symbols(**jit, runtime_functions()))))
+            return e;
+        // Defined before the process is searched, so that they take the place of its symbols.
+        if (!externs.empty()) {
+            if (auto e = lib.define(llvm::orc::absoluteSymbols(absolute_symbols(**jit, externs))))
+                return e;
+        }
         auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
             (*jit)->getDataLayout().getGlobalPrefix());
         if (!process) return process.takeError();
@@ -239,11 +267,10 @@ std::optional<std::string> data_layout_of(const std::string &interface,
 
 }  // namespace
 
-std::shared_ptr<JITModule> JITModule::load_cached(const std::string &definition,
-                                                  const std::string &name,
-                                                  const std::vector<LoweredArgument> &args,
-                                                  const Target &target,
-                                                  const CompileOptions &options) {
+std::shared_ptr<JITModule>
+JITModule::load_cached(const std::string &definition, const std::string &name,
+                       const std::vector<LoweredArgument> &args, const Target &target,
+                       const CompileOptions &options, const JITExternAddresses &externs) {
     const JITCache cache(options);
     if (!cache.enabled()) return nullptr;
     const MachineSpec machine = machine_spec(target);
@@ -258,7 +285,7 @@ std::shared_ptr<JITModule> JITModule::load_cached(const std::string &definition,
         cache.forget(key, "its entry point or arguments differ from the pipeline's");
         return nullptr;
     }
-    auto linked = JITLinker::link(name, entry->objects, machine, *data_layout);
+    auto linked = JITLinker::link(name, entry->objects, machine, *data_layout, externs);
     if (!linked) {
         cache.forget(key, "its objects do not link: " + error_text(linked.takeError()));
         return nullptr;
@@ -269,7 +296,8 @@ std::shared_ptr<JITModule> JITModule::load_cached(const std::string &definition,
 
 std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, const Target &target,
                                               const CompileOptions &options,
-                                              const std::string &definition) {
+                                              const std::string &definition,
+                                              const JITExternAddresses &externs) {
     initialize_llvm();
     PooledTargetMachine tm = borrow_target_machine(target);
     const unsigned threads = thread_count(options.compile_threads);
@@ -280,8 +308,9 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     std::vector<std::string> objects = compile_to_objects(build, *tm, target, threads);
     const MachineSpec machine = machine_spec(target);
     const std::string data_layout = tm->createDataLayout().getStringRepresentation();
-    std::shared_ptr<JITModule> result = check(JITLinker::link(pipeline.name, objects, machine, data_layout),
-                                              "Linking the compiled pipeline");
+    std::shared_ptr<JITModule> result =
+        check(JITLinker::link(pipeline.name, objects, machine, data_layout, externs),
+              "Linking the compiled pipeline");
     // Stored only once the objects linked: an entry is code that ran through the linker.
     // Entries are keyed by the definition alone, not also by the lowered code: the cache's
     // purpose is a repeated program, which repeats its definitions exactly, while a second

@@ -3,6 +3,7 @@
 // statically linked binary that exports nothing; libm comes from the process.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,13 @@
 
 namespace loom {
 namespace Internal {
+
+/** The C functions Pipeline::set_jit_externs gives, by symbol name: linked in place of any
+ * symbol of the same name in the process. */
+using JITExternAddresses = std::map<std::string, void *>;
+
+/** Whether compiled code finds `name` in Loom's runtime (which a JIT extern can't replace). */
+bool is_jit_runtime_function(const std::string &name);
 
 /** A compiled pipeline that stays callable while this object lives. */
 class JITModule {
@@ -24,18 +32,18 @@ public:
      * pipeline. `name` and `args` are what lowering the definition gives (its function name
      * and lower/InferArguments.h's list, which the caller binds when it runs the code); an
      * entry made for another name or argument list is deleted, never run. */
-    static std::shared_ptr<JITModule> load_cached(const std::string &definition,
-                                                  const std::string &name,
-                                                  const std::vector<LoweredArgument> &args,
-                                                  const Target &target,
-                                                  const CompileOptions &options);
+    static std::shared_ptr<JITModule>
+    load_cached(const std::string &definition, const std::string &name,
+                const std::vector<LoweredArgument> &args, const Target &target,
+                const CompileOptions &options, const JITExternAddresses &externs = {});
     /** Lowered pipeline -> LLVM IR -> optimize_module -> machine code, its functions compiled on
      * options.compile_threads threads, or one per core where it is 0 (codegen/ParallelCompile).
      * With options.jit_cache and the definition_key of the pipeline `pipeline` was lowered
      * from, the machine code goes to the persistent cache, where load_cached finds it. */
     static std::shared_ptr<JITModule> compile(const LoweredPipeline &pipeline, const Target &target,
                                               const CompileOptions &options = CompileOptions(),
-                                              const std::string &definition = std::string());
+                                              const std::string &definition = std::string(),
+                                              const JITExternAddresses &externs = {});
     ~JITModule();
 
     Entry entry() const { return entry_point; }

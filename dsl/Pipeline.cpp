@@ -50,6 +50,7 @@ struct PipelineContents {
     bool trace_pipeline = false; // Pipeline::trace_pipeline: Target::TracePipeline always
     // Pipeline::add_requirement: each the condition, then the message's values.
     std::vector<std::vector<Expr>> requirements;
+    std::map<std::string, JITExtern> jit_externs; // Pipeline::set_jit_externs
 };
 
 }  // namespace Internal
@@ -66,6 +67,39 @@ void collect_error(void *user_context, const char *message) {
     } else {
         std::fprintf(stderr, "loom error: %s\n", message);
     }
+}
+
+// The addresses set_jit_externs gave, each checked against the extern stages that call it: a
+// stage calls its C function with an int32 result and, in order, a scalar of each Expr
+// argument's type and a pointer per buffer (one per Tuple element of an input Func, then one
+// per output).
+JITExternAddresses jit_extern_addresses(const PipelineContents &p, const Environment &env) {
+    JITExternAddresses addresses;
+    for (const auto &[name, ext] : p.jit_externs)
+        addresses[name] = ext.extern_c_function().address();
+    for (const auto &[func_name, f] : env.functions) {
+        if (!f->is_extern()) continue;
+        auto it = p.jit_externs.find(f->extern_stage->function_name);
+        if (it == p.jit_externs.end()) continue;
+        std::vector<Type> expected;
+        for (const ExternStage::Arg &a : f->extern_stage->args) {
+            if (a.kind == ExternStage::Arg::Scalar) {
+                expected.push_back(a.expr.type());
+            } else {
+                const int buffers = a.kind == ExternStage::Arg::Func ? a.func->outputs() : 1;
+                expected.insert(expected.end(), buffers, Handle());
+            }
+        }
+        expected.insert(expected.end(), f->outputs(), Handle());
+        const ExternSignature &given = it->second.extern_c_function().signature();
+        user_assert(!given.is_void_return() && given.ret_type() == Int(32) &&
+                    given.arg_types() == expected)
+            << "set_jit_externs: " << it->first << " is " << given << ", but Func " << func_name
+            << " calls it as " << ExternSignature(Int(32), false, expected)
+            << " (define_extern's arguments, then a buffer per output). Give a function of that "
+               "signature.";
+    }
+    return addresses;
 }
 
 std::string function_name(const std::vector<FunctionPtr> &outputs) {
@@ -111,6 +145,30 @@ std::vector<Func> Pipeline::outputs() const {
 }
 
 bool Pipeline::defined() const { return contents && !contents->outputs.empty(); }
+
+void Pipeline::set_jit_externs(const std::map<std::string, JITExtern> &externs) {
+    for (const auto &[name, ext] : externs) {
+        user_assert(ext.extern_c_function().address())
+            << "set_jit_externs: the extern " << name << " has no address (a null function)";
+        user_assert(!is_jit_runtime_function(name))
+            << "set_jit_externs: " << name << " is a function of Loom's runtime, which compiled "
+            << "code calls; give the extern C function another name";
+    }
+    contents->jit_externs = externs;
+    invalidate_cache();
+}
+
+const std::map<std::string, JITExtern> &Pipeline::get_jit_externs() const {
+    return contents->jit_externs;
+}
+
+std::ostream &operator<<(std::ostream &out, const ExternSignature &signature) {
+    out << (signature.is_void_return() ? std::string("void") : type_to_string(signature.ret_type()))
+        << " (*)(";
+    for (size_t i = 0; i < signature.arg_types().size(); i++)
+        out << (i ? ", " : "") << type_to_string(signature.arg_types()[i]);
+    return out << ")";
+}
 
 void Pipeline::invalidate_cache() {
     contents->current = CompiledDefinition();
@@ -245,10 +303,11 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
     }
     // Throws on two inputs of one name, which a cached entry's definition cannot have.
     std::vector<LoweredArgument> args = infer_arguments(p.outputs, env, {}, p.requirements);
+    const JITExternAddresses externs = jit_extern_addresses(p, env);
     LoweredPipeline lowered;
     if (p.options.log_passes || p.options.verify_ir) lowered = lower_pipeline(p, target);
     std::shared_ptr<JITModule> module =
-        JITModule::load_cached(definition.bytes, name, args, target, p.options);
+        JITModule::load_cached(definition.bytes, name, args, target, p.options, externs);
     std::string lowered_bytes;
     if (module && lowered.body.defined()) lowered_bytes = lowered_key(lowered);
     if (!module) {
@@ -258,8 +317,9 @@ const std::vector<LoweredArgument> &prepare(PipelineContents &p, const Target &r
         // here, say) runs the code compiled for the last one.
         const bool same_code =
             c.module && c.compiled_for == target.to_string() && lowered_bytes == c.lowered;
-        module =
-            same_code ? c.module : JITModule::compile(lowered, target, p.options, definition.bytes);
+        module = same_code
+                     ? c.module
+                     : JITModule::compile(lowered, target, p.options, definition.bytes, externs);
         args = std::move(lowered.args);
     }
     const bool reused = module == c.module;

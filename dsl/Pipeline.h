@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,8 @@ struct CompileOptions {
     int64_t jit_cache_max_bytes = 0;
 };
 
+class JITExtern;
+
 class Pipeline {
 public:
     /** Halide's nested name for the buffers realize fills. */
@@ -104,6 +107,12 @@ public:
      * Target::TracePipeline does) to the trace handler (loom_set_trace_handler), with the
      * events of the Funcs traced otherwise. */
     void trace_pipeline();
+    /** Halide's set_jit_externs: the C functions the pipeline's extern stages (define_extern)
+     * call, by name, linked by every JIT compile in place of the process's symbols of those
+     * names. Each signature is checked against the stages that call it at the next compile.
+     * Replaces the map given before; the compiled code is relinked. */
+    void set_jit_externs(const std::map<std::string, JITExtern> &externs);
+    const std::map<std::string, JITExtern> &get_jit_externs() const;
     /** Halide's add_requirement: a precondition every run checks first, before any Func is
      * computed. `condition` may read Params and the sizes of input images only (no Func, no
      * Var); where it is false the run stops with "Requirement Failed: (false) " and the
@@ -202,6 +211,66 @@ public:
 
 private:
     std::shared_ptr<Internal::PipelineContents> contents;
+};
+
+/** The C signature of an extern function: its return type (none for void) and argument types
+ * (a pointer is a Handle), as Halide's ExternSignature. */
+class ExternSignature {
+public:
+    ExternSignature() = default;
+    ExternSignature(const Type &ret_type, bool is_void_return, const std::vector<Type> &arg_types)
+        : return_type(ret_type), void_return(is_void_return), args(arg_types) {}
+    template <typename RT, typename... Args>
+    explicit ExternSignature(RT (*)(Args...))
+        : return_type(type_or_none<RT>()), void_return(std::is_void<RT>::value),
+          args({type_of<Args>()...}) {}
+    /** The return type; Type() for void. */
+    const Type &ret_type() const { return return_type; }
+    bool is_void_return() const { return void_return; }
+    const std::vector<Type> &arg_types() const { return args; }
+
+private:
+    Type return_type;
+    bool void_return = false;
+    std::vector<Type> args;
+    template <typename T> static Type type_or_none() {
+        if constexpr (std::is_void<T>::value) {
+            return Type();
+        } else {
+            return type_of<T>();
+        }
+    }
+};
+std::ostream &operator<<(std::ostream &out, const ExternSignature &signature);
+
+/** A C function's address and signature (Halide's ExternCFunction). */
+class ExternCFunction {
+public:
+    ExternCFunction() = default;
+    ExternCFunction(void *address, const ExternSignature &signature)
+        : fn(address), sig(signature) {}
+    template <typename RT, typename... Args>
+    ExternCFunction(RT (*f)(Args...)) : ExternCFunction((void *)f, ExternSignature(f)) {}
+    void *address() const { return fn; }
+    const ExternSignature &signature() const { return sig; }
+
+private:
+    void *fn = nullptr;
+    ExternSignature sig;
+};
+
+/** What Pipeline::set_jit_externs links for a name: a C function. (Halide's JITExtern also
+ * takes a Pipeline or Func, called through the C interface its AOT function has; Loom's JIT
+ * entry points take their arguments packed, so an extern stage is a C function here.) */
+class JITExtern {
+public:
+    explicit JITExtern(const ExternCFunction &extern_c_function) : c_function(extern_c_function) {}
+    template <typename RT, typename... Args>
+    explicit JITExtern(RT (*f)(Args...)) : JITExtern(ExternCFunction(f)) {}
+    const ExternCFunction &extern_c_function() const { return c_function; }
+
+private:
+    ExternCFunction c_function;
 };
 
 /** Writes Loom's runtime alone as an object file (Halide's compile_standalone_runtime): for a

@@ -461,4 +461,52 @@ TEST(ExternStage, MisusesAreRefusedWithErrorsNamingTheFunc) {
                 HasSubstr("not an extern stage"));
 }
 
+// Internal linkage: the process's symbol search can't find these, so only set_jit_externs
+// links them. Each fills its output with x * scale + y.
+template <int scale> int fill_scaled(halide_buffer_t *out) {
+    if (out->is_bounds_query()) return 0;
+    for (int y = out->dim[1].min; y < out->dim[1].min + out->dim[1].extent; y++) {
+        for (int x = out->dim[0].min; x < out->dim[0].min + out->dim[0].extent; x++) {
+            ((int32_t *)out->host)[(x - out->dim[0].min) * out->dim[0].stride +
+                                   (y - out->dim[1].min) * out->dim[1].stride] = x * scale + y;
+        }
+    }
+    return 0;
+}
+int fill_with_gain(halide_buffer_t *out, float) { return fill_scaled<1>(out); }
+
+// Halide's Pipeline::set_jit_externs: the C function an extern stage calls, given by address.
+TEST(ExternStage, JITExternsAreLinkedInPlaceOfTheProcesssSymbols) {
+    Var x("x"), y("y");
+    Func filled("jit_filled"), plus_one("jit_plus_one");
+    filled.define_extern("loom_test_jit_filled", {}, Int(32), 2);
+    plus_one(x, y) = filled(x, y) + 1;
+    Pipeline p(plus_one);
+    p.set_jit_externs({{"loom_test_jit_filled", JITExtern(fill_scaled<10>)}});
+    Buffer<int> tens = p.realize({6, 4});
+    // Another function under the same name: the code is linked again.
+    p.set_jit_externs({{"loom_test_jit_filled", JITExtern(fill_scaled<100>)}});
+    Buffer<int> hundreds = p.realize({6, 4});
+    for (int j = 0; j < 4; j++) {
+        for (int i = 0; i < 6; i++) {
+            EXPECT_EQ(tens(i, j), i * 10 + j + 1) << i << ", " << j;
+            EXPECT_EQ(hundreds(i, j), i * 100 + j + 1) << i << ", " << j;
+        }
+    }
+    ASSERT_EQ(p.get_jit_externs().size(), 1u);
+    EXPECT_EQ(p.get_jit_externs().begin()->second.extern_c_function().address(),
+              (void *)&fill_scaled<100>);
+
+    p.set_jit_externs({{"loom_test_jit_filled", JITExtern(fill_with_gain)}});
+    EXPECT_THAT(compile_error_of([&] {
+                    p.realize({6, 4});
+                }),
+                HasSubstr("set_jit_externs: loom_test_jit_filled is int32 (*)(handle64, float32), "
+                          "but Func jit_filled calls it as int32 (*)(handle64)"));
+    EXPECT_THAT(compile_error_of([&] {
+                    p.set_jit_externs({{"loom_malloc", JITExtern(fill_scaled<1>)}});
+                }),
+                HasSubstr("loom_malloc is a function of Loom's runtime"));
+}
+
 } // namespace
