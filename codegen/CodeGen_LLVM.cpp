@@ -694,7 +694,13 @@ void CodeGen::intrinsic(const Call *op) {
     case Call::semaphore_acquire:
         semaphore_call(op);
         return;
-    case Call::buffer_host:
+    case Call::buffer_host: {
+        const StringImm *name = op->args[0].as<StringImm>();
+        internal_assert(name) << "buffer_host names its buffer";
+        value = buffer_host(name->value);
+        if (!op->type.is_handle()) value = builder.CreatePtrToInt(value, llvm_type(op->type));
+        return;
+    }
     case Call::NotIntrinsic:
         break;
     }

@@ -18,7 +18,7 @@ namespace {
 constexpr const char *kKeyFormat = "loom-jit-cache-key 2";
 // Definition and lowered 2: Call::memoize_tag and scatter_gather joined the intrinsics,
 // renumbering those after them.
-constexpr const char *kDefinitionFormat = "loom-definition 2";
+constexpr const char *kDefinitionFormat = "loom-definition 3";
 constexpr const char *kLoweredFormat = "loom-lowered 2";
 
 // Writes a definition. Each structure is taken apart with a structured binding that names all
@@ -34,7 +34,8 @@ public:
         // wrapped_callees only keeps Funcs alive; the wrappers are keyed whether or not the
         // definitions were redirected to them yet.
         const auto &[name, args, output_types, init, updates, schedule, wrappers, wraps,
-                     wrapped_callees, trace, output_constraints, extern_stage] = *f;
+                     wrapped_callees, trace, output_constraints, output_host_alignment,
+                     extern_stage] = *f;
         out += extern_stage ? 'x' : '-';
         if (extern_stage) {
             const auto &[function_name, extern_args] = *extern_stage;
@@ -55,6 +56,7 @@ public:
             (uint64_t)trace_realizations << 2);
         strs(trace_tags);
         dim_constraints(output_constraints);
+        u64((uint64_t)output_host_alignment);
         str(wraps);
         u64(wrappers.size());
         for (const auto &[caller, wrapper] : wrappers) {
@@ -288,7 +290,8 @@ private:
         // are for auto-schedulers and change no code.
         [[maybe_unused]] const auto &[name, param_type, is_buffer, dimensions, scalar_bits,
                                       scalar_set, bound_buffer, scalar_estimate, buffer_estimates,
-                                      min_value, max_value, wrappers, constraints] = *p;
+                                      min_value, max_value, wrappers, constraints, host_alignment,
+                                      trace_loads, trace_tags] = *p;
         str(name);
         type(param_type);
         u64(is_buffer);
@@ -305,6 +308,10 @@ private:
         expr(min_value);
         expr(max_value);
         dim_constraints(constraints);
+        // Checked at entry, and traced.
+        u64((uint64_t)host_alignment);
+        u64(trace_loads);
+        strs(trace_tags);
     }
 
     void buffer(const BufferContents *b) {

@@ -19,6 +19,10 @@
 #include "runtime/loom_runtime.h"
 
 namespace loom {
+
+namespace Runtime {
+template <typename T, int Dims> class Buffer;
+}
 namespace Internal {
 
 struct BufferContents {
@@ -185,6 +189,12 @@ public:
         check_type(contents->type(), contents->name);
         check_dimensions();
     }
+
+    /** Views a Runtime::Buffer (tools/halide/HalideBuffer.h, Halide's Buffer(Runtime::Buffer)):
+     * its memory shared, its shape copied, as the raw buffer above. */
+    template <typename U, int D>
+    explicit Buffer(const Runtime::Buffer<U, D> &runtime_buffer, const std::string &name = "")
+        : Buffer(*runtime_buffer.raw_buffer(), name) {}
 
     /** Converts between typed and untyped views of the same memory, checking the type (and
      * the dimension count, where this type fixes it). */

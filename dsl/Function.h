@@ -105,6 +105,9 @@ struct FunctionContents {
     /** The constraints of the output buffer (Func::output_buffer().dim(i).set_*); empty until
      * one is set (default_constraints then apply). */
     std::vector<DimConstraint> output_constraints;
+    /** The output buffer's host alignment in bytes (output_buffer().set_host_alignment); 0 for
+     * none beyond the element type's. */
+    int output_host_alignment = 0;
     /** Set by define_extern (then init has the pure Vars as arguments and no values). */
     std::shared_ptr<ExternStage> extern_stage;
 

@@ -245,7 +245,8 @@ struct Call : ExprNode<Call> {
         absd,                     // |a - b| without overflow, unsigned for ints
         count_leading_zeros, count_trailing_zeros, popcount,
         likely,                   // a hint for loop partitioning; evaluates to its argument
-        buffer_host,              // the host pointer of the named buffer, as a handle
+        buffer_host,              // the host pointer of the named buffer: a handle, or its
+                                  // address where the Call's type is UInt(64)
         prefetch,                 // brings the line holding its argument (a Load) into the cache
         promise_clamped,          // (v, lo, hi): v, which the compiler proved lies in [lo, hi];
                                   // bounds read the range; stripped before code generation

@@ -58,6 +58,34 @@ Buffer<> ImageParam::get() const {
     return Buffer<>::from_contents(contents->buffer);
 }
 
+ImageParam &ImageParam::set_host_alignment(int bytes) {
+    user_assert(contents) << "set_host_alignment of an undefined ImageParam";
+    user_assert(bytes > 0 && (bytes & (bytes - 1)) == 0)
+        << "ImageParam " << contents->name << ": set_host_alignment(" << bytes
+        << "): an alignment is a power of two bytes";
+    contents->host_alignment = bytes;
+    return *this;
+}
+
+ImageParam &ImageParam::trace_loads() {
+    user_assert(contents) << "trace_loads of an undefined ImageParam";
+    contents->trace_loads = true;
+    return *this;
+}
+
+ImageParam &ImageParam::add_trace_tag(const std::string &trace_tag) {
+    user_assert(contents) << "add_trace_tag of an undefined ImageParam";
+    user_assert(trace_tag.find('\0') == std::string::npos)
+        << "ImageParam " << contents->name << ": a trace tag can't hold the null character";
+    contents->trace_tags.push_back(trace_tag);
+    return *this;
+}
+
+int ImageParam::host_alignment() const {
+    user_assert(contents) << "host_alignment of an undefined ImageParam";
+    return contents->host_alignment ? contents->host_alignment : contents->type.bytes();
+}
+
 ImageParam::Dim ImageParam::dim(int i) const {
     user_assert(contents) << "dim() of an undefined ImageParam";
     user_assert(i >= 0 && i < contents->dimensions)

@@ -81,6 +81,15 @@ public:
     void reset();
     /** dim(i).set_estimate(estimates[i].min, estimates[i].extent) for every dimension. */
     ImageParam &set_estimates(const Internal::Region &estimates);
+    /** Halide's: the alignment in bytes of the host pointer of every buffer a run is given,
+     * checked at entry (a power of two). host_alignment() is the element size where none was
+     * set. */
+    ImageParam &set_host_alignment(int bytes);
+    int host_alignment() const;
+    /** Halide's: every load of the image is traced (a Load event at the pipeline's level), and
+     * the tag is reported with the image's events (as Func::add_trace_tag). */
+    ImageParam &trace_loads();
+    ImageParam &add_trace_tag(const std::string &trace_tag);
 
     /** Wrappers (Halide 14's ImageParam::in): a Func whose pure definition reads this image
      * at the same point (its pure Vars named _0, _1, ...), and which takes over the image's

@@ -6,6 +6,18 @@
 
 namespace loom {
 
+OutputImageParam &OutputImageParam::set_host_alignment(int bytes) {
+    user_assert(bytes > 0 && (bytes & (bytes - 1)) == 0)
+        << "The output buffer of Func " << name() << ": set_host_alignment(" << bytes
+        << "): an alignment is a power of two bytes";
+    func->output_host_alignment = bytes;
+    return *this;
+}
+
+int OutputImageParam::host_alignment() const {
+    return func->output_host_alignment ? func->output_host_alignment : type().bytes();
+}
+
 OutputImageParam::Dim OutputImageParam::dim(int i) const {
     user_assert(i >= 0 && i < dimensions())
         << "The output buffer of Func " << name() << " has " << dimensions() << " dimensions; dim("

@@ -40,6 +40,10 @@ public:
         Internal::DimConstraint &constraint() const;
     };
     Dim dim(int i) const;
+    /** Halide's: the alignment in bytes of the output buffer's host pointer, checked at entry (a
+     * power of two); host_alignment() is the element size where none was set. */
+    OutputImageParam &set_host_alignment(int bytes);
+    int host_alignment() const;
 
 private:
     Internal::FunctionPtr func;

@@ -66,6 +66,13 @@ struct ParameterContents {
     std::map<std::string, std::weak_ptr<FunctionContents>> wrappers;
     /** An image's constraints, one per dimension (ImageParam::Dim::set_*). */
     std::vector<DimConstraint> constraints;
+    /** The alignment in bytes every run's host pointer must have (set_host_alignment); 0 for
+     * none beyond the element type's. */
+    int host_alignment = 0;
+    /** ImageParam::trace_loads and add_trace_tag: every load of the image is traced, the tags
+     * reported with its events. */
+    bool trace_loads = false;
+    std::vector<std::string> trace_tags;
 
     template<typename T>
     void set_scalar(T value) {

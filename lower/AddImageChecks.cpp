@@ -104,6 +104,22 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             check("extent", c.extent);
             check("stride", c.stride);
         }
+        // set_host_alignment: the host pointer is a multiple of the alignment.
+        const int alignment = a.param && a.param->is_buffer ? a.param->host_alignment
+                              : a.output                    ? a.output->output_host_alignment
+                                                            : 0;
+        if (alignment > 1) {
+            const Expr address = Call::make_intrinsic(UInt(64), Call::buffer_host, {Expr(a.name)});
+            const Expr message = Call::make_intrinsic(
+                Handle(), Call::stringify,
+                {Expr(which + " buffer " + a.name + " has the host pointer "), address,
+                 Expr(", which is not aligned to " + std::to_string(alignment) +
+                      " bytes (set_host_alignment). Pass a buffer allocated with that "
+                      "alignment.")});
+            own.push_back(AssertStmt::make(
+                address % make_const(UInt(64), alignment) == make_const(UInt(64), 0),
+                Call::make(Int(32), "loom_error", {message}, Call::Extern)));
+        }
         auto found = read.find(a.name);
         const bool reads_it =
             a.kind == Argument::InputBuffer && found != read.end() && !found->second.empty();

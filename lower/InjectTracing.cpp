@@ -63,6 +63,10 @@ public:
               {Target::TraceLoads, Target::TraceStores, Target::TraceRealizations})) {}
 
     bool loads(const FunctionContents &f) const { return all_loads || f.trace.loads; }
+    /** An input image's loads (an ImageParam's trace_loads; Halide's `<name>_im` Func). */
+    bool image_loads(const ParameterContents *image) const {
+        return all_loads || (image && image->trace_loads);
+    }
     bool stores(const FunctionContents &f) const { return all_stores || f.trace.stores; }
     bool realizations(const FunctionContents &f) const {
         return all_realizations || f.trace.realizations;
@@ -85,6 +89,8 @@ public:
     // The traced Funcs with the types of their values (Tuple elements), and their user tags in
     // the order the Funcs were met.
     std::map<std::string, std::vector<Type>> touched;
+    // The traced input images, in the order they were met (they come before every Func).
+    std::vector<std::string> touched_images;
     std::vector<std::pair<std::string, std::vector<std::string>>> user_tags;
     bool changed = false;
 
@@ -111,6 +117,7 @@ private:
         if (op->is_intrinsic(Call::extern_input)) return op;
         Expr e = IRMutator::visit(op);
         op = e.as<Call>();
+        if (op->call_type == Call::Image) return image_load(e, op);
         if (op->call_type != Call::Halide) return e;
         const FunctionContents *f = selection.func(op->name);
         if (!f || !selection.loads(*f)) return e;
@@ -118,6 +125,24 @@ private:
         add_tags(*f);
         return trace_event(op->name, load, int_var(trace_id(op->name)), op->value_index, Expr(""),
                            e, op->args);
+    }
+
+    // A load of an input image, traced with the pipeline as its parent (as Halide 14 does).
+    Expr image_load(const Expr &e, const Call *op) {
+        const ParameterContents *image = op->param.get();
+        if (!selection.image_loads(image)) return e;
+        // Halide 14 gives an ImageParam a type tag (through its hidden Func), a Buffer none.
+        if (image && !touched.count(op->name)) {
+            touched_images.push_back(op->name);
+            touched[op->name] = {op->type};
+        }
+        changed = true;
+        if (image && !image->trace_tags.empty() && !tagged.count(op->name)) {
+            tagged.insert(op->name);
+            user_tags.emplace_back(op->name, image->trace_tags);
+        }
+        return trace_event(op->name, load, int_var(kPipelineId), op->value_index, Expr(""), e,
+                           op->args);
     }
 
     Stmt visit(const Provide *op) override {
@@ -299,7 +324,9 @@ Stmt inject_tracing(const Stmt &s, const std::string &pipeline_name, const Envir
     std::vector<Stmt> stmts;
     // A tag per traced Func, producers first: its types now, its region once bounds inference
     // has run (finish_tracing).
-    for (const std::string &name : env.order) {
+    std::vector<std::string> tagged_order = tracing.touched_images;
+    tagged_order.insert(tagged_order.end(), env.order.begin(), env.order.end());
+    for (const std::string &name : tagged_order) {
         auto it = tracing.touched.find(name);
         if (it == tracing.touched.end()) continue;
         std::string text = kTypeAndDimTag;

@@ -438,3 +438,64 @@ TEST(HalideNames, AnImageParamIsAFuncOfItsImage) {
 }
 
 } // namespace
+
+namespace {
+
+// A one-dimensional raw buffer of n floats at `host`.
+loom_buffer_t float_view(float *host, int n) {
+    static loom_dimension_t dims[1];
+    loom_buffer_t raw{};
+    raw.host = reinterpret_cast<uint8_t *>(host);
+    raw.type = Float(32).to_runtime();
+    raw.dimensions = 1;
+    dims[0] = {0, n, 1, 0};
+    raw.dim = dims;
+    return raw;
+}
+
+} // namespace
+
+// Halide's set_host_alignment: every run checks the host pointers at entry.
+TEST(HalideNames, HostAlignmentIsCheckedAtEntry) {
+    ImageParam in(Float(32), 1, "aligned_in");
+    EXPECT_EQ(in.host_alignment(), 4);
+    in.set_host_alignment(64);
+    EXPECT_EQ(in.host_alignment(), 64);
+    Func out("aligned_out");
+    Var x("x");
+    out(x) = in(x)*2.0f;
+    EXPECT_EQ(out.output_buffer().host_alignment(), 4);
+    out.output_buffer().set_host_alignment(32);
+    EXPECT_EQ(out.output_buffer().host_alignment(), 32);
+
+    std::vector<float> memory(64 + 64);
+    float *aligned = memory.data();
+    while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0)
+        aligned++;
+    for (int i = 0; i < 33; i++)
+        aligned[i] = (float)i;
+    std::vector<float> results(64 + 64);
+    float *aligned_out = results.data();
+    while (reinterpret_cast<uintptr_t>(aligned_out) % 64 != 0)
+        aligned_out++;
+
+    in.set(Buffer<float>(float_view(aligned, 16)));
+    out.realize(Buffer<float>(float_view(aligned_out, 16)));
+    for (int i = 0; i < 16; i++)
+        EXPECT_EQ(aligned_out[i], 2.0f * i);
+
+    in.set(Buffer<float>(float_view(aligned + 1, 16)));
+    const std::string input_error = error_of([&] { out.realize({16}); });
+    EXPECT_NE(input_error.find("Input buffer aligned_in has the host pointer"), std::string::npos)
+        << input_error;
+    EXPECT_NE(input_error.find("which is not aligned to 64 bytes"), std::string::npos)
+        << input_error;
+    in.set(Buffer<float>(float_view(aligned, 16)));
+    const std::string output_error =
+        error_of([&] { out.realize(Buffer<float>(float_view(aligned_out + 4, 16))); });
+    EXPECT_NE(output_error.find("Output buffer aligned_out has the host pointer"),
+              std::string::npos)
+        << output_error;
+    EXPECT_NE(output_error.find("not aligned to 32 bytes"), std::string::npos) << output_error;
+    EXPECT_THROW(in.set_host_alignment(24), loom::Error);
+}

@@ -55,6 +55,24 @@ void realize_traced(loom::Pipeline p, const std::vector<int> &sizes,
     loom_set_print_handler(old);
 }
 
+// With a target feature more (Target::TraceLoads, say).
+void realize_traced_with(Halide::Pipeline p, const std::vector<int> &sizes,
+                         Halide::Target::Feature feature) {
+    p.jit_handlers().custom_print = halide_capture;
+    Halide::Buffer<> out(p.outputs()[0].output_types()[0], sizes);
+    p.realize(out, Halide::get_host_target()
+                       .without_feature(Halide::Target::AVX512_SapphireRapids)
+                       .with_feature(feature));
+}
+
+void realize_traced_with(loom::Pipeline p, const std::vector<int> &sizes,
+                         loom::Target::Feature feature) {
+    loom_print_handler_t old = loom_set_print_handler(loom_capture);
+    loom::Buffer<> out(p.outputs()[0].output_types()[0], sizes);
+    p.realize(out, loom::Target().with_feature(feature));
+    loom_set_print_handler(old);
+}
+
 void realize_traced(loom::Func f, const std::vector<int> &sizes,
                     const std::vector<int> &mins = {}) {
     realize_traced(loom::Pipeline(f), sizes, mins);
@@ -193,6 +211,39 @@ TRACE_CASE(PrintInAVectorizedLoopPrintsEachLane, {
     f(x) = print(x * 3, "lane of", x);
     f.vectorize(x, 4);
     realize_traced(f, {8});
+})
+
+// An ImageParam's loads, traced by its own trace_loads with its tags (Halide 14 traces them
+// through the image's hidden Func, with the pipeline as parent).
+TRACE_CASE(ImageParamLoadsAndTheirTags, {
+    ImageParam input(UInt(8), 2, "traced_input");
+    Buffer<uint8_t> data(4, 3);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 4; i++)
+            data(i, j) = (uint8_t)(i * 3 + j * 40);
+    input.set(data);
+    input.trace_loads();
+    input.add_trace_tag("input tag");
+    Func f("reads_traced_input");
+    Var x("x"), y("y");
+    f(x, y) = input(x, y) + input(x + 1, y);
+    f.trace_stores();
+    realize_traced(f, {3, 3});
+})
+
+// Target::TraceLoads traces the loads of every input, a Buffer read directly among them (with
+// no type tag: Halide 14 gives those to ImageParams only).
+TRACE_CASE(TheTargetFeatureTracesLoadsOfABuffer, {
+    Buffer<int16_t> data(std::vector<int>{5}, "traced_buffer");
+    for (int i = 0; i < 5; i++)
+        data(i) = (int16_t)(i * i - 7);
+    Func f("reads_traced_buffer");
+    Var x("x");
+    // (Halide 14's simplifier puts a product second in a sum: written so, the loads keep
+    // their order.)
+    f(x) = data(x + 2) + data(x) * 2;
+    Pipeline p(f);
+    realize_traced_with(p, {3}, Target::TraceLoads);
 })
 
 // Loom's own hooks: the trace handler receives the structured events (the default only prints

@@ -15,7 +15,10 @@
 #include <vector>
 
 #include "Benchmark.h"
+#include "HalideBuffer.h"
+
 #include "ImageIO.h"
+#include <loom.h>
 
 namespace {
 
@@ -357,3 +360,27 @@ TEST(BenchmarkTest, AdaptiveMeetsItsConfig) {
 }
 
 } // namespace
+
+// Halide's Buffer(Runtime::Buffer): a view of the Runtime::Buffer's memory, which a pipeline
+// reads and writes in place.
+TEST(RuntimeBuffers, ABufferViewsARuntimeBuffersMemory) {
+    loom::Runtime::Buffer<int32_t> input(6, 3), output(6, 3);
+    for (int y = 0; y < 3; y++) {
+        for (int x = 0; x < 6; x++)
+            input(x, y) = x * 10 + y;
+    }
+    loom::Buffer<int32_t> in_view(input, "in_view");
+    EXPECT_EQ(in_view.name(), "in_view");
+    EXPECT_EQ(in_view.width(), 6);
+    EXPECT_EQ(in_view.height(), 3);
+    loom::Func twice("twice");
+    loom::Var x("x"), y("y");
+    twice(x, y) = in_view(x, y) * 2;
+    loom::Buffer<int32_t> out_view(output);
+    twice.realize(out_view);
+    for (int y = 0; y < 3; y++) {
+        for (int x = 0; x < 6; x++)
+            EXPECT_EQ(output(x, y), (x * 10 + y) * 2) << x << ", " << y;
+    }
+    EXPECT_THROW(loom::Buffer<float>{input}, loom::Error);
+}
