@@ -227,6 +227,10 @@ void CodeGen::visit(const FloatImm *op) {
 void CodeGen::visit(const StringImm *op) { value = builder.CreateGlobalStringPtr(op->value); }
 
 void CodeGen::visit(const Variable *op) {
+    if (op->name == kUserContextName) {
+        value = user_context;
+        return;
+    }
     const auto *v = symbols.find(op->name);
     internal_assert(v) << "Variable " << op->name << " is not bound in codegen";
     value = *v;

@@ -39,7 +39,10 @@ void FreeNames::use_var(const std::string &n) {
 void FreeNames::use_buffer(const std::string &n) {
     if (!bound_buffers.contains(n) && seen_buffers.insert(n).second) buffers.push_back(n);
 }
-void FreeNames::visit(const Variable *op) { use_var(op->name); }
+void FreeNames::visit(const Variable *op) {
+    // Every task has the user context as its own argument.
+    if (op->name != kUserContextName) use_var(op->name);
+}
 void FreeNames::visit(const Load *op) {
     use_buffer(op->name);
     IRVisitor::visit(op);

@@ -1,6 +1,7 @@
 #include "codegen/JIT.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -64,6 +65,71 @@ public:
     }
 };
 
+// The runtime's entry points that the run's JITUserContext may take over: the compiled code
+// passes the context Pipeline::realize gave it as the user context of every runtime call.
+JITUserContext *run_context(void *user_context) {
+    return static_cast<JITUserContext *>(user_context);
+}
+
+void jit_print(void *user_context, const char *message) {
+    JITUserContext *c = run_context(user_context);
+    if (c && c->handlers.custom_print) {
+        c->handlers.custom_print(c, message);
+    } else {
+        loom_print(user_context, message);
+    }
+}
+
+int32_t jit_trace(void *user_context, const loom_trace_event_t *event) {
+    JITUserContext *c = run_context(user_context);
+    if (c && c->handlers.custom_trace) return c->handlers.custom_trace(c, event);
+    if (c && c->handlers.custom_print) {
+        // The default handler's line, through custom_print (Halide's default trace handler
+        // prints through halide_print), with ids of its own (positive, increasing).
+        static std::atomic<int32_t> ids{1};
+        char line[4096];
+        loom_trace_event_to_string(event, line, sizeof(line) - 1);
+        std::strcat(line, "\n");
+        c->handlers.custom_print(c, line);
+        return ids++;
+    }
+    return loom_trace(user_context, event);
+}
+
+void *jit_malloc(void *user_context, int64_t bytes) {
+    JITUserContext *c = run_context(user_context);
+    if (c && c->handlers.custom_malloc) return c->handlers.custom_malloc(c, (size_t)bytes);
+    return loom_malloc(user_context, bytes);
+}
+
+void jit_free(void *user_context, void *ptr) {
+    JITUserContext *c = run_context(user_context);
+    if (c && c->handlers.custom_free) {
+        c->handlers.custom_free(c, ptr);
+    } else {
+        loom_free(user_context, ptr);
+    }
+}
+
+using JITTask = int (*)(JITUserContext *, int, uint8_t *);
+
+int32_t jit_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t extent,
+                       void *closure) {
+    JITUserContext *c = run_context(user_context);
+    // A task is called with the context as its user context, which is the JITUserContext.
+    JITTask task = reinterpret_cast<JITTask>(f);
+    if (c && c->handlers.custom_do_par_for)
+        return c->handlers.custom_do_par_for(c, task, min, extent, (uint8_t *)closure);
+    if (c && c->handlers.custom_do_task) {
+        for (int32_t i = min; i < min + extent; i++) {
+            if (int result = c->handlers.custom_do_task(c, task, i, (uint8_t *)closure))
+                return result;
+        }
+        return 0;
+    }
+    return loom_do_par_for(user_context, f, min, extent, closure);
+}
+
 // The runtime functions compiled code may call, by name.
 const JITExternAddresses &runtime_functions() {
     static const JITExternAddresses functions = [] {
@@ -71,14 +137,14 @@ const JITExternAddresses &runtime_functions() {
         auto add = [&](const char *name, auto *fn) {
             symbols[name] = reinterpret_cast<void *>(fn);
         };
-        add("loom_malloc", &loom_malloc);
-        add("loom_free", &loom_free);
+        add("loom_malloc", &jit_malloc);
+        add("loom_free", &jit_free);
         add("loom_error", &loom_error);
         add("loom_error_access_out_of_bounds", &loom_error_access_out_of_bounds);
         add("loom_error_out_of_memory", &loom_error_out_of_memory);
         add("loom_error_param_out_of_range", &loom_error_param_out_of_range);
         add("loom_error_output_too_small", &loom_error_output_too_small);
-        add("loom_do_par_for", &loom_do_par_for);
+        add("loom_do_par_for", &jit_do_par_for);
         add("loom_do_fork", &loom_do_fork);
         add("loom_semaphore_init", &loom_semaphore_init);
         add("loom_semaphore_release", &loom_semaphore_release);
@@ -97,8 +163,8 @@ const JITExternAddresses &runtime_functions() {
         add("loom_cuda_mark_host_dirty", &loom_cuda_mark_host_dirty);
         add("loom_cuda_device_free", &loom_cuda_device_free);
         add("loom_cuda_launch", &loom_cuda_launch);
-        add("loom_trace", &loom_trace);
-        add("loom_print", &loom_print);
+        add("loom_trace", &jit_trace);
+        add("loom_print", &jit_print);
         add("loom_error_requirement_failed", &loom_error_requirement_failed);
         add("loom_error_extern_stage_failed", &loom_error_extern_stage_failed);
         add("loom_memoization_cache_lookup", &loom_memoization_cache_lookup);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dsl/JITUserContext.h"
 #include "dsl/Target.h"
 #include "lower/Lower.h"
 
@@ -17,6 +18,11 @@ namespace Internal {
 /** The C functions Pipeline::set_jit_externs gives, by symbol name: linked in place of any
  * symbol of the same name in the process. */
 using JITExternAddresses = std::map<std::string, void *>;
+
+/** The error text of one JIT run (JITUserContext::error_buffer). */
+struct JITErrorBuffer {
+    std::string text;
+};
 
 /** Whether compiled code finds `name` in Loom's runtime (which a JIT extern can't replace). */
 bool is_jit_runtime_function(const std::string &name);

@@ -312,6 +312,28 @@ void Func::infer_input_bounds(const std::vector<int32_t> &sizes, const Target &t
     pipeline().infer_input_bounds(sizes, target, param_map);
 }
 
+Realization Func::realize(JITUserContext *context, std::vector<int32_t> sizes, const Target &target,
+                          const ParamMap &param_map) {
+    return pipeline().realize(context, std::move(sizes), target, param_map);
+}
+
+void Func::realize(JITUserContext *context, RealizationArg outputs, const Target &target,
+                   const ParamMap &param_map) {
+    pipeline().realize(context, std::move(outputs), target, param_map);
+}
+
+void Func::infer_input_bounds(JITUserContext *context, RealizationArg outputs, const Target &target,
+                              const ParamMap &param_map) {
+    pipeline().infer_input_bounds(context, std::move(outputs), target, param_map);
+}
+
+void Func::infer_input_bounds(JITUserContext *context, const std::vector<int32_t> &sizes,
+                              const Target &target, const ParamMap &param_map) {
+    pipeline().infer_input_bounds(context, sizes, target, param_map);
+}
+
+JITHandlers &Func::jit_handlers() { return pipeline().jit_handlers(); }
+
 std::vector<Argument> Func::infer_arguments() const {
     return Pipeline(std::vector<Func>{*this}).infer_arguments();
 }

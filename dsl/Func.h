@@ -12,6 +12,7 @@
 #include "dsl/Buffer.h"
 #include "dsl/ExternFuncArgument.h"
 #include "dsl/Function.h"
+#include "dsl/JITUserContext.h"
 #include "dsl/OutputImageParam.h"
 #include "dsl/ParamMap.h"
 #include "dsl/Realization.h"
@@ -387,6 +388,20 @@ public:
                             const ParamMap &param_map = ParamMap::empty_map());
     void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target(),
                             const ParamMap &param_map = ParamMap::empty_map());
+    /** The same with a JITUserContext for this run (Pipeline's). */
+    Realization realize(JITUserContext *context, std::vector<int32_t> sizes = {},
+                        const Target &target = Target(),
+                        const ParamMap &param_map = ParamMap::empty_map());
+    void realize(JITUserContext *context, RealizationArg outputs, const Target &target = Target(),
+                 const ParamMap &param_map = ParamMap::empty_map());
+    void infer_input_bounds(JITUserContext *context, RealizationArg outputs,
+                            const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
+    void infer_input_bounds(JITUserContext *context, const std::vector<int32_t> &sizes,
+                            const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
+    /** The hooks of every JIT run of this Func's pipeline (Halide's Func::jit_handlers). */
+    JITHandlers &jit_handlers();
     /** Pipeline(*this).infer_arguments(). */
     std::vector<Argument> infer_arguments() const;
     /** Compiles now, so that the first realize() does not pay for it. */

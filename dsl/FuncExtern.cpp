@@ -20,7 +20,8 @@ public:
 private:
     using IRVisitor::visit;
     void visit(const Variable *op) override {
-        if (!op->param && found.empty()) found = op->name;
+        // The run's user context (Param::user_context_value) is one value for the whole run.
+        if (!op->param && op->name != kUserContextName && found.empty()) found = op->name;
     }
 };
 
@@ -57,7 +58,7 @@ ExternStage::Arg stage_arg(const std::string &func, size_t i, const ExternFuncAr
         user_assert(var.found.empty())
             << "Argument " << i << " of extern stage " << func << " uses the Var " << var.found
             << ": an extern stage is called once per region, so its scalar arguments may use "
-               "Params and constants only.";
+               "Params, constants and the user context only.";
         arg.kind = ExternStage::Arg::Scalar;
         arg.expr = a.expr;
         break;

@@ -141,6 +141,10 @@ struct Reinterpret : ExprNode<Reinterpret> {
 /** A named value: a loop variable, a let binding, a buffer field (name.min.0, name.stride.1,
  * name.extent.2), a scalar Param (then `param` is set) or a reduction variable of an RDom
  * (then `rdom` is set). */
+/** The Variable that stands for the run's user context (Param::user_context_value): bound by
+ * codegen to the user context of the function or task it is in. */
+constexpr const char *kUserContextName = "__user_context";
+
 struct Variable : ExprNode<Variable> {
     LOOM_DECLARE_NODE(Variable)
     std::string name;

@@ -91,6 +91,12 @@ public:
 
     /** The element type, known from T unless T is void. */
     static constexpr bool has_static_type = !std::is_void<T>::value;
+    /** Halide's: the user context of the run, a handle, to pass to an extern stage: the
+     * JITUserContext a JIT run was given (or the run's own), or what the caller of an
+     * ahead-of-time function's argv entry passes (NULL from its C function). */
+    static Expr user_context_value() {
+        return Internal::Variable::make(Handle(), Internal::kUserContextName);
+    }
     static Type static_type() {
         static_assert(has_static_type, "Param<void> has no static type: use type()");
         return type_of<T>();

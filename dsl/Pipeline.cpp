@@ -51,6 +51,9 @@ struct PipelineContents {
     // Pipeline::add_requirement: each the condition, then the message's values.
     std::vector<std::vector<Expr>> requirements;
     std::map<std::string, JITExtern> jit_externs; // Pipeline::set_jit_externs
+    JITHandlers jit_handlers;                     // Pipeline::jit_handlers
+    // The context realize(JITUserContext *, ...) gives the run under way (null: none).
+    JITUserContext *call_context = nullptr;
 };
 
 }  // namespace Internal
@@ -59,15 +62,31 @@ using namespace Internal;
 
 namespace {
 
-// Pipelines report errors through the runtime's handler; the JIT passes a std::string as the
-// user context so that the message becomes the text of a C++ exception.
+// Pipelines report errors through the runtime's handler; the JIT passes its JITUserContext as
+// the user context, whose custom_error handler takes the message, or else its error buffer,
+// whose text becomes that of a C++ exception.
 void collect_error(void *user_context, const char *message) {
-    if (user_context) {
-        static_cast<std::string *>(user_context)->append(message);
+    auto *context = static_cast<JITUserContext *>(user_context);
+    if (context && context->handlers.custom_error) {
+        context->handlers.custom_error(context, message);
+    } else if (context && context->error_buffer) {
+        context->error_buffer->text.append(message);
     } else {
         std::fprintf(stderr, "loom error: %s\n", message);
     }
 }
+
+// Sets `context` as the run's context for as long as it lives.
+class CallContextScope {
+public:
+    CallContextScope(PipelineContents &p, JITUserContext *context) : p(p) {
+        p.call_context = context;
+    }
+    ~CallContextScope() { p.call_context = nullptr; }
+
+private:
+    PipelineContents &p;
+};
 
 // The addresses set_jit_externs gave, each checked against the extern stages that call it: a
 // stage calls its C function with an int32 result and, in order, a scalar of each Expr
@@ -100,6 +119,38 @@ JITExternAddresses jit_extern_addresses(const PipelineContents &p, const Environ
                "signature.";
     }
     return addresses;
+}
+
+// Halide's populate_jit_handlers: the context's unset hooks take the pipeline's.
+void fill_unset_handlers(JITHandlers &h, const JITHandlers &pipeline) {
+    auto fill = [](auto &mine, auto theirs) {
+        if (!mine) mine = theirs;
+    };
+    fill(h.custom_print, pipeline.custom_print);
+    fill(h.custom_malloc, pipeline.custom_malloc);
+    fill(h.custom_free, pipeline.custom_free);
+    fill(h.custom_do_task, pipeline.custom_do_task);
+    fill(h.custom_do_par_for, pipeline.custom_do_par_for);
+    fill(h.custom_error, pipeline.custom_error);
+    fill(h.custom_trace, pipeline.custom_trace);
+    fill(h.custom_get_symbol, pipeline.custom_get_symbol);
+    fill(h.custom_load_library, pipeline.custom_load_library);
+    fill(h.custom_get_library_symbol, pipeline.custom_get_library_symbol);
+    fill(h.custom_cuda_acquire_context, pipeline.custom_cuda_acquire_context);
+    fill(h.custom_cuda_release_context, pipeline.custom_cuda_release_context);
+    fill(h.custom_cuda_get_stream, pipeline.custom_cuda_get_stream);
+}
+
+// The hooks Loom's JIT has no place for are refused rather than ignored.
+void check_handlers_loom_runs(const JITHandlers &h) {
+    user_assert(!h.custom_get_symbol && !h.custom_load_library && !h.custom_get_library_symbol)
+        << "JITHandlers: custom_get_symbol, custom_load_library and custom_get_library_symbol "
+           "have no counterpart in Loom's JIT; give the C functions extern stages call with "
+           "Pipeline::set_jit_externs";
+    user_assert(!h.custom_cuda_acquire_context && !h.custom_cuda_release_context &&
+                !h.custom_cuda_get_stream)
+        << "JITHandlers: the CUDA context hooks have no counterpart in Loom's JIT, whose "
+           "runtime owns the CUDA context and stream";
 }
 
 std::string function_name(const std::vector<FunctionPtr> &outputs) {
@@ -369,6 +420,32 @@ loom_buffer_t *bind_input(const LoweredArgument &a, const ParamMap &param_map) {
 
 void Pipeline::compile_jit(const Target &target) { prepare(*contents, target); }
 
+JITHandlers &Pipeline::jit_handlers() { return contents->jit_handlers; }
+
+Realization Pipeline::realize(JITUserContext *context, std::vector<int32_t> sizes,
+                              const Target &target, const ParamMap &param_map) {
+    CallContextScope scope(*contents, context);
+    return realize(std::move(sizes), target, param_map);
+}
+
+void Pipeline::realize(JITUserContext *context, RealizationArg outputs, const Target &target,
+                       const ParamMap &param_map) {
+    CallContextScope scope(*contents, context);
+    realize(std::move(outputs), target, param_map);
+}
+
+void Pipeline::infer_input_bounds(JITUserContext *context, RealizationArg outputs,
+                                  const Target &target, const ParamMap &param_map) {
+    CallContextScope scope(*contents, context);
+    infer_input_bounds(std::move(outputs), target, param_map);
+}
+
+void Pipeline::infer_input_bounds(JITUserContext *context, const std::vector<int32_t> &sizes,
+                                  const Target &target, const ParamMap &param_map) {
+    CallContextScope scope(*contents, context);
+    infer_input_bounds(sizes, target, param_map);
+}
+
 void Pipeline::realize(RealizationArg outputs, const Target &target, const ParamMap &param_map) {
     static const bool handler_installed = (loom_set_error_handler(collect_error), true);
     (void)handler_installed;
@@ -418,13 +495,22 @@ void Pipeline::realize(RealizationArg outputs, const Target &target, const Param
         }
         }
     }
+    // The run's context: the caller's, its unset handlers filled from jit_handlers() (as
+    // Halide's), or one of this run's own.
+    JITUserContext own_context;
+    JITUserContext *context = contents->call_context ? contents->call_context : &own_context;
+    fill_unset_handlers(context->handlers, contents->jit_handlers);
+    check_handlers_loom_runs(context->handlers);
     auto run = [&] {
-        std::string error;
-        int32_t code = contents->current.module->entry()(&error, args.data());
-        if (code != 0) {
-            throw RuntimeError(error.empty() ? "Pipeline failed with error code " +
-                                                   std::to_string(code)
-                                             : error);
+        JITErrorBuffer error;
+        context->error_buffer = &error;
+        int32_t code = contents->current.module->entry()(context, args.data());
+        context->error_buffer = nullptr;
+        // With a custom_error handler the message went to it, and the run just returns.
+        if (code != 0 && !context->handlers.custom_error) {
+            throw RuntimeError(error.text.empty()
+                                   ? "Pipeline failed with error code " + std::to_string(code)
+                                   : error.text);
         }
     };
     auto regions = [&] {

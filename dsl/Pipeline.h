@@ -13,6 +13,7 @@
 #include "dsl/Argument.h"
 #include "dsl/AutoScheduler.h"
 #include "dsl/Func.h"
+#include "dsl/JITUserContext.h"
 #include "dsl/ParamMap.h"
 #include "dsl/Realization.h"
 #include "dsl/Target.h"
@@ -99,6 +100,23 @@ public:
                             const ParamMap &param_map = ParamMap::empty_map());
     void infer_input_bounds(const std::vector<int32_t> &sizes, const Target &target = Target(),
                             const ParamMap &param_map = ParamMap::empty_map());
+    /** The same, with a context for this run alone (dsl/JITUserContext.h): its handlers take
+     * precedence over jit_handlers(), each receives it, and with a custom_error handler an
+     * error goes to the handler instead of becoming an exception. */
+    Realization realize(JITUserContext *context, std::vector<int32_t> sizes = {},
+                        const Target &target = Target(),
+                        const ParamMap &param_map = ParamMap::empty_map());
+    void realize(JITUserContext *context, RealizationArg outputs, const Target &target = Target(),
+                 const ParamMap &param_map = ParamMap::empty_map());
+    void infer_input_bounds(JITUserContext *context, RealizationArg outputs,
+                            const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
+    void infer_input_bounds(JITUserContext *context, const std::vector<int32_t> &sizes,
+                            const Target &target = Target(),
+                            const ParamMap &param_map = ParamMap::empty_map());
+    /** Halide's jit_handlers: the hooks of every JIT run of this pipeline (those a run's
+     * JITUserContext leaves unset). */
+    JITHandlers &jit_handlers();
     /** Halide's infer_arguments: the inputs the pipeline reads, as the arguments of a compiled
      * function would take them: ImageParams by name, then scalar Params by name (Buffers read
      * directly are embedded, not arguments). For compile_to_* without listing them by hand. */

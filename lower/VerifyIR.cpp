@@ -12,9 +12,10 @@ namespace loom {
 namespace Internal {
 namespace {
 
-// Buffer fields (name.min.0, name.stride.1, ...) and Params are bound by the caller.
+// Buffer fields (name.min.0, name.stride.1, ...), Params and the user context are bound by the
+// caller.
 bool bound_by_caller(const Variable *op) {
-    if (op->param) return true;
+    if (op->param || op->name == kUserContextName) return true;
     const std::string &n = op->name;
     for (const char *field : {".min.", ".extent.", ".stride."}) {
         if (n.find(field) != std::string::npos) return true;

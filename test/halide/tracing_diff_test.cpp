@@ -246,6 +246,32 @@ TRACE_CASE(TheTargetFeatureTracesLoadsOfABuffer, {
     realize_traced_with(p, {3}, Target::TraceLoads);
 })
 
+// Halide's JITUserContext: one run's print() and trace lines through its own custom_print.
+#define PRINTED_THROUGH_A_CONTEXT(NS)                                                              \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        struct Captured : JITUserContext {                                                         \
+            std::string text;                                                                      \
+        };                                                                                         \
+        Captured context;                                                                          \
+        context.handlers.custom_print = [](JITUserContext *c, const char *message) {               \
+            static_cast<Captured *>(c)->text += message;                                           \
+        };                                                                                         \
+        Func f("printed_in_context");                                                              \
+        Var x("x");                                                                                \
+        f(x) = print(x * 2, "twice", x) + 1;                                                       \
+        f.trace_stores();                                                                          \
+        f.realize(&context, {3}, get_jit_target_from_environment());                               \
+        return context.text;                                                                       \
+    }()
+
+TEST(TracingVsHalide, AJITUserContextTakesTheRunsPrintsAndTraceLines) {
+    const std::string halide = PRINTED_THROUGH_A_CONTEXT(Halide);
+    const std::string loom = PRINTED_THROUGH_A_CONTEXT(loom);
+    ASSERT_NE(halide.find("twice"), std::string::npos) << halide;
+    EXPECT_EQ(loom, halide);
+}
+
 // Loom's own hooks: the trace handler receives the structured events (the default only prints
 // them), and the runtime formats any event as the default handler does.
 std::vector<std::string> events_seen;
