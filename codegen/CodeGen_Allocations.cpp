@@ -45,6 +45,7 @@ void CodeGen::visit(const Allocate *op) {
                                    builder.getInt64(0), ext);
         count = builder.CreateMul(count, ext);
     }
+    check_allocation_size(op->name, count);
     llvm::Value *bytes =
         builder.CreateAdd(builder.CreateMul(count, builder.getInt64(std::max(op->type.bytes(), 1))),
                           builder.getInt64(2 * kAllocationPaddingBytes));
@@ -105,6 +106,38 @@ void CodeGen::visit(const Allocate *op) {
     with_live_allocation(op->name,
                          [&] { with_buffer_struct(op, count, [&] { codegen(op->body); }); });
     buffers.pop(op->name);
+}
+
+// Keep in step with loom_error_buffer_allocation_too_large (runtime/loom_runtime.c).
+constexpr const char *kAllocationTooLargeFix =
+    " that 32-bit offsets address. Add the LargeBuffers feature to the target "
+    "(Target::LargeBuffers, \"large_buffers\") for 64-bit offsets, or compute it over a "
+    "smaller region.";
+
+// An allocation's elements, `count`, must be at most max_allocation_elements, so that its
+// flat offsets are exact in their type (32 bits without LargeBuffers; lower/StorageFlattening
+// refuses a constant size past it, and checks the strides in 64 bits). Checked at run time
+// where the size is known only then: the run stops with a message naming the Func.
+void CodeGen::check_allocation_size(const std::string &name, llvm::Value *count) {
+    if (max_allocation_elements == INT64_MAX) return;
+    if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(count)) {
+        user_assert(constant->getSExtValue() <= max_allocation_elements)
+            << "Func " << name << "'s storage holds " << constant->getSExtValue()
+            << " elements, more than the " << max_allocation_elements << kAllocationTooLargeFix;
+        return;
+    }
+    llvm::Type *ptr = llvm::PointerType::get(ctx, 0);
+    llvm::BasicBlock *fail = llvm::BasicBlock::Create(ctx, "allocation_too_large", function);
+    llvm::BasicBlock *ok = llvm::BasicBlock::Create(ctx, "allocation_size_ok", function);
+    llvm::Value *most = builder.getInt64(max_allocation_elements);
+    builder.CreateCondBr(builder.CreateICmpSGT(count, most), fail, ok);
+    builder.SetInsertPoint(fail);
+    llvm::Value *code = builder.CreateCall(
+        runtime_function("loom_error_buffer_allocation_too_large", builder.getInt32Ty(),
+                         {ptr, ptr, builder.getInt64Ty(), builder.getInt64Ty()}),
+        {user_context, builder.CreateGlobalStringPtr(name), count, most});
+    return_error(code);
+    builder.SetInsertPoint(ok);
 }
 
 // Runs `body` with the allocation `name` held (see return_error); its Free, at the end of

@@ -150,6 +150,7 @@ std::unique_ptr<llvm::Module> CodeGen::compile(const LoweredPipeline &p) {
         }
     }
     entry_function = function;
+    max_allocation_elements = p.max_allocation_elements;
     if (outline_threads > 0) outlined_loops = loops_to_outline(p.body, outline_threads);
     loaded_buffers = buffers_loaded(p.body);
     allocations_with_device_copies = buffers_with_device_copies(p.body);

@@ -335,6 +335,8 @@ private:
 
     // ---- CodeGen_Allocations.cpp: allocations, their release, error returns ----
     void visit(const Allocate *op) override;
+    void check_allocation_size(const std::string &name, llvm::Value *count);
+    int64_t max_allocation_elements = INT32_MAX; // the pipeline's (LoweredPipeline)
     template <typename Body> void with_live_allocation(const std::string &name, Body body);
     template <typename Body>
     void with_buffer_struct(const Allocate *op, llvm::Value *count, Body body);

@@ -142,6 +142,7 @@ const JITExternAddresses &runtime_functions() {
         add("loom_error", &loom_error);
         add("loom_error_access_out_of_bounds", &loom_error_access_out_of_bounds);
         add("loom_error_out_of_memory", &loom_error_out_of_memory);
+        add("loom_error_buffer_allocation_too_large", &loom_error_buffer_allocation_too_large);
         add("loom_error_param_out_of_range", &loom_error_param_out_of_range);
         add("loom_error_output_too_small", &loom_error_output_too_small);
         add("loom_do_par_for", &jit_do_par_for);

@@ -351,9 +351,10 @@ DefinitionKey definition_key(const std::vector<FunctionPtr> &outputs, const std:
 
 std::string lowered_key(const LoweredPipeline &pipeline) {
     KeyWriter w;
-    const auto &[name, body, args, streaming_min_bytes] = pipeline;
+    const auto &[name, body, args, streaming_min_bytes, max_allocation_elements] = pipeline;
     w.str(kLoweredFormat);
     w.u64((uint64_t)streaming_min_bytes);
+    w.u64((uint64_t)max_allocation_elements);
     w.str(name);
     w.u64(args.size());
     for (const LoweredArgument &a : args) {

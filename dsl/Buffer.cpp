@@ -28,10 +28,14 @@ std::vector<loom_dimension_t> dense_dims(const std::vector<int> &sizes, const st
     for (size_t i = 0; i < sizes.size(); i++) {
         user_assert(sizes[i] >= 0) << "Buffer " << name << " has negative extent " << sizes[i]
                                    << " in dimension " << i;
+        // Each stride must fit in 32 bits (loom_dimension_t's); the whole may pass 2^31
+        // elements, which a pipeline reads with 64-bit offsets (Target::LargeBuffers).
+        user_assert(stride <= INT32_MAX)
+            << "Buffer " << name << " is too large: the stride of dimension " << i << " would be "
+            << stride << " elements, and strides must fit in 32 bits. Use fewer elements in "
+            << "the dimensions inside it.";
         dims[i] = loom_dimension_t{0, sizes[i], (int32_t)stride, 0};
         stride *= std::max(sizes[i], 1);
-        user_assert(stride <= INT32_MAX)
-            << "Buffer " << name << " is too large: strides must fit in 32 bits";
     }
     return dims;
 }

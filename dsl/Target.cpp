@@ -42,6 +42,7 @@ const FeatureName feature_names[] = {
     {Target::NoAsserts, "no_asserts"},
     {Target::JIT, "jit"},
     {Target::StrictFloat, "strict_float"},
+    {Target::LargeBuffers, "large_buffers"},
 };
 
 const char *os_name(Target::OS os) {

@@ -69,6 +69,10 @@ struct Target {
          * contracts float arithmetic, so every target is strict already; the feature is
          * accepted and changes nothing. */
         StrictFloat,
+        /** 64-bit offsets into buffers: a buffer or a Func's storage may hold more than
+         * 2^31 - 1 elements (without it such a buffer is refused at entry and such storage
+         * at allocation, with a message). */
+        LargeBuffers,
         FeatureEnd // not a feature: the count of them (Halide's)
     };
 
@@ -149,9 +153,14 @@ struct Target {
     bool supports_device_api(Internal::DeviceAPI api) const;
     /** CUDA where the target asks for it, else Host. */
     Internal::DeviceAPI get_required_device_api() const;
-    /** Buffers are addressed with 32-bit offsets (no LargeBuffers feature). */
-    bool has_large_buffers() const { return false; }
-    int64_t maximum_buffer_size() const { return 0x7fffffff; }
+    /** Whether buffers are addressed with 64-bit offsets (the LargeBuffers feature). */
+    bool has_large_buffers() const { return has_feature(LargeBuffers); }
+    /** The most elements a buffer or a Func's storage may hold: 2^63 - 1 on a 64-bit target
+     * with LargeBuffers (Loom knows no other width), else 2^31 - 1 (Halide 14 counts
+     * elements too, under this name). */
+    int64_t maximum_buffer_size() const {
+        return bits != 32 && has_large_buffers() ? INT64_MAX : (int64_t)INT32_MAX;
+    }
     /** The compute capability Loom's PTX targets (sm_70: 70). */
     int get_cuda_capability_lower_bound() const;
     std::bitset<FeatureEnd> get_features_bitset() const {

@@ -21,9 +21,40 @@ bool is_queryable_input(const LoweredArgument &a) {
 
 Expr is_bounds_query(const std::string &buffer) { return buffer_is_bounds_query(buffer) != 0; }
 
+// Without 64-bit offsets, every element of an external buffer must lie within max_elements of
+// its base in each dimension, and the buffer hold no more than max_elements (Halide 14's two
+// checks): the flat offsets codegen computes are then exact in 32 bits. In 64 bits, so that
+// the product of the extents and strides cannot wrap.
+void add_size_checks(std::vector<Stmt> &checks, const std::string &which, const LoweredArgument &a,
+                     int64_t max_elements) {
+    const Expr most = make_const(Int(64), max_elements);
+    const std::string fix = ". Add the LargeBuffers feature to the target "
+                            "(Target::LargeBuffers, \"large_buffers\") for 64-bit offsets, or "
+                            "pass a smaller buffer.";
+    auto check = [&](const Expr &size, const std::string &what) {
+        const Expr message =
+            Call::make_intrinsic(Handle(), Call::stringify,
+                                 {Expr(which + " buffer " + a.name + " " + what), size,
+                                  Expr(" elements, more than the " + std::to_string(max_elements) +
+                                       " that 32-bit offsets address" + fix)});
+        checks.push_back(AssertStmt::make(
+            size <= most, Call::make(Int(32), "loom_error", {message}, Call::Extern)));
+    };
+    Expr total;
+    for (int d = 0; d < a.dimensions; d++) {
+        const std::string ds = std::to_string(d);
+        const Expr extent = cast(Int(64), int_var(a.name + ".extent." + ds));
+        const Expr stride = cast(Int(64), int_var(a.name + ".stride." + ds));
+        check(abs(extent * stride), "spans, in dimension " + ds + " (extent times stride), ");
+        total = total.defined() ? total * extent : extent;
+        if (d > 0) check(total, "holds, in dimensions 0 to " + ds + ", ");
+    }
+}
+
 } // namespace
 
-Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
+Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args,
+                      int64_t max_elements) {
     // The checks go inside the region lets at the top (the outputs', then those of the Funcs
     // computed at the root), so that the boxes may name them: expanding every let into the
     // boxes would repeat each consumer's region in its producers', exponentially in the
@@ -104,6 +135,7 @@ Stmt add_image_checks(const Stmt &s, const std::vector<LoweredArgument> &args) {
             check("extent", c.extent);
             check("stride", c.stride);
         }
+        if (max_elements < INT64_MAX) add_size_checks(own, which, a, max_elements);
         // set_host_alignment: the host pointer is a multiple of the alignment.
         const int alignment = a.param && a.param->is_buffer ? a.param->host_alignment
                               : a.output                    ? a.output->output_host_alignment

@@ -154,6 +154,7 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     result.name = name;
     result.args = infer_arguments(outputs, env, requested_args, requirements);
     result.streaming_min_bytes = options.streaming_min_bytes;
+    result.max_allocation_elements = target.maximum_buffer_size();
 
     Stmt s;
     s = logger.run("schedule functions", s, [&](const Stmt &) { return schedule_functions(outputs, env, groups); });
@@ -180,7 +181,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // stays covered), and whose slid mins interval arithmetic bounds loosely where the
     // regions of the Funcs computed beside a slid one subtract them (a ShiftInwards block's
     // start: an input asked for rows it does not have; schedule-invariance fuzz seed 4242).
-    s = logger.run("add image checks", s, [&](const Stmt &in) { return add_image_checks(in, result.args); });
+    s = logger.run("add image checks", s, [&](const Stmt &in) {
+        return add_image_checks(in, result.args, target.maximum_buffer_size());
+    });
     // After bounds inference, whose per-iteration regions it trims.
     s = logger.run("sliding window", s, [&](const Stmt &in) { return sliding_window(in, env); });
     // After the checks (a prefetch is not a read they must cover), before flattening (which
@@ -197,7 +200,9 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // On Provides and Calls, whose coordinates show which points a loop updates.
     s = logger.run("promote accumulators", s,
                    [&](const Stmt &in) { return promote_accumulators(in); });
-    s = logger.run("storage flattening", s, [&](const Stmt &in) { return storage_flattening(in, result.args, env); });
+    s = logger.run("storage flattening", s, [&](const Stmt &in) {
+        return storage_flattening(in, result.args, env, target.maximum_buffer_size());
+    });
     s = logger.run("inject memoization", s,
                    [&](const Stmt &in) { return inject_memoization(in, env, outputs); });
     s = logger.run("simplify", s, [&](const Stmt &in) { return simplify(in); });

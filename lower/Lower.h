@@ -20,6 +20,9 @@ struct LoweredPipeline {
     std::vector<LoweredArgument> args;
     /** CompileOptions::streaming_min_bytes, for codegen. */
     int64_t streaming_min_bytes = CompileOptions().streaming_min_bytes;
+    /** The most elements one allocation may hold (Target::maximum_buffer_size): codegen checks
+     * each before making it. */
+    int64_t max_allocation_elements = INT32_MAX;
 };
 
 /** Runs the lowering passes in order. `log` receives the per-pass log when

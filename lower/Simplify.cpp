@@ -113,6 +113,15 @@ private:
         Type t = op->type;
         if (v.type() == t) return v;
         if (Expr f = fold_cast(t, v); f.defined()) return f;
+        // A 32-bit ramp widened to 64 bits is the widened ramp where no lane overflows, as
+        // Loom assumes of signed 32-bit arithmetic: 64-bit indices (LargeBuffers) of a
+        // vectorized loop then stay dense ramps.
+        if (const Ramp *r = v.as<Ramp>();
+            r && t.element_of() == Int(64) && v.type().element_of() == Int(32)) {
+            return mutate(Ramp::make(Cast::make(Int(64, r->base.type().lanes()), r->base),
+                                     Cast::make(Int(64, r->stride.type().lanes()), r->stride),
+                                     r->lanes));
+        }
         return v.same_as(op->value) ? Expr(op) : Cast::make(t, v);
     }
 

@@ -61,10 +61,27 @@ Stmt debug_dump(const FunctionContents &f, const std::string &buffer, Type t, in
     return LetStmt::make(result, call, AssertStmt::make(int_var(result) == 0, failed));
 }
 
+// An index term in 64 bits: the cast pushed through sums and products to the variables and
+// constants, so that the taps of a stencil keep one base (x + 1 becomes (int64)x + 1) and a
+// vectorized loop variable's ramp widens as a ramp. Exact where the 32-bit terms do not
+// overflow, which Loom assumes of signed 32-bit arithmetic (as Halide 14 does).
+Expr widened(const Expr &e) {
+    if (e.type() == Int(64)) return e;
+    if (const IntImm *i = e.as<IntImm>()) return make_const(Int(64), i->value);
+    if (e.type() == Int(32)) {
+        if (const Add *a = e.as<Add>()) return widened(a->a) + widened(a->b);
+        if (const Sub *a = e.as<Sub>()) return widened(a->a) - widened(a->b);
+        if (const Mul *a = e.as<Mul>()) return widened(a->a) * widened(a->b);
+    }
+    return cast(Int(64), e);
+}
+
 class StorageFlattening : public LetTrackingMutator {
 public:
-    StorageFlattening(const std::vector<LoweredArgument> &args, const Environment &env)
-        : env(env) {
+    StorageFlattening(const std::vector<LoweredArgument> &args, const Environment &env,
+                      int64_t max_elements)
+        : env(env), max_elements(max_elements),
+          index_type(max_elements > INT32_MAX ? Int(64) : Int(32)) {
         for (const LoweredArgument &a : args) {
             if (a.kind == Argument::OutputBuffer && a.output) output_arguments[a.name] = &a;
             if (a.kind == Argument::InputScalar) continue;
@@ -78,6 +95,10 @@ public:
 
 private:
     const Environment &env;
+    // The most elements a Func's storage may hold, and the type of flat indices: Int(64) with
+    // LargeBuffers, where one storage may pass 2^31 - 1 elements.
+    const int64_t max_elements;
+    const Type index_type;
     std::set<std::string> external;
     std::map<std::string, const LoweredArgument *> output_arguments; // by buffer name
     // The strides of the arguments' buffers where a constraint fixes them (undefined where
@@ -126,14 +147,24 @@ private:
         return int_var(buffer + ".stride." + std::to_string(d));
     }
 
+    // (a - b) * stride in the index type.
+    Expr index_term(const Expr &a, const Expr &b, const Expr &stride) const {
+        if (index_type == Int(32)) return (a - b) * stride;
+        return (widened(a) - widened(b)) * widened(stride);
+    }
+
     Expr flat_index(const std::string &buffer, const std::vector<Expr> &args) {
-        Expr index = make_zero(Int(32));
+        Expr index = make_zero(index_type);
         auto folded = folds.find(buffer);
         for (size_t d = 0; d < args.size(); d++) {
             std::string ds = std::to_string(d);
-            Expr offset = args[d] - int_var(buffer + ".min." + ds);
-            if (folded != folds.end() && folded->second.count(d)) offset = args[d] % folded->second.at(d);
-            index = index + offset * stride_of(buffer, d);
+            if (folded != folds.end() && folded->second.count(d)) {
+                index = index + index_term(args[d] % folded->second.at(d), make_zero(Int(32)),
+                                           stride_of(buffer, d));
+            } else {
+                index = index +
+                        index_term(args[d], int_var(buffer + ".min." + ds), stride_of(buffer, d));
+            }
         }
         return index;
     }
@@ -199,7 +230,7 @@ private:
             << " is folded (fold_storage) and passed to an extern stage as "
                "a buffer, which can't describe folded storage. Drop the fold_storage of "
             << func << ".";
-        Expr offset = make_zero(Int(32));
+        Expr offset = make_zero(index_type);
         const bool written = op->is_intrinsic(Call::extern_output);
         std::vector<Expr> args{StringImm::make(buffer), make_zero(type), Expr(),
                                Expr((int)written)};
@@ -210,7 +241,7 @@ private:
                 args.push_back(int_var(buffer + ".min." + ds));
                 args.push_back(int_var(buffer + ".extent." + ds));
             } else {
-                offset = offset + (mins[d] - int_var(buffer + ".min." + ds)) * stride;
+                offset = offset + index_term(mins[d], int_var(buffer + ".min." + ds), stride);
                 args.push_back(mins[d]);
                 args.push_back(simplify(maxs[d] - mins[d] + 1));
             }
@@ -231,6 +262,92 @@ private:
         std::string buffer = op->call_type == Call::Halide ? op->func->buffer_name(op->value_index)
                                                            : op->name;
         return Load::make(op->type, buffer, flat_index(buffer, args));
+    }
+
+    // The extent of f's storage in dimension d: the region's, padded by align_storage (and so
+    // the strides outside it).
+    static Expr padded_extent(const FunctionContents &f, const Region &bounds, int d) {
+        Expr extent = bounds[d].extent;
+        for (const StorageAlignment &a : f.schedule.storage_alignments) {
+            if (a.var == f.args[d])
+                extent = simplify(((extent + a.alignment - 1) / a.alignment) * a.alignment);
+        }
+        return extent;
+    }
+
+    // ... and as bound_storage fixes it, where it does.
+    static Expr storage_extent(const FunctionContents &f, const Region &bounds, int d) {
+        Expr extent = padded_extent(f, bounds, d);
+        for (const StorageBound &b : f.schedule.storage_bounds) {
+            if (b.var == f.args[d]) extent = b.bound;
+        }
+        return extent;
+    }
+
+    // f's dimensions in storage order, innermost first (reorder_storage).
+    static std::vector<int> order_of(const FunctionContents &f, size_t dims) {
+        std::vector<int> order;
+        for (const std::string &v : f.schedule.storage_order) {
+            for (int d = 0; d < (int)f.args.size(); d++) {
+                if (f.args[d] == v) order.push_back(d);
+            }
+        }
+        if (order.size() != dims) {
+            order.clear();
+            for (int d = 0; d < (int)dims; d++)
+                order.push_back(d);
+        }
+        return order;
+    }
+
+    // The storage of f must fit its offsets: the strides (products of the extents stored
+    // inside each dimension) 32-bit, the whole at most max_elements. Where the extents are
+    // constants that break it, refused now. Otherwise codegen checks the whole before it
+    // allocates (visit(Allocate) there), which covers the strides unless max_elements passes
+    // 2^31 - 1 (LargeBuffers): the strides are then checked by the statement returned (in 64
+    // bits, to run before the allocation; undefined where none is needed).
+    Stmt size_checks(const FunctionContents &f, const std::string &buffer, const Region &bounds) {
+        const std::vector<int> order = order_of(f, bounds.size());
+        std::vector<Stmt> checks;
+        // In the extents' names, and in their values (constants where the lets make them so).
+        Expr product, product_value;
+        for (size_t k = 0; k < order.size(); k++) {
+            auto in_64_bits = [](const Expr &e) { return cast(Int(64), max(e, 0)); };
+            const Expr extent = in_64_bits(int_var(buffer + ".extent." + std::to_string(order[k])));
+            const Expr value =
+                in_64_bits(simplify_to_constant(storage_extent(f, bounds, order[k]), lets));
+            product = product.defined() ? product * extent : extent;
+            product_value = product_value.defined() ? product_value * value : value;
+            const bool whole = k + 1 == order.size();
+            const int64_t most = whole ? max_elements : INT32_MAX;
+            std::string what =
+                whole ? "holds" : "has, in dimension " + f.args[order[k + 1]] + ", a stride of";
+            std::string why = whole
+                                  ? " that " + std::string(max_elements > INT32_MAX ? "64" : "32") +
+                                        "-bit offsets address"
+                                  : " a stride may be";
+            std::string fix = whole && max_elements <= INT32_MAX
+                                  ? ". Add the LargeBuffers feature to the target "
+                                    "(Target::LargeBuffers, \"large_buffers\") for 64-bit offsets, "
+                                    "or compute it over a smaller region."
+                                  : ". Compute it over a smaller region.";
+            const Expr known = simplify(product_value);
+            if (const int64_t *n = as_const_int(known)) {
+                user_assert(*n <= most) << "Func " << f.name << "'s storage " << what << " " << *n
+                                        << " elements, more than the " << most << why << fix;
+                continue;
+            }
+            if (whole || max_elements <= INT32_MAX) continue;
+            const Expr ok = simplify(product <= make_const(Int(64), most));
+            if (is_const_one(ok)) continue;
+            const Expr message = Call::make_intrinsic(
+                Handle(), Call::stringify,
+                {Expr("Func " + f.name + "'s storage " + what + " "), product,
+                 Expr(" elements, more than the " + std::to_string(most) + why + fix)});
+            checks.push_back(
+                AssertStmt::make(ok, Call::make(Int(32), "loom_error", {message}, Call::Extern)));
+        }
+        return checks.empty() ? Stmt() : Block::make(checks);
     }
 
     Stmt visit(const Realize *op) override {
@@ -257,18 +374,14 @@ private:
                     body, debug_dump(*f, buffer, op->types[i], (int)extents.size(), &op->bounds));
             body = Block::make(body, Free::make(buffer));
             body = Allocate::make(buffer, op->types[i], extents, body, f->schedule.memory_type);
+            // Every Tuple element has the same extents: the first one's are checked.
+            if (i == 0) {
+                if (Stmt checks = size_checks(*f, buffer, bounds); checks.defined())
+                    body = Block::make(checks, body);
+            }
             // Dense layout in storage order (reorder_storage; dimension 0 innermost by default):
             // each dimension's stride is the product of the extents stored inside it.
-            std::vector<int> order;
-            for (const std::string &v : f->schedule.storage_order) {
-                for (int d = 0; d < (int)f->args.size(); d++) {
-                    if (f->args[d] == v) order.push_back(d);
-                }
-            }
-            if (order.size() != op->bounds.size()) {
-                order.clear();
-                for (int d = 0; d < (int)op->bounds.size(); d++) order.push_back(d);
-            }
+            const std::vector<int> order = order_of(*f, op->bounds.size());
             for (int k = (int)order.size() - 1; k >= 0; k--) {
                 std::string ds = std::to_string(order[k]);
                 Expr stride = k == 0 ? Expr(1)
@@ -278,12 +391,7 @@ private:
             }
             for (int d = (int)bounds.size() - 1; d >= 0; d--) {
                 std::string ds = std::to_string(d);
-                // align_storage pads the dimension, and so the strides outside it.
-                Expr extent = bounds[d].extent;
-                for (const StorageAlignment &a : f->schedule.storage_alignments) {
-                    if (a.var == f->args[d])
-                        extent = simplify(((extent + a.alignment - 1) / a.alignment) * a.alignment);
-                }
+                Expr extent = padded_extent(*f, bounds, d);
                 // bound_storage fixes the extent; the region must fit in it.
                 for (const StorageBound &b : f->schedule.storage_bounds) {
                     if (b.var != f->args[d]) continue;
@@ -309,8 +417,8 @@ private:
 }  // namespace
 
 Stmt storage_flattening(const Stmt &s, const std::vector<LoweredArgument> &args,
-                        const Environment &env) {
-    return StorageFlattening(args, env).mutate(s);
+                        const Environment &env, int64_t max_elements) {
+    return StorageFlattening(args, env, max_elements).mutate(s);
 }
 
 }  // namespace Internal

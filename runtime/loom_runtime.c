@@ -141,6 +141,18 @@ int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int6
     return loom_code_out_of_memory;
 }
 
+int32_t loom_error_buffer_allocation_too_large(void *user_context, const char *func_name,
+                                               int64_t elements, int64_t most) {
+    char message[512];
+    snprintf(message, sizeof message,
+             "Func %s's storage holds %lld elements, more than the %lld that 32-bit offsets "
+             "address. Add the LargeBuffers feature to the target (Target::LargeBuffers, "
+             "\"large_buffers\") for 64-bit offsets, or compute it over a smaller region.",
+             func_name, (long long)elements, (long long)most);
+    current_handler(user_context, message);
+    return loom_code_out_of_memory;
+}
+
 int32_t loom_error_fold_too_small(void *user_context, const char *func_name, const char *var_name,
                                   int32_t fold, int32_t window) {
     char message[384];

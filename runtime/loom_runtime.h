@@ -167,6 +167,9 @@ int32_t loom_error_bound_too_small(void *user_context, const char *func_name, co
 int32_t loom_error_param_out_of_range(void *user_context, const char *param_name, double value,
                                       double bound, int32_t below_minimum);
 int32_t loom_error_out_of_memory(void *user_context, const char *func_name, int64_t bytes);
+/* A Func's storage holds more elements than its offsets address (Target::LargeBuffers). */
+int32_t loom_error_buffer_allocation_too_large(void *user_context, const char *func_name,
+                                               int64_t elements, int64_t most);
 /* A require() whose condition failed: passes its message on; returns loom_code_requirement_failed.
  */
 int32_t loom_error_requirement_failed(void *user_context, const char *message);

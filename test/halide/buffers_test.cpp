@@ -356,6 +356,11 @@ TEST(Target, QueriesAsHalides) {
     EXPECT_FALSE(loom::Target(loom::Target::Windows, loom::Target::ARM, 32).supported());
     EXPECT_EQ(made.maximum_buffer_size(), halide_made.maximum_buffer_size());
     EXPECT_EQ(made.has_large_buffers(), halide_made.has_large_buffers());
+    const loom::Target large = made.with_feature(loom::Target::LargeBuffers);
+    const Halide::Target halide_large = halide_made.with_feature(Halide::Target::LargeBuffers);
+    EXPECT_EQ(large.to_string(), halide_large.to_string());
+    EXPECT_EQ(large.maximum_buffer_size(), halide_large.maximum_buffer_size());
+    EXPECT_EQ(large.has_large_buffers(), halide_large.has_large_buffers());
     EXPECT_EQ(made.get_features_bitset().count(), 2u);
     const loom::Target cuda("x86-64-linux-cuda");
     EXPECT_TRUE(cuda.supports_device_api(loom::DeviceAPI::CUDA));
