@@ -12,7 +12,9 @@
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
 #include "dsl/Substitute.h"
+#include "lower/LinearForm.h"
 #include "lower/Monotonic.h"
+#include "lower/RewindLoop.h"
 #include "lower/Simplify.h"
 #include "lower/StageNest.h"
 
@@ -68,7 +70,7 @@ private:
 
 class SlidingWindow : public IRMutator {
 public:
-    explicit SlidingWindow(const Environment &env) {
+    explicit SlidingWindow(const Environment &env) : env(env) {
         for (const auto &entry : env.functions) {
             const FunctionPtr &f = entry.second;
             for (int k = 0; k < f->stages(); k++) {
@@ -84,6 +86,12 @@ public:
     using IRMutator::mutate;
 
 private:
+    const Environment &env;
+    // The Funcs slid over each loop (by name) and how many iterations each needs the loop to
+    // start early so that its every iteration computes only new rows (0: it cannot warm up
+    // so; see rewind_iterations). Each slid min holds both forms, chosen by how many the loop
+    // starts early (see early_iterations), which visit(For) sets once every Func is slid.
+    std::map<std::string, std::vector<std::pair<std::string, int64_t>>> rewinds;
     // The region lets bounds inference makes (every stage's, for each of its pure Vars) and
     // the Func each belongs to.
     std::map<std::string, FunctionPtr> region_lets;
@@ -129,8 +137,49 @@ private:
         Stmt body = mutate(op->body);
         defined.resize(mark);
         loops.pop_back();
+        // The loop starts early where every Func slid over it can warm up in the early
+        // iterations, as many as the one that needs most.
+        auto slid_here = rewinds.find(op->name);
+        int64_t early = 0;
+        std::set<std::string> warmed;
+        if (slid_here != rewinds.end()) {
+            bool every_one = true;
+            for (const auto &[func, iterations] : slid_here->second) {
+                warmed.insert(func);
+                every_one = every_one && iterations > 0;
+                early = std::max(early, iterations);
+            }
+            if (!every_one || !can_rewind(body, warmed, env)) early = 0;
+            body = substitute(early_iterations_name(op->name), Expr((int)early), body);
+            rewinds.erase(slid_here);
+        }
         if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return op;
-        return For::make(op->name, mn, ext, op->for_type, op->device_api, body);
+        Stmt loop = For::make(op->name, mn, ext, op->for_type, op->device_api, body);
+        return early > 0 ? rewind_loop(loop.as<For>(), early, warmed) : loop;
+    }
+
+    // How many iterations the loop `loop` starts early (0: it does not; see rewinds): a
+    // placeholder in the slid mins, replaced by the number once every Func has slid.
+    static std::string early_iterations_name(const std::string &loop) { return loop + ".$early"; }
+    static Expr early_iterations(const std::string &loop) {
+        return Variable::make(Int(32), early_iterations_name(loop));
+    }
+
+    // How many iterations `loop` must start early so that, from then on, each iteration's
+    // rows past the previous one's are all the rows the region [r.min, r.max] needs that
+    // earlier iterations did not compute, the first included: where the region moves by a
+    // constant a > 0 rows per iteration and is a constant c + 1 rows long (c >= a: iterations
+    // overlap), ceil((c + 1) / a) - 1 iterations (Halide 14 solves the same constraints).
+    // 0 where the region moves otherwise.
+    static int64_t rewind_iterations(const Loop &loop, const Expr &rmin, const Expr &rmax) {
+        const Expr next = Variable::make(Int(32), loop.name) + 1;
+        int64_t step = 0, max_step = 0, length = 0;
+        if (!constant_difference(substitute(loop.name, next, rmin), rmin, &step) ||
+            !constant_difference(substitute(loop.name, next, rmax), rmax, &max_step) ||
+            !constant_difference(rmax, rmin, &length) || step != max_step || step < 1 ||
+            length < step)
+            return 0;
+        return (length + step) / step - 1;
     }
 
     Stmt visit(const IfThenElse *op) override {
@@ -324,13 +373,29 @@ private:
                     Int(32), Call::promise_clamped,
                     {widen_for_split_loops(new_min, emin, emax, splits), emin, new_min});
             }
-            // In the first iteration every slid min has its value before the slide (all
-            // slide over this loop), so each stage's min may stay as written there.
+            // Started early (see rewind_iterations), every iteration computes the rows past
+            // the previous one's, but none before the region of the original first
+            // iteration. The bound is needed where the loop starts earlier than this Func
+            // needs (another slid over it needs more), or the region moves by more than one
+            // row an iteration; the loop's start is known once every Func has slid, and
+            // stands in the slid min as the placeholder early_iterations(loop).
+            const int64_t early = splits.empty() ? rewind_iterations(loop, emin, emax) : 0;
+            rewinds[loop.name].push_back({f->name, early});
+            const Expr started_early = early_iterations(loop.name);
+            const Expr first_min = substitute(loop.name, loop.min, emin);
+            Expr warm_min = max(r.previous_max + 1, first_min);
+            if (early > 0 && can_prove(substitute(loop.name, loop.min - (int)early,
+                                                  r.previous_max + 1) == first_min))
+                warm_min = select(started_early == (int)early, r.previous_max + 1, warm_min);
+            // Otherwise, in the first iteration every slid min has its value before the slide
+            // (all slide over this loop), so each stage's min may stay as written there.
             for (int k = 0; k < f->stages(); k++) {
                 std::string name = region_let(*f, k, f->stage_pure_var(k, d), "min");
                 for (auto &l : lets) {
                     if (l.first != name) continue;
-                    slid_values[name] = simplify(select(v > loop.min, new_min, l.second));
+                    Expr value = select(v > loop.min, new_min, l.second);
+                    if (early > 0) value = select(started_early > 0, warm_min, value);
+                    slid_values[name] = simplify(value);
                     slid.insert(name);
                 }
             }

@@ -12,6 +12,11 @@
 // outer part of a serial loop that is not split again slides as if unfused (the fused loop
 // runs over whole rows); one fused otherwise, mapped to a non-serial loop unsplit, folded by
 // fold_storage and split, or split by several RoundUp factors is not slid.
+// The first iteration computes its whole region; or, where every Func slid over a loop moves
+// by a constant number of rows an iteration over a window of constant length (its slid
+// dimension unsplit) and reads no other Func computed in the loop, the loop starts early
+// instead (lower/RewindLoop.h): its early iterations warm the window up, and every iteration
+// computes only the rows past the previous one's, as Halide 14's loop rewinding does.
 // Also checks, for fold_storage, that one iteration's window fits in the fold.
 #pragma once
 

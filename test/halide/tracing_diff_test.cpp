@@ -18,6 +18,8 @@
 
 #include <loom.h>
 
+#include "lower/PrintLoopNest.h"
+
 namespace {
 
 std::string halide_text, loom_text;
@@ -245,6 +247,90 @@ TRACE_CASE(TheTargetFeatureTracesLoadsOfABuffer, {
     Pipeline p(f);
     realize_traced_with(p, {3}, Target::TraceLoads);
 })
+
+// Sliding window with Halide 14's warm-up: the consumer's loops start early (loop rewinding),
+// the first iterations computing the producer's first rows alone, and every iteration then
+// only the rows past the last one's (lesson 08's schedules). Over both of the consumer's loops,
+// then over its rows alone, then over a region that moves by two rows an iteration (three rows
+// long: the first iteration is bounded below).
+TRACE_CASE(SlidOverBothLoopsWithAWarmUp, {
+    Func producer("slid_producer"), consumer("slid_consumer");
+    Var x("x"), y("y");
+    producer(x, y) = x * 10 + y;
+    consumer(x, y) = producer(x, y) + producer(x, y + 1) + producer(x + 1, y) * 3;
+    producer.store_root().compute_at(consumer, x);
+    producer.trace_stores();
+    consumer.trace_stores();
+    realize_traced(consumer, {4, 4});
+})
+
+TRACE_CASE(SlidOverRowsWithAWarmUp, {
+    Func producer("rows_producer"), consumer("rows_consumer");
+    Var x("x"), y("y");
+    producer(x, y) = x * 10 + y;
+    consumer(x, y) = producer(x, y) + producer(x + 1, y + 2) * 3;
+    producer.store_root().compute_at(consumer, y);
+    producer.trace_stores();
+    consumer.trace_stores();
+    realize_traced(consumer, {3, 4}, {0, 2});
+})
+
+TRACE_CASE(SlidTwoRowsAnIterationWithAWarmUp, {
+    Func producer("strided_producer"), consumer("strided_consumer");
+    Var x("x"), y("y");
+    producer(x, y) = x * 10 + y;
+    consumer(x, y) = producer(x, 2 * y) + producer(x, 2 * y + 2) * 3;
+    producer.store_root().compute_at(consumer, y);
+    producer.trace_stores();
+    consumer.trace_stores();
+    realize_traced(consumer, {2, 4});
+})
+
+// The loop nests those schedules print (Func::print_loop_nest's text): the rewound loop is
+// named with a trailing dot, and a producer computing one row an iteration has no loop over
+// its rows.
+} // namespace
+namespace Halide::Internal {
+// Func::print_loop_nest's text, which Halide.h leaves out (libHalide exports it).
+std::string print_loop_nest(const std::vector<Function> &output_funcs);
+} // namespace Halide::Internal
+namespace {
+
+std::string loop_nest(const Halide::Func &f) {
+    return Halide::Internal::print_loop_nest({f.function()});
+}
+std::string loop_nest(const loom::Func &f) {
+    return loom::Internal::print_loop_nest({f.function()});
+}
+
+#define SLID_LOOP_NESTS(NS)                                                                        \
+    [](int which) {                                                                                \
+        using namespace NS;                                                                        \
+        Func producer("nest_producer"), consumer("nest_consumer");                                 \
+        Var x("x"), y("y"), yo("yo"), yi("yi");                                                    \
+        producer(x, y) = x * 10 + y;                                                               \
+        consumer(x, y) = producer(x, y) + producer(x + 1, y + 1);                                  \
+        if (which == 0) producer.store_root().compute_at(consumer, y);                             \
+        if (which == 1) producer.store_root().compute_at(consumer, x);                             \
+        if (which == 2) {                                                                          \
+            consumer.split(y, yo, yi, 16).parallel(yo);                                            \
+            producer.store_at(consumer, yo).compute_at(consumer, yi);                              \
+        }                                                                                          \
+        return loop_nest(consumer);                                                                \
+    }
+
+TEST(LoopNestVsHalide, SlidingWindowsRewindTheirLoops) {
+    for (int which = 0; which < 3; which++) {
+        SCOPED_TRACE(which);
+        const std::string halide = SLID_LOOP_NESTS(Halide)(which);
+        const std::string loom = SLID_LOOP_NESTS(loom)(which);
+        EXPECT_EQ(loom, halide);
+        // A rewound loop: "for y.:", or "for y.yi. in [-1, 15]:".
+        EXPECT_TRUE(halide.find(".:") != std::string::npos ||
+                    halide.find(". in [") != std::string::npos)
+            << halide;
+    }
+}
 
 // Halide's JITUserContext: one run's print() and trace lines through its own custom_print.
 #define PRINTED_THROUGH_A_CONTEXT(NS)                                                              \
