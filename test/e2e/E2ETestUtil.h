@@ -187,6 +187,16 @@ void expect_1d(loom::Buffer<T> out, const std::function<T(int)> &reference,
                : nullptr);
 }
 
+/** The message of the exception `body` throws, or "" where it throws none. */
+inline std::string error_of(const std::function<void()> &body) {
+    try {
+        body();
+    } catch (const std::exception &e) {
+        return e.what();
+    }
+    return "";
+}
+
 /** The message of the CompileError `body` throws, or what happened instead (which then shows
  * in the failed expectation). */
 template <typename Body> std::string compile_error_of(Body body) {

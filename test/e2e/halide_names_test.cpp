@@ -12,9 +12,12 @@
 
 #include <loom.h>
 
+#include "E2ETestUtil.h"
+
 namespace {
 
 using namespace loom;
+using loom_test::error_of;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -23,15 +26,6 @@ int occurrences(const std::string &text, const std::string &piece) {
     for (size_t p = text.find(piece); p != std::string::npos; p = text.find(piece, p + 1))
         n++;
     return n;
-}
-
-std::string error_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const std::exception &e) {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(HalideNames, EvaluateComputesAConstantExpression) {

@@ -13,23 +13,17 @@
 
 #include <loom.h>
 
+#include "E2ETestUtil.h"
+
 namespace {
 
 using namespace loom;
+using loom_test::error_of;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 // 2^31 + 2^16 elements of one byte: the last rows lie past what 32-bit offsets address.
 constexpr int kWidth = 65536, kHeight = 32769;
-
-std::string error_of(const std::function<void()> &f) {
-    try {
-        f();
-    } catch (const std::exception &e) {
-        return e.what();
-    }
-    return "";
-}
 
 Target large_buffers() { return get_host_target().with_feature(Target::LargeBuffers); }
 
