@@ -108,19 +108,13 @@ TEST(LoopRewinding, RandomStencilChainsGiveCsValues) {
             case 1:
                 f->compute_at(out, row);
                 break;
-            case 2:
-                if (split > 0)
-                    f->store_at(out, yo);
-                else
-                    f->store_root();
-                f->compute_at(out, row);
-                break;
+            case 2: // stored per strip (or at the root), computed per row or per pixel
             case 3:
                 if (split > 0)
                     f->store_at(out, yo);
                 else
                     f->store_root();
-                f->compute_at(out, x);
+                f->compute_at(out, kind == 2 ? row : x);
                 break;
             }
         }
