@@ -16,6 +16,7 @@
 #include "codegen/DeviceGlue.h"
 #include "dsl/Error.h"
 #include "lower/InjectDeviceCopies.h"
+#include "lower/StorageFlattening.h"
 
 namespace loom {
 namespace Internal {
@@ -108,22 +109,19 @@ void CodeGen::visit(const Allocate *op) {
     buffers.pop(op->name);
 }
 
-// Keep in step with loom_error_buffer_allocation_too_large (runtime/loom_runtime.c).
-constexpr const char *kAllocationTooLargeFix =
-    " that 32-bit offsets address. Add the LargeBuffers feature to the target "
-    "(Target::LargeBuffers, \"large_buffers\") for 64-bit offsets, or compute it over a "
-    "smaller region.";
-
 // An allocation's elements, `count`, must be at most max_allocation_elements, so that its
 // flat offsets are exact in their type (32 bits without LargeBuffers; lower/StorageFlattening
 // refuses a constant size past it, and checks the strides in 64 bits). Checked at run time
-// where the size is known only then: the run stops with a message naming the Func.
+// where the size is known only then: the run stops with a message naming the Func, the same
+// as the one here (loom_error_buffer_allocation_too_large, runtime/loom_runtime.c).
 void CodeGen::check_allocation_size(const std::string &name, llvm::Value *count) {
     if (max_allocation_elements == INT64_MAX) return;
     if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(count)) {
         user_assert(constant->getSExtValue() <= max_allocation_elements)
             << "Func " << name << "'s storage holds " << constant->getSExtValue()
-            << " elements, more than the " << max_allocation_elements << kAllocationTooLargeFix;
+            << " elements, more than the " << max_allocation_elements
+            << " that 32-bit offsets address. " << kLargeBuffersAdvice
+            << ", or compute it over a smaller region.";
         return;
     }
     llvm::Type *ptr = llvm::PointerType::get(ctx, 0);

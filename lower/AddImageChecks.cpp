@@ -7,6 +7,7 @@
 #include "lower/Bounds.h"
 #include "lower/InjectDeviceCopies.h"
 #include "lower/Simplify.h"
+#include "lower/StorageFlattening.h"
 
 namespace loom {
 namespace Internal {
@@ -28,9 +29,7 @@ Expr is_bounds_query(const std::string &buffer) { return buffer_is_bounds_query(
 void add_size_checks(std::vector<Stmt> &checks, const std::string &which, const LoweredArgument &a,
                      int64_t max_elements) {
     const Expr most = make_const(Int(64), max_elements);
-    const std::string fix = ". Add the LargeBuffers feature to the target "
-                            "(Target::LargeBuffers, \"large_buffers\") for 64-bit offsets, or "
-                            "pass a smaller buffer.";
+    const std::string fix = ". " + kLargeBuffersAdvice + ", or pass a smaller buffer.";
     auto check = [&](const Expr &size, const std::string &what) {
         const Expr message =
             Call::make_intrinsic(Handle(), Call::stringify,

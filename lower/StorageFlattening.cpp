@@ -326,11 +326,10 @@ private:
                                   ? " that " + std::string(max_elements > INT32_MAX ? "64" : "32") +
                                         "-bit offsets address"
                                   : " a stride may be";
-            std::string fix = whole && max_elements <= INT32_MAX
-                                  ? ". Add the LargeBuffers feature to the target "
-                                    "(Target::LargeBuffers, \"large_buffers\") for 64-bit offsets, "
-                                    "or compute it over a smaller region."
-                                  : ". Compute it over a smaller region.";
+            std::string fix =
+                whole && max_elements <= INT32_MAX
+                    ? ". " + kLargeBuffersAdvice + ", or compute it over a smaller region."
+                    : ". Compute it over a smaller region.";
             const Expr known = simplify(product_value);
             if (const int64_t *n = as_const_int(known)) {
                 user_assert(*n <= most) << "Func " << f.name << "'s storage " << what << " " << *n

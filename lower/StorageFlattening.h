@@ -7,6 +7,7 @@
 // against max_elements, and its strides against 2^31 - 1.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "lower/FindEnvironment.h"
@@ -14,6 +15,12 @@
 
 namespace loom {
 namespace Internal {
+
+/** What every message about a buffer or a Func's storage past 32-bit offsets tells the user to
+ * do (each adds its other way out: ", or ..."). */
+inline const std::string kLargeBuffersAdvice =
+    "Add the LargeBuffers feature to the target (Target::LargeBuffers, \"large_buffers\") for "
+    "64-bit offsets";
 
 Stmt storage_flattening(const Stmt &s, const std::vector<LoweredArgument> &args,
                         const Environment &env, int64_t max_elements);
