@@ -17,9 +17,10 @@ namespace {
 // Bump when the meaning of a key's bytes changes (what is written, or in what order).
 constexpr const char *kKeyFormat = "loom-jit-cache-key 2";
 // Definition and lowered 2: Call::memoize_tag and scatter_gather joined the intrinsics,
-// renumbering those after them.
-constexpr const char *kDefinitionFormat = "loom-definition 3";
-constexpr const char *kLoweredFormat = "loom-lowered 2";
+// renumbering those after them. Definition 4, lowered 3: names with a loop name of
+// unique_loop_name written part by part (KeyWriter::name).
+constexpr const char *kDefinitionFormat = "loom-definition 4";
+constexpr const char *kLoweredFormat = "loom-lowered 3";
 
 // Writes a definition. Each structure is taken apart with a structured binding that names all
 // of its fields: a field added to one of them makes the binding fail to compile, so that it
@@ -160,16 +161,16 @@ private:
         for (const Split &sp : splits) {
             const auto &[kind, old_var, outer, inner, factor, tail] = sp;
             u64((uint64_t)kind);
-            str(old_var);
-            str(outer);
-            str(inner);
+            name(old_var);
+            name(outer);
+            name(inner);
             expr(factor);
             u64((uint64_t)tail);
         }
         u64(dims.size());
         for (const Dim &dim : dims) {
             const auto &[var, for_type, device_api, is_rvar] = dim;
-            str(var);
+            name(var);
             u64((uint64_t)for_type);
             u64((uint64_t)device_api);
             u64(is_rvar);
@@ -179,8 +180,8 @@ private:
             const auto &[image, func, at, from, offset, strategy] = p;
             param(image.get());
             function(func.get());
-            str(at);
-            str(from);
+            name(at);
+            name(from);
             expr(offset);
             u64((uint64_t)strategy);
         }
@@ -190,7 +191,7 @@ private:
         loop_level(fuse_level.level);
         u64(fuse_level.align.size());
         for (const auto &[var, strategy] : fuse_level.align) {
-            str(var);
+            name(var);
             u64((uint64_t)strategy);
         }
     }
@@ -200,7 +201,7 @@ private:
     void loop_level(const LoopLevel &l) {
         u64(!l.defined() ? 0 : l.is_root() ? 1 : l.is_inlined() ? 2 : 3);
         str(l.func());
-        str(l.var());
+        name(l.var());
         u64((uint64_t)(int64_t)l.stage_index());
     }
 

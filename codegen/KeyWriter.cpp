@@ -1,7 +1,46 @@
 #include "codegen/KeyWriter.h"
 
+#include <algorithm>
+
+#include "dsl/Var.h"
+
 namespace loom {
 namespace Internal {
+
+void KeyWriter::name(const std::string &s) {
+    // Calls f(begin, end) on each '.'-separated part of s.
+    auto for_each_part = [&s](auto f) {
+        for (const char *begin = s.data(), *stop = s.data() + s.size();;) {
+            const char *end = std::find(begin, stop, '.');
+            f(begin, end);
+            if (end == stop) return;
+            begin = end + 1;
+        }
+    };
+    bool has_loop_name = false;
+    uint32_t parts = 0;
+    for_each_part([&](const char *begin, const char *end) {
+        has_loop_name |= is_unique_loop_name(begin, end);
+        parts++;
+    });
+    if (!has_loop_name) {
+        str(s);
+        return;
+    }
+    u32(UINT32_MAX);
+    u32(parts);
+    for_each_part([&](const char *begin, const char *end) {
+        std::string part(begin, end);
+        if (is_unique_loop_name(begin, end)) {
+            auto it = loop_names_met.emplace(part, (uint32_t)loop_names_met.size()).first;
+            out += 'g';
+            u32(it->second);
+        } else {
+            out += 's';
+            str(part);
+        }
+    });
+}
 
 void KeyWriter::expr(const Expr &e) {
     if (!e.defined()) {
@@ -37,7 +76,7 @@ void KeyWriter::fields(const StringImm *op) { str(op->value); }
 void KeyWriter::fields(const Cast *op) { expr(op->value); }
 void KeyWriter::fields(const Reinterpret *op) { expr(op->value); }
 void KeyWriter::fields(const Variable *op) {
-    str(op->name);
+    name(op->name);
     references(op);
 }
 #define LOOM_KEY_BINARY(T)                                                                         \
@@ -68,7 +107,7 @@ void KeyWriter::fields(const Select *op) {
     expr(op->false_value);
 }
 void KeyWriter::fields(const Load *op) {
-    str(op->name);
+    name(op->name);
     expr(op->index);
 }
 void KeyWriter::fields(const Ramp *op) {
@@ -81,12 +120,12 @@ void KeyWriter::fields(const Broadcast *op) {
     u32((uint32_t)op->lanes);
 }
 void KeyWriter::fields(const Let *op) {
-    str(op->name);
+    name(op->name);
     expr(op->value);
     expr(op->body);
 }
 void KeyWriter::fields(const Call *op) {
-    str(op->name);
+    name(op->name);
     exprs(op->args);
     u8((uint8_t)op->call_type);
     u8((uint8_t)op->op);
@@ -94,7 +133,7 @@ void KeyWriter::fields(const Call *op) {
     references(op);
 }
 void KeyWriter::fields(const LetStmt *op) {
-    str(op->name);
+    name(op->name);
     expr(op->value);
     stmt(op->body);
 }
@@ -103,12 +142,12 @@ void KeyWriter::fields(const AssertStmt *op) {
     expr(op->message);
 }
 void KeyWriter::fields(const ProducerConsumer *op) {
-    str(op->name);
+    name(op->name);
     u8(op->is_producer);
     stmt(op->body);
 }
 void KeyWriter::fields(const For *op) {
-    str(op->name);
+    name(op->name);
     expr(op->min);
     expr(op->extent);
     u8((uint8_t)op->for_type);
@@ -116,25 +155,25 @@ void KeyWriter::fields(const For *op) {
     stmt(op->body);
 }
 void KeyWriter::fields(const Store *op) {
-    str(op->name);
+    name(op->name);
     expr(op->value);
     expr(op->index);
 }
 void KeyWriter::fields(const Provide *op) {
-    str(op->name);
+    name(op->name);
     exprs(op->values);
     exprs(op->args);
 }
 void KeyWriter::fields(const Allocate *op) {
-    str(op->name);
+    name(op->name);
     type(op->type);
     exprs(op->extents);
     u64((uint64_t)op->memory_type);
     stmt(op->body);
 }
-void KeyWriter::fields(const Free *op) { str(op->name); }
+void KeyWriter::fields(const Free *op) { name(op->name); }
 void KeyWriter::fields(const Realize *op) {
-    str(op->name);
+    name(op->name);
     u32((uint32_t)op->types.size());
     for (Type t : op->types) type(t);
     u32((uint32_t)op->bounds.size());

@@ -44,6 +44,13 @@ public:
         u32((uint32_t)s.size());
         out += s;
     }
+    /** A name (of a loop, a variable, a Func): as str(), except where a '.'-separated part
+     * of it is a loop name a directive made (unique_loop_name, dsl/Var.h: the "v7" of
+     * "f.s0.x.v7"). Such a name is written part by part, those parts as the order in which
+     * they were first met, so that a program building a pipeline again (the directive then
+     * drawing another number) writes the same bytes; it starts with a length no string has,
+     * so the two forms never meet. */
+    void name(const std::string &s);
     void type(Type t) {
         char bytes[4] = {(char)t.code, (char)t.bits(), (char)(t.lanes() & 0xff),
                          (char)(t.lanes() >> 8)};
@@ -77,6 +84,8 @@ private:
     // The Expr nodes met so far that more than one handle holds (only those can be met
     // again), with their numbers in the order they were met.
     std::unordered_map<const IRNode *, uint32_t> shared;
+    // The loop names of unique_loop_name met so far, with their numbers in the order met.
+    std::unordered_map<std::string, uint32_t> loop_names_met;
     uint32_t nodes_met = 0;
 
     // One `fields` per node kind, written after the node's kind (and type): a node kind added

@@ -1,7 +1,6 @@
 #include "dsl/Buffer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -11,14 +10,6 @@
 
 namespace loom {
 namespace Internal {
-
-std::string unique_user_name(char prefix) {
-    // Only names of objects the user left unnamed come from here; see Var.h. One counter per
-    // prefix, as Halide 14 counts: a program's unnamed Vars are v0, v1, ... whatever else it
-    // leaves unnamed, as they are in Halide (its loop names show them).
-    static std::atomic<int> counters[256];
-    return std::string(1, prefix) + std::to_string(counters[(unsigned char)prefix]++);
-}
 
 namespace {
 

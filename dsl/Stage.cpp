@@ -89,6 +89,12 @@ size_t Stage::find_dim(const std::string &var, const char *directive) const {
 
 namespace {
 
+// The inner loop of vectorize(var, n), unroll(var, n) or parallel(var, n): Halide 14 splits
+// with a fresh `Var tmp` (an RVar for an RVar), so the loop prints as var.v7 (var.r3).
+VarOrRVar unnamed_loop(const VarOrRVar &var) {
+    return VarOrRVar(unique_loop_name(var.is_rvar ? 'r' : 'v'), var.is_rvar);
+}
+
 void check_factor(const Expr &factor, const std::string &stage, const std::string &var,
                   const char *directive) {
     user_assert(factor.defined()) << "In " << directive << " of " << stage << " (" << var
@@ -453,7 +459,7 @@ Stage &Stage::parallel(const VarOrRVar &var) {
 }
 
 Stage &Stage::parallel(const VarOrRVar &var, const Expr &task_size, TailStrategy tail) {
-    split_for(var, var, std::string("par_inner"), task_size, tail, "parallel", false);
+    split_for(var, var, unnamed_loop(var), task_size, tail, "parallel", false);
     return parallel(var);
 }
 
@@ -463,9 +469,10 @@ Stage &Stage::vectorize(const VarOrRVar &var) {
 }
 
 Stage &Stage::vectorize(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
-    std::string name = schedule().dims[find_dim(var.name(), "vectorize")].var;
-    split_for(var, var, std::string("vec"), factor, tail, "vectorize", false);
-    return vectorize(name + ".vec");
+    const std::string old_loop = schedule().dims[find_dim(var.name(), "vectorize")].var;
+    const VarOrRVar inner = unnamed_loop(var);
+    split_for(var, var, inner, factor, tail, "vectorize", false);
+    return vectorize(VarOrRVar(old_loop + "." + inner.name(), var.is_rvar));
 }
 
 void Stage::set_gpu_loop_type(const std::vector<VarOrRVar> &vars, ForType t, DeviceAPI device_api,
@@ -633,9 +640,10 @@ Stage &Stage::unroll(const VarOrRVar &var) {
 }
 
 Stage &Stage::unroll(const VarOrRVar &var, const Expr &factor, TailStrategy tail) {
-    std::string name = schedule().dims[find_dim(var.name(), "unroll")].var;
-    split_for(var, var, std::string("unroll"), factor, tail, "unroll", false);
-    return unroll(name + ".unroll");
+    const std::string old_loop = schedule().dims[find_dim(var.name(), "unroll")].var;
+    const VarOrRVar inner = unnamed_loop(var);
+    split_for(var, var, inner, factor, tail, "unroll", false);
+    return unroll(VarOrRVar(old_loop + "." + inner.name(), var.is_rvar));
 }
 
 namespace {

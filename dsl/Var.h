@@ -12,6 +12,17 @@ namespace Internal {
 /** A fresh name for an object the user did not name ("v3", "f12"). Only user-facing objects
  * draw from it, so that compiling never depends on how many names were drawn before. */
 std::string unique_user_name(char prefix);
+
+/** The name of a loop a directive makes with no Var of the user's: the inner loop of
+ * vectorize(x, n), unroll(x, n) and parallel(x, n), named as Halide 14 names it (its `Var tmp`:
+ * unique_user_name's "v7", "r3" for an RVar, so loop names print as Halide's, `x.v7`). The
+ * number depends on what the program drew before, so the JIT cache's keys write such a name
+ * by the order it is met in, not by its text (codegen/KeyWriter.h): this remembers which
+ * names it made. */
+std::string unique_loop_name(char prefix);
+
+/** Whether [begin, end) (one '.'-separated part of a name) is a name unique_loop_name made. */
+bool is_unique_loop_name(const char *begin, const char *end);
 }  // namespace Internal
 
 class Var {

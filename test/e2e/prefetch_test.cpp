@@ -234,14 +234,15 @@ TEST(Prefetch, MistakesNameTheLoopsAndSayWhatToDo) {
     Var z("z");
     expect_error([&] { p.f.prefetch(p.in, z, p.y, 1); }, "a loop the stage lacks",
                  {"z is not a loop of this stage"});
-    RowPipeline v;
-    v.f.prefetch(v.in, Var("x.vec"), v.y, 1);
-    expect_error([&] { Pipeline(v.f).lowered_stmt(avx512); }, "a prefetch at a vectorized loop",
+    ImageParam in(Float(32), 2, "in");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    Func v("v");
+    v(x, y) = in(x, y) * 2.0f;
+    v.split(x, xo, xi, 16).vectorize(xi).prefetch(in, xi, y, 1);
+    expect_error([&] { Pipeline(v).lowered_stmt(avx512); }, "a prefetch at a vectorized loop",
                  {"is vectorized"});
     // A loop inside a vector loop: its prefetch would make the lanes scalar code.
-    ImageParam in(Float(32), 2, "in");
     Func g("g");
-    Var x("x"), y("y"), xo("xo"), xi("xi");
     g(x, y) = in(x, y) * 2.0f;
     g.split(x, xo, xi, 16).reorder(y, xi, xo).vectorize(xi);
     g.prefetch(in, y, xo, 1);

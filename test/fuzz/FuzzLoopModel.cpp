@@ -7,6 +7,7 @@
 namespace loom_fuzz {
 
 bool unique_name(const StageM &st, const std::string &name) {
+    if (name == kUnnamedLoop) return false;
     int n = 0;
     for (const LoopM &l : st.loops)
         n += l.name == name;

@@ -10,7 +10,8 @@
 
 namespace loom_fuzz {
 
-/** Whether exactly one loop of st is named `name` (a directive can name it). */
+/** Whether exactly one loop of st is named `name` (a directive can name it; never
+ * kUnnamedLoop). */
 bool unique_name(const StageM &st, const std::string &name);
 /** The index of the loop named `name` in st (innermost first), or -1. */
 int find_loop(const StageM &st, const std::string &name);

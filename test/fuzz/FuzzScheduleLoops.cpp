@@ -294,7 +294,7 @@ void ScheduleGen::try_directive(int e, int k) {
                     ? 0
                     : r.pick(serial);
         LoopM l = st.loops[i];
-        if ((l.rvar && !l.par_ok) || l.name == "vec") return; // Loom names the inner loop "vec"
+        if (l.rvar && !l.par_ok) return;
         int factor = r.pick(std::vector<int>{4, 8, 16});
         Tail t = r.chance(50) ? Tail::Auto : pick_tail(st);
         if (!tail_ok(st, l, factor, t)) return;
@@ -302,7 +302,7 @@ void ScheduleGen::try_directive(int e, int k) {
         d.names = {l.name};
         d.factor = factor;
         d.tail = t;
-        split_model(st, i, l.name, "vec", factor, t);
+        split_model(st, i, l.name, kUnnamedLoop, factor, t);
         st.loops[i].type = LT::Vectorized;
         break;
     }
@@ -319,7 +319,6 @@ void ScheduleGen::try_directive(int e, int k) {
     case 6: { // unroll(var, factor)
         int i = r.pick(serial);
         LoopM l = st.loops[i];
-        if (l.name == "unroll") return;
         int factor = r.uni(2, 4);
         Tail t = r.chance(50) ? Tail::Auto : pick_tail(st);
         if (!tail_ok(st, l, factor, t)) return;
@@ -327,7 +326,7 @@ void ScheduleGen::try_directive(int e, int k) {
         d.names = {l.name};
         d.factor = factor;
         d.tail = t;
-        split_model(st, i, l.name, "unroll", factor, t);
+        split_model(st, i, l.name, kUnnamedLoop, factor, t);
         st.loops[i].type = LT::Unrolled;
         break;
     }
@@ -352,7 +351,7 @@ void ScheduleGen::try_directive(int e, int k) {
     case 9: { // parallel(var, task size)
         int i = r.pick(serial);
         LoopM l = st.loops[i];
-        if ((l.rvar && !l.par_ok) || l.name == "par_inner") return;
+        if (l.rvar && !l.par_ok) return;
         int factor = r.pick(std::vector<int>{2, 3, 4, 8});
         Tail t = r.chance(60) ? Tail::Auto : pick_tail(st);
         if (!tail_ok(st, l, factor, t)) return;
@@ -360,7 +359,7 @@ void ScheduleGen::try_directive(int e, int k) {
         d.names = {l.name};
         d.factor = factor;
         d.tail = t;
-        split_model(st, i, l.name, "par_inner", factor, t);
+        split_model(st, i, l.name, kUnnamedLoop, factor, t);
         st.loops[i + 1].type = LT::Parallel;
         break;
     }

@@ -12,6 +12,10 @@ namespace loom_fuzz {
 
 enum class LT { Serial, Parallel, Vectorized, Unrolled };
 
+/** The model's name of a loop no directive can name: the inner loop of vectorize(x, n),
+ * unroll(x, n) and parallel(x, n), which Loom names as Halide does, after a fresh Var ("x.v7"). */
+inline const std::string kUnnamedLoop = "#unnamed";
+
 struct LoopM {
     std::string name;
     bool rvar = false;

@@ -33,8 +33,8 @@ int ScheduleGen::matching_outer_loops(int a, int b) const {
     int k = 0;
     while (k < (int)la.size() && k < (int)lb.size()) {
         const LoopM &x = la[la.size() - 1 - k], &y = lb[lb.size() - 1 - k];
-        if (x.name != y.name || x.type != y.type || x.rvar || y.rvar || x.type == LT::Vectorized ||
-            x.type == LT::Unrolled)
+        if (x.name != y.name || x.name == kUnnamedLoop || x.type != y.type || x.rvar || y.rvar ||
+            x.type == LT::Vectorized || x.type == LT::Unrolled)
             break;
         k++;
     }

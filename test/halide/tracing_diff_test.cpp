@@ -13,6 +13,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <iterator>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -330,6 +334,62 @@ TEST(LoopNestVsHalide, SlidingWindowsRewindTheirLoops) {
                     halide.find(". in [") != std::string::npos)
             << halide;
     }
+}
+
+// vectorize(x, n), unroll(x, n) and parallel(x, n) split with a fresh Var (an RVar for an
+// RVar), which names the inner loop: x.v7.
+#define UNNAMED_INNER_LOOPS(NS)                                                                    \
+    [] {                                                                                           \
+        using namespace NS;                                                                        \
+        Func f("unnamed_f"), g("unnamed_g");                                                       \
+        Var x("x"), y("y");                                                                        \
+        RDom r(0, 16, "r");                                                                        \
+        g(x, y) = x + y;                                                                           \
+        f(x, y) = g(x, y) * 2;                                                                     \
+        f(r.x, y) += g(r.x, y);                                                                    \
+        f.vectorize(x, 4).unroll(y, 2).parallel(y, 4);                                             \
+        f.update(0).unroll(r.x, 4);                                                                \
+        g.compute_at(f, y).vectorize(x, 8);                                                        \
+        return loop_nest(f);                                                                       \
+    }()
+
+// `text` with each fresh name of a loop (".v12", ".r3") numbered by its rank among the
+// text's fresh names of that letter: the two libraries' counters start apart in one process,
+// and what must agree is which loops draw one, and in which order.
+std::string ranked_fresh_names(const std::string &text) {
+    std::map<char, std::set<long>> drawn;
+    auto scan = [&](auto on_name) {
+        std::string out;
+        for (size_t i = 0; i < text.size(); i++) {
+            out += text[i];
+            if (text[i] != '.' || i + 2 >= text.size() ||
+                (text[i + 1] != 'v' && text[i + 1] != 'r') ||
+                !std::isdigit((unsigned char)text[i + 2]))
+                continue;
+            size_t end = i + 2;
+            while (end < text.size() && std::isdigit((unsigned char)text[end]))
+                end++;
+            out += on_name(text[i + 1], std::stol(text.substr(i + 2, end - i - 2)));
+            i = end - 1;
+        }
+        return out;
+    };
+    scan([&](char letter, long n) {
+        drawn[letter].insert(n);
+        return std::string();
+    });
+    return scan([&](char letter, long n) {
+        const std::set<long> &all = drawn[letter];
+        return std::string(1, letter) + "#" +
+               std::to_string(std::distance(all.begin(), all.find(n)));
+    });
+}
+
+TEST(LoopNestVsHalide, InnerLoopsOfVectorizeUnrollAndParallelAreNamedAsHalides) {
+    const std::string halide = UNNAMED_INNER_LOOPS(Halide);
+    const std::string loom = UNNAMED_INNER_LOOPS(loom);
+    EXPECT_EQ(ranked_fresh_names(loom), ranked_fresh_names(halide)) << loom << "\n" << halide;
+    EXPECT_THAT(loom, testing::ContainsRegex("vectorized x\\.v[0-9]+ in \\[0, 3\\]")) << loom;
 }
 
 // Halide's JITUserContext: one run's print() and trace lines through its own custom_print.

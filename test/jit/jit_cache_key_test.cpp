@@ -11,6 +11,7 @@
 //    definition, Param, ImageParam, Buffer, option or target: each changes the key, and no two
 //    edits give the same key; what lowering never reads (a Param's value, a Buffer's size and
 //    contents) leaves it as it is.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -395,6 +396,33 @@ TEST(JITCacheKey, EveryEditChangesTheKey) {
                               o.jit_cache_dir = "/elsewhere";
                           }}),
               base);
+}
+
+// The inner loops of vectorize(x, n), unroll(x, n) and parallel(x, n) are named after fresh
+// Vars, as Halide names them (x.v7): another number each time a program builds the pipeline.
+// The keys write those names by the order they are met in, so a pipeline built again has
+// the same keys, while two different uses of them do not.
+TEST(JITCacheKey, FreshLoopNamesKeepAPipelineBuiltAgainOneKey) {
+    auto build = [](bool swap_directives) {
+        Func f("f");
+        Var x("x"), y("y"), c("c");
+        f(x, y, c) = x + y * c;
+        if (swap_directives) {
+            f.unroll(x, 4).vectorize(y, 4);
+        } else {
+            f.vectorize(x, 4).unroll(y, 4);
+        }
+        f.parallel(c, 2);
+        return f;
+    };
+    const Func first = build(false), again = build(false), swapped = build(true);
+    const std::string first_stmt = Pipeline(first).lowered_stmt();
+    ASSERT_NE(first_stmt, Pipeline(again).lowered_stmt()) << "the loops should have other names";
+    EXPECT_THAT(first_stmt, testing::ContainsRegex("f\\.s0\\.c\\.v[0-9]+")) << first_stmt;
+    EXPECT_EQ(definition_key({first}), definition_key({again}));
+    EXPECT_EQ(lowered_key({first}), lowered_key({again}));
+    EXPECT_NE(definition_key({first}), definition_key({swapped}));
+    EXPECT_NE(lowered_key({first}), lowered_key({swapped}));
 }
 
 // The outputs and their order are in the key; so is the name the code is compiled under.

@@ -7,6 +7,7 @@
 #include <loom.h>
 
 using namespace loom;
+using testing::ContainsRegex;
 using testing::HasSubstr;
 using testing::Not;
 
@@ -440,7 +441,11 @@ TEST(LoopPartitioning, GuardWithIfSteadyStateIsVectorWithoutGuard) {
     // lanes stops at the region's end (loop partitioning trims it to where the guard holds),
     // with no test left inside.
     EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.x, 0, (f.extent.0/8)) {\n        f[ramp(")) << stmt;
-    EXPECT_THAT(stmt, HasSubstr("for (f.s0.x.vec, 0, max(f.s0.x.vec.trim_end, 0))")) << stmt;
+    // vectorize's inner loop is named as Halide names it, after a fresh Var: x.v<n>.
+    EXPECT_THAT(
+        stmt, ContainsRegex(
+                  "for \\(f\\.s0\\.x\\.v[0-9]+, 0, max\\(f\\.s0\\.x\\.v[0-9]+\\.trim_end, 0\\)\\)"))
+        << stmt;
     EXPECT_THAT(stmt.substr(stmt.find("produce f {")), Not(HasSubstr("if ("))) << stmt;
     Buffer<float> out = f.realize({19, 3});
     for (int j = 0; j < 3; j++) {
@@ -629,36 +634,58 @@ TEST(ScheduleSource, PrintsDirectivesThatRecreateTheSchedule) {
         .parallel(yo);
     a.bx.store_at(a.by, yo).compute_at(a.by, yi).vectorize(a.x, 8);
     std::string source = Pipeline(a.by).schedule_source();
-    EXPECT_EQ(
-        source,
-        "Var x(\"x\"), vec(\"vec\"), y(\"y\"), xo(\"xo\"), xi(\"xi\"), yo(\"yo\"), yi(\"yi\");\n"
-        "bx.compute_at(by.at(yi));\n"
-        "bx.store_at(by.at(yo));\n"
-        "bx.split(x, x, vec, 8, TailStrategy::ShiftInwards);\n"
-        "bx.reorder(vec, x, y);\n"
-        "bx.vectorize(vec);\n"
-        "by.split(x, xo, xi, 16, TailStrategy::GuardWithIf);\n"
-        "by.split(y, yo, yi, 8, TailStrategy::GuardWithIf);\n"
-        "by.split(xi, xi, vec, 8, TailStrategy::ShiftInwards);\n"
-        "by.reorder(vec, xi, yi, xo, yo);\n"
-        "by.vectorize(vec);\n"
-        "by.parallel(yo);\n");
+    // The inner loop of each vectorize(v, 8) is named after a fresh Var, as Halide names it
+    // (x.v12): the source declares it like the user's Vars.
+    auto fresh_loop_of = [](const Func &f) {
+        const std::string &loop = f.function()->init.schedule.dims.front().var;
+        return loop.substr(loop.rfind('.') + 1);
+    };
+    const std::string vx = fresh_loop_of(a.bx), vy = fresh_loop_of(a.by);
+    EXPECT_THAT(vx, ContainsRegex("^v[0-9]+$"));
+    EXPECT_NE(vx, vy);
+    EXPECT_EQ(source, "Var x(\"x\"), " + vx + "(\"" + vx +
+                          "\"), y(\"y\"), xo(\"xo\"), xi(\"xi\"), yo(\"yo\"), yi(\"yi\"), " + vy +
+                          "(\"" + vy +
+                          "\");\n"
+                          "bx.compute_at(by.at(yi));\n"
+                          "bx.store_at(by.at(yo));\n"
+                          "bx.split(x, x, " +
+                          vx +
+                          ", 8, TailStrategy::ShiftInwards);\n"
+                          "bx.reorder(" +
+                          vx +
+                          ", x, y);\n"
+                          "bx.vectorize(" +
+                          vx +
+                          ");\n"
+                          "by.split(x, xo, xi, 16, TailStrategy::GuardWithIf);\n"
+                          "by.split(y, yo, yi, 8, TailStrategy::GuardWithIf);\n"
+                          "by.split(xi, xi, " +
+                          vy +
+                          ", 8, TailStrategy::ShiftInwards);\n"
+                          "by.reorder(" +
+                          vy +
+                          ", xi, yi, xo, yo);\n"
+                          "by.vectorize(" +
+                          vy +
+                          ");\n"
+                          "by.parallel(yo);\n");
 
     // The printed directives, pasted: the same loop nest and the same output.
     TwoStage b(in);
     Func &bx = b.bx, &by = b.by;
     Var &x = b.x, &y = b.y;
-    Var vec("vec");
+    Var fresh_x(vx), fresh_y(vy);
     bx.compute_at(by.at(yi));
     bx.store_at(by.at(yo));
-    bx.split(x, x, vec, 8, TailStrategy::ShiftInwards);
-    bx.reorder(vec, x, y);
-    bx.vectorize(vec);
+    bx.split(x, x, fresh_x, 8, TailStrategy::ShiftInwards);
+    bx.reorder(fresh_x, x, y);
+    bx.vectorize(fresh_x);
     by.split(x, xo, xi, 16, TailStrategy::GuardWithIf);
     by.split(y, yo, yi, 8, TailStrategy::GuardWithIf);
-    by.split(xi, xi, vec, 8, TailStrategy::ShiftInwards);
-    by.reorder(vec, xi, yi, xo, yo);
-    by.vectorize(vec);
+    by.split(xi, xi, fresh_y, 8, TailStrategy::ShiftInwards);
+    by.reorder(fresh_y, xi, yi, xo, yo);
+    by.vectorize(fresh_y);
     by.parallel(yo);
     EXPECT_EQ(Pipeline(a.by).lowered_stmt(), Pipeline(b.by).lowered_stmt());
     expect_equal(Buffer<int>(a.by.realize({61, 59})), Buffer<int>(b.by.realize({61, 59})));
