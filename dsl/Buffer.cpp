@@ -6,6 +6,7 @@
 
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
+#include "dsl/RuntimeErrors.h"
 #include "dsl/Var.h"
 
 namespace loom {
@@ -124,12 +125,9 @@ void BufferContents::add_dimension() { embed((int)dims.size(), 0); }
 
 void BufferContents::copy_to_host() {
     if (!(raw.flags & loom_buffer_device_dirty)) return;
-    // Pipelines' error handler (dsl/Pipeline.cpp) appends the message to the user context.
-    std::string error;
     sync_raw();
-    if (loom_cuda_copy_to_host(&error, &raw, name.c_str()) != 0) {
-        throw RuntimeError(error.empty() ? "Copying buffer " + name + " from the GPU failed" : error);
-    }
+    call_runtime([&](void *context) { return loom_cuda_copy_to_host(context, &raw, name.c_str()); },
+                 "Copying buffer " + name + " from the GPU");
 }
 
 std::shared_ptr<BufferContents> BufferContents::allocate(Type type, const std::vector<int> &sizes,

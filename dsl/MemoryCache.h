@@ -42,4 +42,29 @@ void reset_memory_cache_size();
 /** The bound the cache has now. */
 int64_t memory_cache_size();
 
+/** Device (CUDA) memory kept between runs: a GPU intermediate's memory, and the device copy
+ * of a Buffer that died, are kept for the next device allocation of about their size, so that
+ * a pipeline run again allocates nothing from the driver (Halide's
+ * halide_reuse_device_allocations, on by default here). When the device is full, what is kept
+ * is given back and the allocation tried again. */
+struct DeviceMemoryStats {
+    int64_t driver_allocations = 0;      ///< cuMemAlloc calls since the process started
+    int64_t driver_frees = 0;            ///< cuMemFree calls since the process started
+    int64_t reuses = 0;                  ///< allocations served by kept memory
+    int64_t releases_under_pressure = 0; ///< times a full device made the pool give back
+    int64_t kept_blocks = 0;             ///< blocks kept for reuse now
+    int64_t kept_bytes = 0;              ///< their bytes
+};
+
+DeviceMemoryStats device_memory_stats();
+
+/** Gives the device memory kept for reuse back to the driver (Halide's
+ * halide_device_release_unused). Throws loom::RuntimeError with the driver's message if the
+ * driver fails. Does nothing where nothing is kept. */
+void release_unused_device_memory();
+
+/** Whether freed device memory is kept for reuse (true, the default); false gives back what
+ * is kept and frees at once from then on. */
+void reuse_device_allocations(bool reuse);
+
 } // namespace loom

@@ -13,6 +13,7 @@
 #include "dsl/Error.h"
 #include "dsl/IRPrinter.h"
 #include "dsl/IRVisitor.h"
+#include "dsl/RuntimeErrors.h"
 #include "dsl/ScheduleSource.h"
 #include "lower/FindEnvironment.h"
 #include "lower/Lower.h"
@@ -61,20 +62,6 @@ struct PipelineContents {
 using namespace Internal;
 
 namespace {
-
-// Pipelines report errors through the runtime's handler; the JIT passes its JITUserContext as
-// the user context, whose custom_error handler takes the message, or else its error buffer,
-// whose text becomes that of a C++ exception.
-void collect_error(void *user_context, const char *message) {
-    auto *context = static_cast<JITUserContext *>(user_context);
-    if (context && context->handlers.custom_error) {
-        context->handlers.custom_error(context, message);
-    } else if (context && context->error_buffer) {
-        context->error_buffer->text.append(message);
-    } else {
-        std::fprintf(stderr, "loom error: %s\n", message);
-    }
-}
 
 // Sets `context` as the run's context for as long as it lives.
 class CallContextScope {
@@ -447,8 +434,7 @@ void Pipeline::infer_input_bounds(JITUserContext *context, const std::vector<int
 }
 
 void Pipeline::realize(RealizationArg outputs, const Target &target, const ParamMap &param_map) {
-    static const bool handler_installed = (loom_set_error_handler(collect_error), true);
-    (void)handler_installed;
+    install_runtime_error_handler();
     const std::vector<LoweredArgument> &arguments = prepare(*contents, target);
 
     std::vector<void *> args;

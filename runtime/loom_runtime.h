@@ -309,8 +309,10 @@ int32_t loom_do_fork(void *user_context, loom_task_fn f, void *closure, int32_t 
 
 /* CUDA (loom_cuda.c): the CUDA Driver API glue that pipelines compiled for Target::CUDA call.
  * libcuda.so.1 is loaded with dlopen at first use, so a program that never runs a CUDA
- * pipeline needs no NVIDIA driver. Every function uses the primary context of device 0 and
- * makes it current on the calling thread, so any thread may call. Kernels and copies complete
+ * pipeline needs no NVIDIA driver. Every function uses the primary context of one device
+ * (LOOM_GPU_DEVICE, else Halide's HL_GPU_DEVICE, else 0; read when the driver is first
+ * loaded, and an ordinal past the devices the driver reports makes CUDA unavailable, saying
+ * so) and makes it current on the calling thread, so any thread may call. Copies complete
  * before these functions return. */
 
 /* 1 if a CUDA device can be used (driver loads, cuInit succeeds, at least one device);
@@ -333,8 +335,32 @@ int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const cha
 int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char *name);
 
 /* Frees b's device copy if it has one (b->device = 0, device_dirty cleared). Returns 0 or an
- * error code. Safe to call when the driver was never loaded and b->device is 0. */
+ * error code. Safe to call when the driver was never loaded and b->device is 0. A device copy
+ * loom_cuda_copy_to_device allocated is kept for reuse by a later device copy of about its
+ * size (see below); any other device pointer goes back to the driver. */
 int32_t loom_cuda_device_free(void *user_context, loom_buffer_t *b);
+
+/* Device memory kept for reuse (Halide's halide_reuse_device_allocations, on by default in
+ * Loom): a pipeline's GPU intermediates and the device copies of its buffers take their memory
+ * from what earlier frees kept, so a pipeline run again allocates nothing from the driver. A
+ * kept block serves a request of at most a quarter less than its size. When the driver runs
+ * out of memory, everything kept is given back and the allocation tried again.
+ * reuse_device_allocations(0) gives back what is kept and frees at once from then on (1: keep
+ * again); release_unused gives back what is kept now (Halide's halide_device_release_unused).
+ * Both return 0 or an error code. */
+int32_t loom_cuda_reuse_device_allocations(void *user_context, int32_t reuse);
+int32_t loom_cuda_release_unused_device_allocations(void *user_context);
+
+/* What the device memory pool has done since the process started, and holds now. */
+typedef struct loom_cuda_memory_stats_t {
+    int64_t driver_allocations;      /* cuMemAlloc calls that succeeded */
+    int64_t driver_frees;            /* cuMemFree calls that succeeded */
+    int64_t reuses;                  /* allocations served by a kept block */
+    int64_t releases_under_pressure; /* times an allocation found the device full and gave
+                                        back what was kept */
+    int64_t kept_blocks, kept_bytes; /* kept for reuse now */
+} loom_cuda_memory_stats_t;
+void loom_cuda_get_memory_stats(loom_cuda_memory_stats_t *stats);
 
 /* Waits until every kernel and copy issued so far has finished. Returns 0 or the error code
  * of a failure among them (after reporting it). */
@@ -359,8 +385,8 @@ int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b);
  * grid_x*grid_y*grid_z blocks of block_x*block_y*block_z threads, with kernel parameters
  * `args` (cuLaunchKernel's kernelParams: args[i] points at the i-th parameter's value; they are
  * copied at the launch). The kernel runs asynchronously on the context's default stream: later
- * launches, copies and frees wait for it, and a fault inside it is reported by the next call
- * that waits (a copy to the host, a free, loom_cuda_device_sync). A grid or block with a zero
+ * launches and copies wait for it, and a fault inside it is reported by the next call
+ * that waits (a copy to the host, loom_cuda_device_sync). A grid or block with a zero
  * dimension has no threads: nothing runs and 0 is returned. *module_cache is a slot the caller
  * keeps per PTX module (initially NULL): the module is loaded once (under a lock) and kept
  * there for the life of the process. A load failure's message includes the driver's JIT error

@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <cstdint>
+#include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "CudaTest.h"
 #include "loom.h"
@@ -534,6 +537,144 @@ TEST(GPUErrors, SharedMemoryPastTheLimit) {
     EXPECT_NE(m.find("needs 67584 bytes of shared memory a block (a 67584)"), std::string::npos)
         << m;
     EXPECT_NE(m.find("49152"), std::string::npos) << m;
+}
+
+// ---- device memory kept between runs ----------------------------------------------------------
+
+// A GPU intermediate (blur_x, computed at the root on the GPU) takes device memory each run;
+// from the second run on, it comes from what the previous run freed.
+TEST(GPUMemory, IntermediatesReuseTheDeviceMemoryOfThePreviousRun) {
+    REQUIRE_CUDA();
+    const int w = 256, h = 96;
+    Buffer<uint16_t> in = pattern_2d<uint16_t>(w + 2, h + 2, 3);
+    Blur b;
+    Var bx("bx"), by("by"), tx("tx"), ty("ty");
+    b.blur_y.gpu_tile(b.x, b.y, bx, by, tx, ty, 16, 16);
+    b.blur_x.compute_root().gpu_tile(b.x, b.y, bx, by, tx, ty, 32, 4);
+    b.input.set(in);
+    Pipeline p(b.blur_y);
+    Buffer<uint16_t> out(w, h);
+    p.realize(out, cuda_target());
+    const DeviceMemoryStats before = device_memory_stats();
+    for (int run = 0; run < 4; run++) {
+        p.realize(out, cuda_target());
+        out.copy_to_host();
+        for (int yy = 0; yy < h; yy++)
+            for (int xx = 0; xx < w; xx++)
+                ASSERT_EQ(out(xx, yy), blur_reference(in, xx, yy))
+                    << run << " at " << xx << ", " << yy;
+    }
+    const DeviceMemoryStats after = device_memory_stats();
+    EXPECT_EQ(after.driver_allocations, before.driver_allocations)
+        << "a run allocated from the driver";
+    EXPECT_EQ(after.driver_frees, before.driver_frees) << "a run freed to the driver";
+    EXPECT_GE(after.reuses - before.reuses, 4) << "one reuse per run at least (blur_x)";
+    EXPECT_GE(after.kept_blocks, 1);
+
+    // Released: the kept blocks go back to the driver, and the next run allocates again.
+    release_unused_device_memory();
+    const DeviceMemoryStats released = device_memory_stats();
+    EXPECT_EQ(released.kept_blocks, 0);
+    EXPECT_EQ(released.driver_frees - after.driver_frees, after.kept_blocks);
+    p.realize(out, cuda_target());
+    EXPECT_GT(device_memory_stats().driver_allocations, released.driver_allocations);
+
+    // With reuse off, every free goes to the driver.
+    reuse_device_allocations(false);
+    const DeviceMemoryStats off = device_memory_stats();
+    EXPECT_EQ(off.kept_blocks, 0);
+    p.realize(out, cuda_target());
+    const DeviceMemoryStats off_after = device_memory_stats();
+    EXPECT_EQ(off_after.reuses, off.reuses);
+    EXPECT_GT(off_after.driver_frees, off.driver_frees);
+    reuse_device_allocations(true);
+    out.copy_to_host();
+    for (int yy = 0; yy < h; yy++)
+        for (int xx = 0; xx < w; xx++)
+            ASSERT_EQ(out(xx, yy), blur_reference(in, xx, yy));
+}
+
+// The device filled with 4 GiB device copies, all freed (so kept), then an allocation of 8 GiB:
+// the driver runs out of memory, the pool gives back what it keeps, and the allocation succeeds.
+TEST(GPUMemory, KeptMemoryIsGivenBackWhenTheDeviceIsFull) {
+    REQUIRE_CUDA();
+    struct Errors : JITUserContext {
+        std::string text;
+    } context;
+    context.handlers.custom_error = [](JITUserContext *c, const char *message) {
+        static_cast<Errors *>(c)->text += message;
+    };
+    // Device copies without host memory: nothing is copied, and nothing is allocated on the host.
+    auto device_only = [](loom_dimension_t *dim, uint8_t bits, int32_t elements) {
+        loom_buffer_t b{};
+        b.type = loom_type_t{(uint8_t)loom_type_float, bits, 1};
+        b.dimensions = 1;
+        *dim = loom_dimension_t{0, elements, 1, 0};
+        b.dim = dim;
+        return b;
+    };
+    const int32_t four_gib_of_floats = 1 << 30;
+    std::vector<loom_dimension_t> dims(256);
+    std::vector<loom_buffer_t> filled;
+    for (int i = 0; i < 256; i++) {
+        loom_buffer_t b = device_only(&dims[i], 32, four_gib_of_floats);
+        if (loom_cuda_copy_to_device(&context, &b, "filler") != 0) break;
+        filled.push_back(b);
+    }
+    ASSERT_GE(filled.size(), 2u) << context.text;
+    EXPECT_NE(context.text.find("out of memory"), std::string::npos) << context.text;
+    for (loom_buffer_t &b : filled)
+        ASSERT_EQ(loom_cuda_device_free(&context, &b), 0) << context.text;
+    const DeviceMemoryStats full = device_memory_stats();
+    EXPECT_GE(full.kept_bytes, (int64_t)filled.size() * (4LL << 30));
+
+    // 8 GiB: no kept block is large enough, and the device has less than 4 GiB free.
+    loom_dimension_t large_dim;
+    context.text.clear();
+    loom_buffer_t large = device_only(&large_dim, 64, four_gib_of_floats);
+    ASSERT_EQ(loom_cuda_copy_to_device(&context, &large, "large"), 0) << context.text;
+    const DeviceMemoryStats after = device_memory_stats();
+    EXPECT_EQ(after.releases_under_pressure, full.releases_under_pressure + 1);
+    EXPECT_LT(after.kept_bytes, full.kept_bytes);
+    ASSERT_EQ(loom_cuda_device_free(&context, &large), 0) << context.text;
+    release_unused_device_memory();
+    EXPECT_EQ(device_memory_stats().kept_blocks, 0);
+}
+
+// LOOM_GPU_DEVICE (else Halide's HL_GPU_DEVICE) picks the device when the driver is first
+// loaded, once per process: each value is tried in a child process running this test.
+TEST(GPUDevice, TheDeviceVariablePicksTheDeviceOrSaysWhichExist) {
+    if (const char *chosen = std::getenv("LOOM_GPU_TEST_CHILD")) {
+        char why[512] = {0};
+        const bool available = loom_cuda_available(why, sizeof why);
+        if (std::string(chosen) == "past") {
+            EXPECT_FALSE(available);
+            EXPECT_NE(std::string(why).find("HL_GPU_DEVICE is \"99\""), std::string::npos) << why;
+            EXPECT_NE(std::string(why).find("reports"), std::string::npos) << why;
+            return;
+        }
+        ASSERT_TRUE(available) << why;
+        Func f("f");
+        Var x("x"), bx("bx"), tx("tx");
+        f(x) = x * 3;
+        f.gpu_tile(x, bx, tx, 32);
+        Buffer<int> out = f.realize({100}, cuda_target());
+        for (int i = 0; i < 100; i++)
+            ASSERT_EQ(out(i), i * 3);
+        return;
+    }
+    REQUIRE_CUDA();
+    // This test binary's path (the shell's /proc/self/exe would be the shell's).
+    char self[4096] = {0};
+    ASSERT_GT(readlink("/proc/self/exe", self, sizeof self - 1), 0);
+    auto run_child = [&self](const std::string &variables) {
+        const std::string command =
+            "env " + variables + " '" + self + "' --gtest_filter=GPUDevice.* > /dev/null 2>&1";
+        return std::system(command.c_str());
+    };
+    EXPECT_EQ(run_child("LOOM_GPU_TEST_CHILD=past HL_GPU_DEVICE=99"), 0);
+    EXPECT_EQ(run_child("LOOM_GPU_TEST_CHILD=first LOOM_GPU_DEVICE=0 HL_GPU_DEVICE=99"), 0)
+        << "LOOM_GPU_DEVICE comes before HL_GPU_DEVICE";
 }
 
 TEST(GPUErrors, MathFunctionWithoutAGPUVersion) {
