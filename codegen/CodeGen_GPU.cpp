@@ -4,7 +4,6 @@
 // registers) and its storage shared by a block's threads.
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -26,6 +25,7 @@
 #include "codegen/CodeGen_LLVM_Internal.h"
 #include "codegen/DeviceGlue.h"
 #include "codegen/KernelShape.h"
+#include "codegen/KernelVectorAlignment.h"
 #include "codegen/PTX.h"
 #include "dsl/Error.h"
 #include "dsl/IROperator.h"
@@ -67,13 +67,6 @@ llvm::Intrinsic::ID gpu_index_register(bool block, int dim) {
     return block ? blocks[dim] : threads[dim];
 }
 
-std::string kernel_symbol(const std::string &loop, int index) {
-    std::string name = "loom_kernel_" + std::to_string(index) + "_";
-    for (char c : loop)
-        name += std::isalnum((unsigned char)c) ? c : '_';
-    return name;
-}
-
 } // namespace
 
 std::set<std::string> buffers_with_device_copies(const Stmt &s) {
@@ -83,8 +76,10 @@ std::set<std::string> buffers_with_device_copies(const Stmt &s) {
 }
 
 std::unique_ptr<llvm::Module> CodeGen::compile_kernel(const std::string &name, const For *kernel,
-                                                      const std::vector<KernelParam> &params) {
+                                                      const std::vector<KernelParam> &params,
+                                                      const std::map<const IRNode *, int> &wide) {
     internal_assert(is_nvptx) << "compile_kernel needs an NVPTX target";
+    wide_accesses = wide;
     std::vector<llvm::Type *> types;
     for (const KernelParam &p : params)
         types.push_back(p.type);
@@ -203,11 +198,22 @@ void CodeGen::launch_kernel(const For *op) {
         params.push_back({v, false, host_value->getType()});
         values.push_back(host_value);
     }
-    const std::string name = kernel_symbol(op->name, kernels_emitted++);
+    const std::string name = kernel_name(op->name, kernels_emitted++);
     if (!ptx_target) ptx_target = make_ptx_target_machine();
-    std::unique_ptr<llvm::Module> kernel_module =
-        CodeGen(ctx, *ptx_target, name, 0, verify).compile_kernel(name, op, params);
-    const std::string ptx = compile_to_ptx(*kernel_module, *ptx_target);
+    auto compile = [&](const std::string &kernel, const std::map<const IRNode *, int> &wide) {
+        std::unique_ptr<llvm::Module> m =
+            CodeGen(ctx, *ptx_target, kernel, 0, verify).compile_kernel(kernel, op, params, wide);
+        return compile_to_ptx(*m, *ptx_target);
+    };
+    const std::string ptx = compile(name, {});
+    // Where some dense vector access can be made 8 or 16 bytes wide, a second kernel has them
+    // so, launched where the launch-time checks pass (codegen/KernelVectorAlignment.h).
+    std::set<std::string> scalar_names(free.vars.begin(), free.vars.end());
+    std::set<std::string> buffer_names(free.buffers.begin(), free.buffers.end());
+    const KernelVectorAlignment wide = plan_kernel_vector_alignment(op, scalar_names, buffer_names);
+    const std::string wide_name = name + "_wide";
+    const std::string wide_ptx =
+        wide.empty() ? std::string() : compile(wide_name, wide.access_alignment);
 
     // The grid: block loops' extents, innermost first (x). Block loop extents are
     // evaluated here, on the host, so they may use only what is defined outside the kernel.
@@ -235,10 +241,42 @@ void CodeGen::launch_kernel(const For *op) {
     llvm::BasicBlock *after = llvm::BasicBlock::Create(ctx, name + ".after", function);
     builder.CreateCondBr(any_empty, after, launch);
     builder.SetInsertPoint(launch);
+    if (!wide.empty()) {
+        llvm::Value *checks = builder.getTrue();
+        for (const auto &[scalar, multiple] : wide.multiple_of) {
+            llvm::Value *v = symbols.get(scalar);
+            llvm::Value *low_bits =
+                builder.CreateAnd(v, llvm::ConstantInt::get(v->getType(), multiple - 1));
+            checks = builder.CreateAnd(checks, builder.CreateIsNull(low_bits));
+        }
+        for (size_t i = 0; i < free.buffers.size(); i++) {
+            auto it = wide.pointer_alignment.find(free.buffers[i]);
+            if (it == wide.pointer_alignment.end()) continue;
+            llvm::Value *address = builder.CreatePtrToInt(values[i], builder.getInt64Ty());
+            checks = builder.CreateAnd(
+                checks, builder.CreateIsNull(builder.CreateAnd(address, it->second - 1)));
+        }
+        llvm::BasicBlock *launch_wide =
+            llvm::BasicBlock::Create(ctx, wide_name + ".launch", function);
+        llvm::BasicBlock *launch_narrow = llvm::BasicBlock::Create(ctx, name + ".narrow", function);
+        builder.CreateCondBr(checks, launch_wide, launch_narrow);
+        builder.SetInsertPoint(launch_wide);
+        llvm::Value *result =
+            emit_kernel_launch(builder, user_context, wide_name, wide_ptx, grid, block, values);
+        return_if_failed(result, wide_name);
+        builder.CreateBr(after);
+        builder.SetInsertPoint(launch_narrow);
+    }
     llvm::Value *result = emit_kernel_launch(builder, user_context, name, ptx, grid, block, values);
     return_if_failed(result, name);
     builder.CreateBr(after);
     builder.SetInsertPoint(after);
+}
+
+llvm::Align CodeGen::access_alignment(const IRNode *access, Type t) const {
+    auto it = wide_accesses.find(access);
+    if (it != wide_accesses.end()) return llvm::Align(it->second);
+    return llvm::Align(t.element_of().bytes() ? t.element_of().bytes() : 1);
 }
 
 // Storage of a kernel outside its thread loops: shared by the threads of a block (CUDA's

@@ -73,8 +73,13 @@ public:
         bool is_buffer;
         llvm::Type *type;
     };
-    std::unique_ptr<llvm::Module> compile_kernel(const std::string &name, const For *kernel,
-                                                 const std::vector<KernelParam> &params);
+    /** With `wide_accesses` (codegen/KernelVectorAlignment.h: Load and Store nodes of `kernel`
+     * and the alignment in bytes each may assume), those accesses are emitted with it: the
+     * caller launches this kernel only where the assumptions hold. */
+    std::unique_ptr<llvm::Module>
+    compile_kernel(const std::string &name, const For *kernel,
+                   const std::vector<KernelParam> &params,
+                   const std::map<const IRNode *, int> &wide_accesses = {});
 
 private:
     llvm::LLVMContext &ctx;
@@ -123,6 +128,10 @@ private:
     // emitted.
     KernelShape shape;
     int thread_loop_depth = 0;
+    // Kernel: the dense vector accesses that may assume more than their element's alignment
+    // (bytes), and that alignment for one of them (the element's where not among them).
+    std::map<const IRNode *, int> wide_accesses;
+    llvm::Align access_alignment(const IRNode *access, Type t) const;
     Scope<llvm::Value *> symbols;
     Scope<llvm::Value *> buffers; // host pointer of each buffer or allocation
     // Allocations in scope that live on the stack (their Free releases nothing), with their

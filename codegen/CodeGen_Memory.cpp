@@ -87,7 +87,8 @@ void CodeGen::visit(const Load *op) {
     const Ramp *ramp = op->index.as<Ramp>();
     if (ramp && is_const_one(ramp->stride)) {
         llvm::Value *addr = builder.CreateInBoundsGEP(elem, host, codegen_offset(ramp->base));
-        value = tagged(builder.CreateAlignedLoad(llvm_type(t), addr, align), op->name);
+        value = tagged(builder.CreateAlignedLoad(llvm_type(t), addr, access_alignment(op, t)),
+                       op->name);
         return;
     }
     if (std::optional<LaneClasses> classes = lane_classes(op->index)) {
@@ -634,7 +635,7 @@ void CodeGen::emit_store(const Store *op) {
             }
             pipeline_streams = true;
         } else {
-            tagged(builder.CreateAlignedStore(v, addr, align), op->name);
+            tagged(builder.CreateAlignedStore(v, addr, access_alignment(op, t)), op->name);
         }
         return;
     }

@@ -1,5 +1,7 @@
 #include "codegen/DeviceGlue.h"
 
+#include <cctype>
+
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Module.h>
 
@@ -23,7 +25,18 @@ llvm::Value *entry_alloca(llvm::IRBuilderBase &b, llvm::Type *t, const std::stri
     return entry.CreateAlloca(t, nullptr, name);
 }
 
+constexpr const char *kKernelPrefix = "loom_kernel_";
+
 }  // namespace
+
+std::string kernel_name(const std::string &loop, int index) {
+    std::string name = kKernelPrefix + std::to_string(index) + "_";
+    for (char c : loop)
+        name += std::isalnum((unsigned char)c) ? c : '_';
+    return name;
+}
+
+const char *kernel_module_section() { return "loom_cuda_modules"; }
 
 llvm::Value *emit_buffer_struct(llvm::IRBuilderBase &b, llvm::Value *host, Type type,
                                 llvm::Value *count, const std::string &name) {
@@ -71,9 +84,12 @@ llvm::Value *emit_kernel_launch(llvm::IRBuilderBase &b, llvm::Value *user_contex
         b.CreateStore(values[i], slot);
         b.CreateStore(slot, b.CreateConstGEP2_64(args_type, args, 0, i));
     }
-    // The loaded module, which the runtime keeps here per kernel.
+    // The loaded module, which the runtime keeps here per kernel. Internal, so that pipelines
+    // linked into one program keep theirs apart; in a section of slots, where the JIT finds it.
     auto *cache = new llvm::GlobalVariable(m, ptr, false, llvm::GlobalValue::InternalLinkage,
                                            llvm::ConstantPointerNull::get(ptr), name + ".module");
+    cache->setSection(kernel_module_section());
+    cache->setAlignment(llvm::Align(sizeof(void *)));
     llvm::Type *i32 = b.getInt32Ty();
     llvm::FunctionCallee launch = m.getOrInsertFunction(
         "loom_cuda_launch",

@@ -27,6 +27,15 @@ llvm::Value *emit_buffer_struct(llvm::IRBuilderBase &b, llvm::Value *host, Type 
 llvm::Value *emit_device_pointer(llvm::IRBuilderBase &b, llvm::Value *buffer,
                                  const std::string &name);
 
+/** The symbol of the kernel compiled from GPU block loop `loop`, the index-th kernel of its
+ * pipeline: `loom_kernel_<index>_<loop, each character other than a letter or digit as _>`. */
+std::string kernel_name(const std::string &loop, int index);
+
+/** The section that holds the kernels' loaded CUDA modules (the module cache slots
+ * emit_kernel_launch passes, one pointer each, and nothing else): the JIT finds the slots in a
+ * pipeline's objects there and unloads their modules when it frees the code. */
+const char *kernel_module_section();
+
 /** loom_cuda_launch(user_context, <a module cache of its own>, ptx, name, grid, block, args)
  * at the builder's insertion point, args pointing at `values` (each in a slot of the entry
  * block): runs kernel `name` of the PTX text `ptx`. Returns the call's error code. */

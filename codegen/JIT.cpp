@@ -4,12 +4,15 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <thread>
 
+#include <llvm/ExecutionEngine/JITLink/JITLink.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -18,6 +21,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/CodeGen_LLVM.h"
+#include "codegen/DeviceGlue.h"
 #include "codegen/JITCache.h"
 #include "codegen/JITCacheKey.h"
 #include "codegen/KeyWriter.h"
@@ -32,11 +36,25 @@
 namespace loom {
 namespace Internal {
 
-struct JITModule::Impl {
-    std::unique_ptr<llvm::orc::LLJIT> jit;
+// The module cache slots of a pipeline's kernels (codegen/DeviceGlue.h), where its objects
+// put them in memory. Filled while the objects link, which ORC may do on other threads.
+struct KernelModuleSlots {
+    std::mutex lock;
+    std::vector<void **> slots;
 };
 
-JITModule::~JITModule() = default;
+struct JITModule::Impl {
+    std::unique_ptr<llvm::orc::LLJIT> jit;
+    std::shared_ptr<KernelModuleSlots> kernel_modules; // null: the target has no CUDA
+};
+
+// The kernels' CUDA modules go with the code that launched them: unloaded before the memory
+// holding their slots is freed with the JIT.
+JITModule::~JITModule() {
+    if (!impl || !impl->kernel_modules) return;
+    std::vector<void **> &slots = impl->kernel_modules->slots;
+    if (!slots.empty()) loom_cuda_unload_modules(nullptr, slots.data(), (int32_t)slots.size());
+}
 
 namespace {
 
@@ -193,6 +211,41 @@ llvm::orc::SymbolMap absolute_symbols(llvm::orc::LLJIT &jit, const JITExternAddr
     return symbols;
 }
 
+// Records where each object's kernel module slots landed, once the object is fixed up in
+// memory: the words of its section of slots (local symbols, which no JIT lookup finds, and
+// whose names the object need not keep).
+class KernelModuleSlotFinder : public llvm::orc::ObjectLinkingLayer::Plugin {
+public:
+    explicit KernelModuleSlotFinder(std::shared_ptr<KernelModuleSlots> found)
+        : found(std::move(found)) {}
+
+    void modifyPassConfig(llvm::orc::MaterializationResponsibility &, llvm::jitlink::LinkGraph &,
+                          llvm::jitlink::PassConfiguration &config) override {
+        config.PostFixupPasses.push_back([found = found](llvm::jitlink::LinkGraph &g) {
+            llvm::jitlink::Section *section = g.findSectionByName(kernel_module_section());
+            if (!section) return llvm::Error::success();
+            std::lock_guard<std::mutex> hold(found->lock);
+            for (llvm::jitlink::Block *b : section->blocks()) {
+                char *start = b->getAddress().toPtr<char *>();
+                for (uint64_t at = 0; at + sizeof(void *) <= b->getSize(); at += sizeof(void *))
+                    found->slots.push_back(reinterpret_cast<void **>(start + at));
+            }
+            return llvm::Error::success();
+        });
+    }
+    llvm::Error notifyFailed(llvm::orc::MaterializationResponsibility &) override {
+        return llvm::Error::success();
+    }
+    llvm::Error notifyRemovingResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey) override {
+        return llvm::Error::success();
+    }
+    void notifyTransferringResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey,
+                                     llvm::orc::ResourceKey) override {}
+
+private:
+    std::shared_ptr<KernelModuleSlots> found;
+};
+
 } // namespace
 
 bool is_jit_runtime_function(const std::string &name) {
@@ -230,11 +283,10 @@ std::unique_ptr<llvm::Module> build_optimized(const LoweredPipeline &pipeline,
 // TargetMachine (nor LLVM's registered targets): JITLink reads the objects, and the machine's
 // description and data layout are given.
 struct JITLinker {
-    static llvm::Expected<std::shared_ptr<JITModule>> link(const std::string &entry_name,
-                                                           const std::vector<std::string> &objects,
-                                                           const MachineSpec &machine,
-                                                           const std::string &data_layout,
-                                                           const JITExternAddresses &externs) {
+    static llvm::Expected<std::shared_ptr<JITModule>>
+    link(const std::string &entry_name, const std::vector<std::string> &objects,
+         const MachineSpec &machine, const std::string &data_layout,
+         const JITExternAddresses &externs, bool launches_kernels) {
         llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(machine.triple)};
         jtmb.setCPU(machine.cpu);
         jtmb.addFeatures(std::vector<std::string>{machine.features});
@@ -253,6 +305,15 @@ struct JITLinker {
         });
         auto jit = builder.create();
         if (!jit) return jit.takeError();
+        std::shared_ptr<KernelModuleSlots> kernel_modules;
+        if (launches_kernels) {
+            auto *layer =
+                llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&(*jit)->getObjLinkingLayer());
+            internal_assert(layer) << "The JIT links with RuntimeDyld, where Loom expects JITLink: "
+                                      "the kernels' modules could not be unloaded";
+            kernel_modules = std::make_shared<KernelModuleSlots>();
+            layer->addPlugin(std::make_unique<KernelModuleSlotFinder>(kernel_modules));
+        }
         llvm::orc::JITDylib &lib = (*jit)->getMainJITDylib();
         if (auto e = lib.define(
                 llvm::orc::absoluteSymbols(absolute_symbols(**jit, runtime_functions()))))
@@ -274,6 +335,7 @@ struct JITLinker {
         if (!addr) return addr.takeError();
         std::shared_ptr<JITModule> result(new JITModule);
         result->impl = std::make_unique<JITModule::Impl>();
+        result->impl->kernel_modules = std::move(kernel_modules);
         result->entry_point = addr->toPtr<JITModule::Entry>();
         if (perf_map_wanted()) {
             append_to_perf_map(objects, [&](const std::string &name) -> uint64_t {
@@ -352,7 +414,8 @@ JITModule::load_cached(const std::string &definition, const std::string &name,
         cache.forget(key, "its entry point or arguments differ from the pipeline's");
         return nullptr;
     }
-    auto linked = JITLinker::link(name, entry->objects, machine, *data_layout, externs);
+    auto linked = JITLinker::link(name, entry->objects, machine, *data_layout, externs,
+                                  target.has_feature(Target::CUDA));
     if (!linked) {
         cache.forget(key, "its objects do not link: " + error_text(linked.takeError()));
         return nullptr;
@@ -376,7 +439,8 @@ std::shared_ptr<JITModule> JITModule::compile(const LoweredPipeline &pipeline, c
     const MachineSpec machine = machine_spec(target);
     const std::string data_layout = tm->createDataLayout().getStringRepresentation();
     std::shared_ptr<JITModule> result =
-        check(JITLinker::link(pipeline.name, objects, machine, data_layout, externs),
+        check(JITLinker::link(pipeline.name, objects, machine, data_layout, externs,
+                              target.has_feature(Target::CUDA)),
               "Linking the compiled pipeline");
     // Stored only once the objects linked: an entry is code that ran through the linker.
     // Entries are keyed by the definition alone, not also by the lowered code: the cache's

@@ -33,8 +33,9 @@ cuda_driver_t loom_cuda_driver;
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
 /* Guards every module_cache slot passed to loom_cuda_launch, so that two threads launching
- * from the same module for the first time load it once. */
+ * from the same module for the first time load it once, and loaded_modules. */
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t loaded_modules = 0;
 
 static const char *const kNoCudaAdvice =
     "run on a machine with an NVIDIA GPU and driver, or compile the pipeline without "
@@ -88,6 +89,7 @@ static void load_driver(void) {
         {"cuCtxSynchronize", &loom_cuda_driver.cuCtxSynchronize},
         {"cuModuleLoadDataEx", &loom_cuda_driver.cuModuleLoadDataEx},
         {"cuModuleGetFunction", &loom_cuda_driver.cuModuleGetFunction},
+        {"cuModuleUnload", &loom_cuda_driver.cuModuleUnload},
         {"cuLaunchKernel", &loom_cuda_driver.cuLaunchKernel},
         {"cuMemAlloc_v2", &loom_cuda_driver.cuMemAlloc},
         {"cuMemFree_v2", &loom_cuda_driver.cuMemFree},
@@ -268,6 +270,7 @@ static int32_t get_module(void *user_context, void **module_cache, const char *p
     CUresult result = loom_cuda_driver.cuModuleLoadDataEx(module, ptx, 2, options, option_values);
     if (result == CUDA_SUCCESS) {
         *module_cache = *module;
+        loaded_modules++;
     }
     pthread_mutex_unlock(&module_lock);
     if (result != CUDA_SUCCESS) {
@@ -289,6 +292,44 @@ static int32_t get_module(void *user_context, void **module_cache, const char *p
         return loom_code_device_error;
     }
     return 0;
+}
+
+int32_t loom_cuda_unload_modules(void *user_context, void **const *module_caches, int32_t count) {
+    int32_t first_error = 0;
+    int waited = 0;
+    pthread_mutex_lock(&module_lock);
+    for (int32_t i = 0; i < count; i++) {
+        void **slot = module_caches[i];
+        if (!*slot) continue;
+        /* A slot is filled only after the driver loaded, so entering it cannot load it now. */
+        if (!waited) {
+            int32_t error = loom_cuda_enter_driver(user_context, "unloading", "kernel modules");
+            if (error) {
+                first_error = error;
+                break;
+            }
+            /* A kernel of the module may still be running: unloading waits for the device. */
+            loom_cuda_driver.cuCtxSynchronize();
+            waited = 1;
+        }
+        CUresult result = loom_cuda_driver.cuModuleUnload((CUmodule)*slot);
+        *slot = NULL;
+        loaded_modules--;
+        if (result != CUDA_SUCCESS && !first_error) {
+            first_error = loom_cuda_report_failure(
+                user_context, result, "The CUDA context may be unusable.", "%s",
+                "cuModuleUnload (unloading the kernels of a freed pipeline)");
+        }
+    }
+    pthread_mutex_unlock(&module_lock);
+    return first_error;
+}
+
+int64_t loom_cuda_loaded_module_count(void) {
+    pthread_mutex_lock(&module_lock);
+    int64_t count = loaded_modules;
+    pthread_mutex_unlock(&module_lock);
+    return count;
 }
 
 int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *ptx,

@@ -44,6 +44,7 @@ typedef CUresult (*cuCtxSynchronize_fn)(void);
 typedef CUresult (*cuModuleLoadDataEx_fn)(CUmodule *module, const void *image,
                                           unsigned int num_options, CUjit_option *options,
                                           void **option_values);
+typedef CUresult (*cuModuleUnload_fn)(CUmodule module);
 typedef CUresult (*cuModuleGetFunction_fn)(CUfunction *function, CUmodule module, const char *name);
 typedef CUresult (*cuLaunchKernel_fn)(CUfunction function, unsigned int grid_x, unsigned int grid_y,
                                       unsigned int grid_z, unsigned int block_x,
@@ -97,6 +98,7 @@ typedef struct cuda_driver_t {
     cuCtxSynchronize_fn cuCtxSynchronize;
     cuModuleLoadDataEx_fn cuModuleLoadDataEx;
     cuModuleGetFunction_fn cuModuleGetFunction;
+    cuModuleUnload_fn cuModuleUnload;
     cuLaunchKernel_fn cuLaunchKernel;
     cuMemAlloc_fn cuMemAlloc;
     cuMemFree_fn cuMemFree;

@@ -389,11 +389,21 @@ int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b);
  * that waits (a copy to the host, loom_cuda_device_sync). A grid or block with a zero
  * dimension has no threads: nothing runs and 0 is returned. *module_cache is a slot the caller
  * keeps per PTX module (initially NULL): the module is loaded once (under a lock) and kept
- * there for the life of the process. A load failure's message includes the driver's JIT error
- * log. Returns 0 or an error code. */
+ * there until loom_cuda_unload_modules is given the slot (the JIT does when it frees the
+ * pipeline's code; an ahead-of-time library's modules live as long as the process). A load
+ * failure's message includes the driver's JIT error log. Returns 0 or an error code. */
 int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *ptx,
                          const char *kernel_name, int32_t grid_x, int32_t grid_y, int32_t grid_z,
                          int32_t block_x, int32_t block_y, int32_t block_z, void **args);
+
+/* Unloads the module in each of the `count` slots that loom_cuda_launch filled, after waiting
+ * for the device (a kernel of it may still run), and sets the slot to NULL; NULL slots are
+ * skipped. The caller guarantees no launch uses the slots meanwhile. Returns 0 or an error
+ * code. */
+int32_t loom_cuda_unload_modules(void *user_context, void **const *module_caches, int32_t count);
+
+/* How many PTX modules loom_cuda_launch has loaded and not yet unloaded. */
+int64_t loom_cuda_loaded_module_count(void);
 
 #ifdef __cplusplus
 } /* extern "C" */

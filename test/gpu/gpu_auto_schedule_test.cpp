@@ -272,8 +272,10 @@ TEST(GPUAutoSchedule, StencilProducersAreStagedInSharedMemory) {
     p.auto_schedule("Heuristic", cuda_target(), MachineParams::host());
     const std::string ir = p.llvm_ir(cuda_target());
     EXPECT_NE(ir.find(".shared .align 16 .b8 grad[6240]"), std::string::npos);
-    // A barrier after each of the kernel's two nests of threads (grad's, out's).
-    EXPECT_EQ(count(ir, "bar.sync"), 2u);
+    // A barrier after each of the kernel's two nests of threads (grad's, out's), in each of
+    // its compilations (lane by lane, and with wide accesses where a launch check passes).
+    EXPECT_EQ(count(ir, ".entry "), 2u);
+    EXPECT_EQ(count(ir, "bar.sync"), 2u * count(ir, ".entry "));
 }
 
 std::vector<Internal::FunctionPtr> outputs_of(Pipeline &p) {
