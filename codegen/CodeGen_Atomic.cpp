@@ -1,12 +1,16 @@
 // Code generation of the stores of atomic stages (Stage::atomic): each element is read, the
 // new value computed from it, and stored with a compare-and-swap that fails where another
 // thread changed the element meanwhile (then the loop computes again from the new contents).
-// An integer sum, the common histogram, is one atomic add.
+// An integer sum, the common histogram, is one atomic add; in a GPU kernel a float sum is one
+// too (atom.add.f32 / .f64: each addition rounded once, as the loop's, in the order the
+// threads reach the element, which no schedule fixes). The same code serves CPU threads and GPU
+// threads: LLVM's NVPTX backend widens 8- and 16-bit atomics into 32-bit compare-and-swaps.
 #include "codegen/CodeGen_LLVM_Internal.h"
 #include "dsl/Error.h"
 #include "dsl/IREquality.h"
 #include "dsl/IRMutator.h"
 #include "dsl/IROperator.h"
+#include "dsl/Substitute.h"
 
 namespace loom {
 namespace Internal {
@@ -39,10 +43,6 @@ constexpr const char *kCurrentElement = "atomic.current";
 } // namespace
 
 void CodeGen::emit_atomic_store(const Store *op, const Call *update) {
-    user_assert(!is_nvptx)
-        << "An atomic() update of " << op->name
-        << " runs in a GPU kernel: Loom's CUDA backend has no atomic updates yet. Compute it "
-           "on the CPU, or keep its RVar loops serial.";
     const Expr &value = update->args[0];
     const Type t = value.type();
     const Type elem = t.element_of();
@@ -56,7 +56,12 @@ void CodeGen::emit_atomic_store(const Store *op, const Call *update) {
     const Expr computed = replace.mutate(value);
     const Add *sum = computed.as<Add>();
     const Variable *first = sum ? sum->a.as<Variable>() : nullptr;
-    const bool integer_sum = elem.is_int_or_uint() && first && first->name == kCurrentElement;
+    // current + b, with b not reading the element (f(k) = f(k) + f(k) is no such sum).
+    const bool is_sum =
+        first && first->name == kCurrentElement && !expr_uses_var(sum->b, kCurrentElement);
+    const bool integer_sum = is_sum && elem.is_int_or_uint();
+    // The CPU has no float atomic add; a GPU has them for 32 and 64 bits.
+    const bool float_sum = is_sum && is_nvptx && elem.is_float() && elem.bits() >= 32;
 
     // Lane by lane, in lane order: two lanes may update one element.
     llvm::Value *index = codegen(op->index);
@@ -67,9 +72,10 @@ void CodeGen::emit_atomic_store(const Store *op, const Call *update) {
         auto lane_of = [&](llvm::Value *v) {
             return t.is_vector() ? builder.CreateExtractElement(v, (uint64_t)lane) : v;
         };
-        if (integer_sum) {
-            builder.CreateAtomicRMW(llvm::AtomicRMWInst::Add, ptr, lane_of(codegen(sum->b)),
-                                    llvm::MaybeAlign(align), llvm::AtomicOrdering::Monotonic);
+        if (integer_sum || float_sum) {
+            builder.CreateAtomicRMW(
+                integer_sum ? llvm::AtomicRMWInst::Add : llvm::AtomicRMWInst::FAdd, ptr,
+                lane_of(codegen(sum->b)), llvm::MaybeAlign(align), llvm::AtomicOrdering::Monotonic);
             continue;
         }
         llvm::BasicBlock *before = builder.GetInsertBlock();

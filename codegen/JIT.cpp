@@ -148,6 +148,55 @@ int32_t jit_do_par_for(void *user_context, loom_task_fn f, int32_t min, int32_t 
     return loom_do_par_for(user_context, f, min, extent, closure);
 }
 
+// The stream a JIT run's CUDA work goes on: its custom_cuda_get_stream's (Halide's hook), else
+// the process's stream handler's. Returns 0 or an error code (reported).
+int32_t jit_cuda_stream(void *user_context, void **stream) {
+    JITUserContext *c = run_context(user_context);
+    if (!c || !c->handlers.custom_cuda_get_stream)
+        return loom_cuda_stream_for(user_context, stream);
+    *stream = nullptr;
+    // Without a driver there is no context to give: the call itself reports why.
+    void *context = loom_cuda_primary_context();
+    if (!context) return 0;
+    if (int32_t result = c->handlers.custom_cuda_get_stream(c, context, stream)) {
+        const std::string message = "JITHandlers::custom_cuda_get_stream returned " +
+                                    std::to_string(result) +
+                                    " instead of a stream: see why it failed, or leave it unset "
+                                    "for the default stream.";
+        loom_error(user_context, message.c_str());
+        return loom_code_device_error;
+    }
+    return 0;
+}
+
+int32_t jit_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const char *name) {
+    void *stream;
+    if (int32_t error = jit_cuda_stream(user_context, &stream)) return error;
+    return loom_cuda_copy_to_device_on_stream(user_context, stream, b, name);
+}
+
+int32_t jit_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char *name) {
+    if (!(b->flags & loom_buffer_device_dirty)) return 0;
+    void *stream;
+    if (int32_t error = jit_cuda_stream(user_context, &stream)) return error;
+    return loom_cuda_copy_to_host_on_stream(user_context, stream, b, name);
+}
+
+int32_t jit_cuda_device_free(void *user_context, loom_buffer_t *b) {
+    void *stream;
+    if (int32_t error = jit_cuda_stream(user_context, &stream)) return error;
+    return loom_cuda_device_free_on_stream(user_context, stream, b);
+}
+
+int32_t jit_cuda_launch(void *user_context, void **module_cache, const char *ptx,
+                        const char *kernel_name, int32_t grid_x, int32_t grid_y, int32_t grid_z,
+                        int32_t block_x, int32_t block_y, int32_t block_z, void **args) {
+    void *stream;
+    if (int32_t error = jit_cuda_stream(user_context, &stream)) return error;
+    return loom_cuda_launch_on_stream(user_context, stream, module_cache, ptx, kernel_name, grid_x,
+                                      grid_y, grid_z, block_x, block_y, block_z, args);
+}
+
 // The runtime functions compiled code may call, by name.
 const JITExternAddresses &runtime_functions() {
     static const JITExternAddresses functions = [] {
@@ -176,12 +225,12 @@ const JITExternAddresses &runtime_functions() {
         add("loom_error_debug_to_file_failed", &loom_error_debug_to_file_failed);
         add("loom_error_bad_buffer", &loom_error_bad_buffer);
         add("loom_cpu_has_features", &loom_cpu_has_features);
-        add("loom_cuda_copy_to_device", &loom_cuda_copy_to_device);
-        add("loom_cuda_copy_to_host", &loom_cuda_copy_to_host);
+        add("loom_cuda_copy_to_device", &jit_cuda_copy_to_device);
+        add("loom_cuda_copy_to_host", &jit_cuda_copy_to_host);
         add("loom_cuda_mark_device_dirty", &loom_cuda_mark_device_dirty);
         add("loom_cuda_mark_host_dirty", &loom_cuda_mark_host_dirty);
-        add("loom_cuda_device_free", &loom_cuda_device_free);
-        add("loom_cuda_launch", &loom_cuda_launch);
+        add("loom_cuda_device_free", &jit_cuda_device_free);
+        add("loom_cuda_launch", &jit_cuda_launch);
         add("loom_trace", &jit_trace);
         add("loom_print", &jit_print);
         add("loom_error_requirement_failed", &loom_error_requirement_failed);

@@ -25,8 +25,8 @@ std::vector<const For *> thread_nest(const For *outermost) {
     }
 }
 
-// The statements at block level: lets, block-level storage, productions, sequences, and the
-// thread nests they hold.
+// The statements at block level: lets, block-level storage, productions, sequences, serial
+// loops and conditions that every thread runs alike, and the thread nests they hold.
 void find_nests(const Stmt &s, KernelShape &shape) {
     if (!s.defined()) return;
     if (const LetStmt *l = s.as<LetStmt>()) return find_nests(l->body, shape);
@@ -36,7 +36,12 @@ void find_nests(const Stmt &s, KernelShape &shape) {
         find_nests(b->first, shape);
         return find_nests(b->rest, shape);
     }
+    if (const IfThenElse *i = s.as<IfThenElse>()) {
+        find_nests(i->then_case, shape);
+        return find_nests(i->else_case, shape);
+    }
     const For *f = s.as<For>();
+    if (f && f->for_type == ForType::Serial) return find_nests(f->body, shape);
     if (!f || f->for_type != ForType::GPUThread) return;  // a Free, or nothing of the GPU's
     std::vector<const For *> nest = thread_nest(f);
     const int axes = (int)nest.size();

@@ -19,10 +19,12 @@ struct JITUserContext;
  * message (the run then returns without an exception), custom_trace for each trace event,
  * custom_malloc / custom_free for the heap allocations of the compiled code, custom_do_par_for
  * for each parallel loop and custom_do_task for each of its iterations (the tasks then run one
- * after another, on the calling thread, unless custom_do_par_for spreads them). The symbol
- * lookups and the CUDA context hooks have no counterpart in Loom's JIT (extern functions are
- * given by Pipeline::set_jit_externs; the CUDA context is the runtime's): a run given one is
- * refused. */
+ * after another, on the calling thread, unless custom_do_par_for spreads them), and
+ * custom_cuda_get_stream for the CUDA stream of each kernel launch and device copy (given the
+ * CUcontext Loom uses, the device's primary context; NULL or unset: the default stream, else
+ * the process's loom_cuda_set_stream_handler). The symbol lookups and the CUDA context hooks
+ * have no counterpart in Loom's JIT (extern functions are given by Pipeline::set_jit_externs;
+ * the CUDA context is the runtime's): a run given one is refused. */
 struct JITHandlers {
     void (*custom_print)(JITUserContext *, const char *){nullptr};
     void *(*custom_malloc)(JITUserContext *, size_t){nullptr};

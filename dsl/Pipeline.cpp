@@ -134,10 +134,11 @@ void check_handlers_loom_runs(const JITHandlers &h) {
         << "JITHandlers: custom_get_symbol, custom_load_library and custom_get_library_symbol "
            "have no counterpart in Loom's JIT; give the C functions extern stages call with "
            "Pipeline::set_jit_externs";
-    user_assert(!h.custom_cuda_acquire_context && !h.custom_cuda_release_context &&
-                !h.custom_cuda_get_stream)
-        << "JITHandlers: the CUDA context hooks have no counterpart in Loom's JIT, whose "
-           "runtime owns the CUDA context and stream";
+    user_assert(!h.custom_cuda_acquire_context && !h.custom_cuda_release_context)
+        << "JITHandlers: custom_cuda_acquire_context and custom_cuda_release_context have no "
+           "counterpart in Loom's JIT, whose runtime uses the device's primary context (the one "
+           "the CUDA runtime and other libraries share); to order a run with your own work, "
+           "give its stream with custom_cuda_get_stream";
 }
 
 std::string function_name(const std::vector<FunctionPtr> &outputs) {

@@ -8,6 +8,7 @@
 #include "dsl/IRPrinter.h"
 #include "lower/AddImageChecks.h"
 #include "lower/AsyncProducers.h"
+#include "lower/BlockLevelCode.h"
 #include "lower/BoundGPUExtents.h"
 #include "lower/BoundsInference.h"
 #include "lower/FindEnvironment.h"
@@ -231,6 +232,10 @@ LoweredPipeline lower(const std::vector<FunctionPtr> &outputs, const std::string
     // Last of the rewrites: it hides equalities from the simplifier (see its header).
     s = logger.run("peel loop variables", s, [&](const Stmt &in) { return peel_loop_variables(in); });
     // On the final loop nest: the kernels code generation extracts are these loops.
+    if (target.has_feature(Target::CUDA)) {
+        s = logger.run("run block-level code on one thread", s,
+                       [&](const Stmt &in) { return run_block_level_code_on_one_thread(in); });
+    }
     validate_gpu_loops(s, target);
     s = logger.run("inject device copies", s, [&](const Stmt &in) { return inject_device_copies(in); });
     if (target.has_feature(Target::NoAsserts))

@@ -89,10 +89,25 @@ void check_thread_nest(const Stmt &s, const std::string &kernel, std::vector<con
     s.accept(&interior);
 }
 
+// The name of the first gpu_blocks loop in s, or "".
+std::string first_block_loop(const Stmt &s) {
+    class Find : public IRVisitor {
+    public:
+        std::string name;
+
+    private:
+        void visit(const For *op) override {
+            if (op->for_type == ForType::GPUBlock && name.empty()) name = op->name;
+            IRVisitor::visit(op);
+        }
+    } find;
+    s.accept(&find);
+    return find.name;
+}
+
 // The part of a kernel between its block loops and its thread loops: lets, block loops,
 // storage shared by a block's threads (a Func computed at a block loop), and nests of thread
-// loops run one after another. Anything else there would run once per thread where the user
-// meant once per block.
+// loops run one after another (code of the block's alone became a nest of one thread).
 void check_block_level(const Stmt &s, const std::string &kernel, int blocks, BlockThreads &block) {
     if (!s.defined()) return;
     if (const LetStmt *l = s.as<LetStmt>()) return check_block_level(l->body, kernel, blocks, block);
@@ -132,11 +147,24 @@ void check_block_level(const Stmt &s, const std::string &kernel, int blocks, Blo
         std::vector<const For *> nest;
         return check_thread_nest(s, kernel, nest, block);
     }
-    user_assert(false)
-        << "Kernel " << kernel << " has code between its gpu_blocks and gpu_threads loops:\n"
-        << s << "It would run once per thread where it is meant once per block. Mark the loops "
-        << "of a Func computed at a block loop gpu_threads (its threads then share its storage), "
-           "or compute it at the thread loops, or at a loop outside the kernel.";
+    // A serial loop or condition around thread loops: every thread runs it alike.
+    if (const For *f = s.as<For>(); f && f->for_type == ForType::Serial) {
+        const std::string inner = first_block_loop(f->body);
+        user_assert(inner.empty()) << "The gpu_blocks loop " << inner << " of kernel " << kernel
+                                   << " is inside the serial loop " << f->name
+                                   << ". Block loops must be outermost: reorder them.";
+        return check_block_level(f->body, kernel, blocks, block);
+    }
+    if (const IfThenElse *i = s.as<IfThenElse>()) {
+        check_block_level(i->then_case, kernel, blocks, block);
+        return check_block_level(i->else_case, kernel, blocks, block);
+    }
+    // Block-level code without GPU loops runs on one thread (lower/BlockLevelCode.h).
+    user_assert(false) << "Kernel " << kernel
+                       << " has a statement between its gpu_blocks and gpu_threads loops that "
+                          "no thread can run:\n"
+                       << s
+                       << "Compute the Func at the thread loops, or at a loop outside the kernel.";
 }
 
 class ValidateGPULoops : public IRVisitor {

@@ -10,12 +10,10 @@ namespace Internal {
 /** Throws a user error naming the loop and what to change where `s` has GPU loops the CUDA
  * backend can't run: a target without Target::CUDA; thread loops outside every block loop,
  * or block loops inside thread loops; more than three block or thread dimensions; a thread
- * loop whose extent is not a constant, or more than 1024 threads a block; statements in a
- * kernel between its block loops and its thread loops other than lets, storage of constant
- * size (shared by a block's threads) and nests of thread loops (a Func computed at a block
- * loop with its loops on the threads, then its consumer); parallel loops, and allocations of
- * a size not known at compile time, inside a kernel. A kernel is the nest from an outermost
- * block loop in. Returns nothing: the IR is unchanged. */
+ * loop whose extent is not a constant, or more than 1024 threads a block; block loops inside a
+ * serial loop; block-level storage of a size not known at compile time; parallel loops,
+ * and allocations of a size not known at compile time, inside a kernel. A kernel is the nest from
+ * an outermost block loop in. Returns nothing: the IR is unchanged. */
 void validate_gpu_loops(const Stmt &s, const Target &target);
 
 } // namespace Internal

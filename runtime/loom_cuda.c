@@ -14,9 +14,9 @@
  * current per thread, so every entry point makes it current before its first driver call:
  * pipelines run parallel loops on worker threads.
  *
- * Every launch and copy is synchronous. That keeps the buffer flags simple (a copy or kernel
- * has finished when its function returns) and makes a faulting kernel fail in the launch that
- * ran it, under the kernel's name, rather than in some later call. */
+ * Kernels and copies go on the context's default stream unless the caller names another (the
+ * _on_stream entry points; the others ask the stream handler, Halide's halide_cuda_get_stream).
+ * Copies to the host wait for their stream, so a buffer's flags are true when a copy returns. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "loom_cuda_internal.h"
@@ -100,6 +100,11 @@ static void load_driver(void) {
         {"cuEventSynchronize", &loom_cuda_driver.cuEventSynchronize},
         {"cuEventElapsedTime", &loom_cuda_driver.cuEventElapsedTime},
         {"cuMemsetD32Async", &loom_cuda_driver.cuMemsetD32Async},
+        {"cuEventDestroy_v2", &loom_cuda_driver.cuEventDestroy},
+        {"cuStreamWaitEvent", &loom_cuda_driver.cuStreamWaitEvent},
+        {"cuStreamSynchronize", &loom_cuda_driver.cuStreamSynchronize},
+        {"cuMemcpyHtoDAsync_v2", &loom_cuda_driver.cuMemcpyHtoDAsync},
+        {"cuMemcpyDtoHAsync_v2", &loom_cuda_driver.cuMemcpyDtoHAsync},
     };
 
     /* Never closed: modules, allocations and the context live until the process exits. */
@@ -252,6 +257,66 @@ int32_t loom_cuda_available(char *why, size_t why_size) {
     return usable;
 }
 
+/* --- Streams ------------------------------------------------------------------------------ */
+
+static loom_cuda_stream_handler_t stream_handler = NULL;
+static pthread_mutex_t stream_lock = PTHREAD_MUTEX_INITIALIZER;
+static int other_streams_used = 0;
+
+loom_cuda_stream_handler_t loom_cuda_set_stream_handler(loom_cuda_stream_handler_t handler) {
+    pthread_mutex_lock(&stream_lock);
+    loom_cuda_stream_handler_t previous = stream_handler;
+    stream_handler = handler;
+    pthread_mutex_unlock(&stream_lock);
+    return previous;
+}
+
+int32_t loom_cuda_stream_for(void *user_context, void **stream) {
+    *stream = NULL;
+    pthread_mutex_lock(&stream_lock);
+    loom_cuda_stream_handler_t handler = stream_handler;
+    pthread_mutex_unlock(&stream_lock);
+    if (!handler) return 0;
+    if (!load_driver_once()) {
+        return loom_cuda_report_problem(user_context, "CUDA is unavailable for asking %s: %s",
+                                        "the stream handler for a stream",
+                                        loom_cuda_driver.why_unusable);
+    }
+    int32_t result = handler(user_context, loom_cuda_driver.context, stream);
+    if (result != 0) {
+        return loom_cuda_report_problem(user_context,
+                                        "The CUDA stream handler returned %d instead of a "
+                                        "stream: see why it failed, or unset it "
+                                        "(loom_cuda_set_stream_handler(NULL)) for the default "
+                                        "stream.",
+                                        result);
+    }
+    return 0;
+}
+
+void *loom_cuda_primary_context(void) {
+    return load_driver_once() ? (void *)loom_cuda_driver.context : NULL;
+}
+
+CUstream loom_cuda_use_stream(void *requested) {
+    CUstream stream = (CUstream)requested;
+    if (!stream) return NULL;
+    pthread_mutex_lock(&stream_lock);
+    if (!other_streams_used) {
+        loom_cuda_driver.cuCtxSynchronize();
+        other_streams_used = 1;
+    }
+    pthread_mutex_unlock(&stream_lock);
+    return stream;
+}
+
+int loom_cuda_streams_in_use(void) {
+    pthread_mutex_lock(&stream_lock);
+    int used = other_streams_used;
+    pthread_mutex_unlock(&stream_lock);
+    return used;
+}
+
 /* --- Kernels ------------------------------------------------------------------------------ */
 
 /* Returns the module of *module_cache, loading ptx into it first if the slot is empty. */
@@ -335,6 +400,17 @@ int64_t loom_cuda_loaded_module_count(void) {
 int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *ptx,
                          const char *kernel_name, int32_t grid_x, int32_t grid_y, int32_t grid_z,
                          int32_t block_x, int32_t block_y, int32_t block_z, void **args) {
+    void *stream;
+    int32_t error = loom_cuda_stream_for(user_context, &stream);
+    if (error) return error;
+    return loom_cuda_launch_on_stream(user_context, stream, module_cache, ptx, kernel_name, grid_x,
+                                      grid_y, grid_z, block_x, block_y, block_z, args);
+}
+
+int32_t loom_cuda_launch_on_stream(void *user_context, void *stream, void **module_cache,
+                                   const char *ptx, const char *kernel_name, int32_t grid_x,
+                                   int32_t grid_y, int32_t grid_z, int32_t block_x, int32_t block_y,
+                                   int32_t block_z, void **args) {
     const int32_t grid[3] = {grid_x, grid_y, grid_z}, block[3] = {block_x, block_y, block_z};
     int any_zero = 0;
     for (int i = 0; i < 3; i++) {
@@ -354,6 +430,7 @@ int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *pt
     }
     int32_t error = loom_cuda_enter_driver(user_context, "launching kernel", kernel_name);
     if (error) return error;
+    CUstream on = loom_cuda_use_stream(stream);
 
     /* The driver would answer CUDA_ERROR_INVALID_VALUE; the limits say which size to change. */
     static const char axis_names[3] = {'x', 'y', 'z'};
@@ -403,7 +480,7 @@ int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *pt
     }
     result = loom_cuda_driver.cuLaunchKernel(function, (unsigned)grid_x, (unsigned)grid_y,
                                              (unsigned)grid_z, (unsigned)block_x, (unsigned)block_y,
-                                             (unsigned)block_z, 0, NULL, args, NULL);
+                                             (unsigned)block_z, 0, on, args, NULL);
     if (result != CUDA_SUCCESS) {
         return loom_cuda_report_failure(
             user_context, result,

@@ -62,6 +62,13 @@ typedef CUresult (*cuEventCreate_fn)(CUevent *event, unsigned int flags);
 typedef CUresult (*cuEventRecord_fn)(CUevent event, void *stream);
 typedef CUresult (*cuEventSynchronize_fn)(CUevent event);
 typedef CUresult (*cuEventElapsedTime_fn)(float *milliseconds, CUevent start, CUevent end);
+typedef CUresult (*cuEventDestroy_fn)(CUevent event);
+typedef CUresult (*cuStreamWaitEvent_fn)(CUstream stream, CUevent event, unsigned int flags);
+typedef CUresult (*cuStreamSynchronize_fn)(CUstream stream);
+typedef CUresult (*cuMemcpyHtoDAsync_fn)(CUdeviceptr destination, const void *source, size_t bytes,
+                                         CUstream stream);
+typedef CUresult (*cuMemcpyDtoHAsync_fn)(void *destination, CUdeviceptr source, size_t bytes,
+                                         CUstream stream);
 typedef CUresult (*cuMemsetD32Async_fn)(CUdeviceptr pointer, unsigned int value, size_t count,
                                         void *stream);
 
@@ -111,6 +118,11 @@ typedef struct cuda_driver_t {
     cuEventSynchronize_fn cuEventSynchronize;
     cuEventElapsedTime_fn cuEventElapsedTime;
     cuMemsetD32Async_fn cuMemsetD32Async;
+    cuEventDestroy_fn cuEventDestroy;
+    cuStreamWaitEvent_fn cuStreamWaitEvent;
+    cuStreamSynchronize_fn cuStreamSynchronize;
+    cuMemcpyHtoDAsync_fn cuMemcpyHtoDAsync;
+    cuMemcpyDtoHAsync_fn cuMemcpyDtoHAsync;
 } cuda_driver_t;
 
 LOOM_CUDA_INTERNAL extern cuda_driver_t loom_cuda_driver;
@@ -122,6 +134,16 @@ enum { CUDA_ERROR_OUT_OF_MEMORY = 2 };
  * device"). Returns 0 or the reported error's code. */
 LOOM_CUDA_INTERNAL int32_t loom_cuda_enter_driver(void *user_context, const char *doing,
                                                   const char *subject);
+
+/* The stream a call given `requested` works on (what a _on_stream entry point was given), with
+ * the driver entered. The first time any stream other than the default one is used, waits for
+ * the device once: device memory freed before then on the default stream carries no event (see
+ * loom_cuda_memory.c), and a stream created non-blocking would not wait for it. */
+LOOM_CUDA_INTERNAL CUstream loom_cuda_use_stream(void *requested);
+
+/* Whether any stream other than the default one has been used: from then on, device memory
+ * freed on a stream is marked with an event that its next user waits for. */
+LOOM_CUDA_INTERNAL int loom_cuda_streams_in_use(void);
 
 /* Reports "<what failed, from format> failed with CUDA_ERROR_X (description). <advice>"
  * through loom_error and returns the code the entry point returns. */

@@ -16,10 +16,12 @@
  * about its size instead of going back to the driver (Halide's
  * halide_reuse_device_allocations): cuMemAlloc and cuMemFree cost tens of microseconds each,
  * and cuMemFree waits for the device, so a pipeline run again and again would pay for them on
- * every run. Handing a kept block to its next owner needs no wait: every kernel and copy runs
- * on the context's default stream, in order, so the next owner's work starts after the last
- * work on the block ended. When cuMemAlloc runs out of memory, the kept blocks are given back
- * and the allocation tried once more.
+ * every run. Handing a kept block to its next owner needs no wait on the host: where both
+ * work on one stream, that stream runs the next owner's work after the last work on the
+ * block; where streams other than the default one are in use, the block is freed with an event
+ * recorded on the freeing stream, which a next owner on another stream waits for on the device
+ * (cuStreamWaitEvent). When cuMemAlloc runs out of memory, the kept blocks are given back and
+ * the allocation tried once more.
  *
  * Sizes are rounded up to a class (a multiple of 512 bytes up to 64 KiB, else of an eighth of
  * the largest power of two not above the size: at most 12.5% more), so that regions that vary
@@ -27,7 +29,9 @@
  * most a quarter larger. Blocks are few (one per live device copy), so lists suffice. */
 typedef struct device_block {
     CUdeviceptr pointer;
-    size_t bytes; /* as allocated (rounded) */
+    size_t bytes;      /* as allocated (rounded) */
+    CUstream freed_on; /* the stream of the last free */
+    CUevent freed;     /* recorded on freed_on at the last free; NULL: none recorded */
     struct device_block *next;
 } device_block;
 
@@ -50,6 +54,7 @@ static CUresult release_kept_blocks(void) {
     while (blocks_kept) {
         device_block *block = blocks_kept;
         blocks_kept = block->next;
+        if (block->freed) loom_cuda_driver.cuEventDestroy(block->freed);
         CUresult result = loom_cuda_driver.cuMemFree(block->pointer);
         if (result == CUDA_SUCCESS) pool_stats.driver_frees++;
         if (result != CUDA_SUCCESS && first_failure == CUDA_SUCCESS) first_failure = result;
@@ -58,9 +63,9 @@ static CUresult release_kept_blocks(void) {
     return first_failure;
 }
 
-/* A device allocation of at least `bytes` (> 0), from the kept blocks when one fits. The driver
- * must be entered (its context current). */
-static CUresult pool_allocate(size_t bytes, CUdeviceptr *pointer) {
+/* A device allocation of at least `bytes` (> 0) for work on `stream`, from the kept blocks when
+ * one fits. The driver must be entered (its context current). */
+static CUresult pool_allocate(size_t bytes, CUstream stream, CUdeviceptr *pointer) {
     const size_t rounded = size_class(bytes);
     pthread_mutex_lock(&pool_lock);
     device_block **best = NULL;
@@ -73,6 +78,14 @@ static CUresult pool_allocate(size_t bytes, CUdeviceptr *pointer) {
     device_block *block = NULL;
     if (best) {
         block = *best;
+        if (block->freed && block->freed_on != stream) {
+            /* The last owner's work on another stream ends before this stream goes on. */
+            result = loom_cuda_driver.cuStreamWaitEvent(stream, block->freed, 0);
+            if (result != CUDA_SUCCESS) {
+                pthread_mutex_unlock(&pool_lock);
+                return result;
+            }
+        }
         *best = block->next;
         pool_stats.reuses++;
     } else {
@@ -82,6 +95,7 @@ static CUresult pool_allocate(size_t bytes, CUdeviceptr *pointer) {
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
         block->bytes = rounded;
+        block->freed = NULL;
         result = loom_cuda_driver.cuMemAlloc(&block->pointer, rounded);
         if (result == CUDA_ERROR_OUT_OF_MEMORY && blocks_kept) {
             /* What is kept may be what is missing: give it back and try again. */
@@ -103,10 +117,10 @@ static CUresult pool_allocate(size_t bytes, CUdeviceptr *pointer) {
     return CUDA_SUCCESS;
 }
 
-/* Frees a device allocation: keeps it for reuse where it came from pool_allocate and reuse is
- * on, else gives it to the driver (a device pointer the user set on a buffer, say). The driver
- * must be entered. */
-static CUresult pool_release(CUdeviceptr pointer) {
+/* Frees a device allocation whose last work was queued on `stream`: keeps it for reuse where it
+ * came from pool_allocate and reuse is on, else gives it to the driver (a device pointer the
+ * user set on a buffer, say). The driver must be entered. */
+static CUresult pool_release(CUdeviceptr pointer, CUstream stream) {
     pthread_mutex_lock(&pool_lock);
     device_block *block = NULL;
     for (device_block **b = &blocks_in_use; *b; b = &(*b)->next) {
@@ -118,9 +132,17 @@ static CUresult pool_release(CUdeviceptr pointer) {
     }
     CUresult result = CUDA_SUCCESS;
     if (block && reuse_allocations) {
+        block->freed_on = stream;
+        if (loom_cuda_streams_in_use()) {
+            /* Disable timing (2): the event only orders work, and is cheaper so. */
+            if (!block->freed) result = loom_cuda_driver.cuEventCreate(&block->freed, 2);
+            if (result == CUDA_SUCCESS)
+                result = loom_cuda_driver.cuEventRecord(block->freed, stream);
+        }
         block->next = blocks_kept;
         blocks_kept = block;
     } else {
+        if (block && block->freed) loom_cuda_driver.cuEventDestroy(block->freed);
         free(block);
         result = loom_cuda_driver.cuMemFree(pointer);
         if (result == CUDA_SUCCESS) pool_stats.driver_frees++;
@@ -215,12 +237,12 @@ static int32_t buffer_span_bytes(void *user_context, const loom_buffer_t *b, con
 static pthread_mutex_t device_copy_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* loom_cuda_copy_to_device's allocation and host-to-device copy; device_copy_lock held. */
-static int32_t allocate_and_fill(void *user_context, loom_buffer_t *b, const char *name,
-                                 uint64_t bytes) {
+static int32_t allocate_and_fill(void *user_context, CUstream stream, loom_buffer_t *b,
+                                 const char *name, uint64_t bytes) {
     int allocated_now = 0;
     if (b->device == 0) {
         CUdeviceptr pointer = 0;
-        CUresult result = pool_allocate((size_t)bytes, &pointer);
+        CUresult result = pool_allocate((size_t)bytes, stream, &pointer);
         if (result != CUDA_SUCCESS) {
             return loom_cuda_report_failure(
                 user_context, result,
@@ -235,13 +257,17 @@ static int32_t allocate_and_fill(void *user_context, loom_buffer_t *b, const cha
     /* A pipeline's own allocation that nothing wrote yet has nothing to copy. */
     const int host_has_data = b->host && !(b->flags & loom_buffer_host_unwritten);
     if ((allocated_now && host_has_data) || (b->flags & loom_buffer_host_dirty)) {
+        /* From pageable memory, the copy on a stream returns once the host bytes are staged:
+         * the host may write them again as soon as it returns. */
         CUresult result =
-            loom_cuda_driver.cuMemcpyHtoD((CUdeviceptr)b->device, b->host, (size_t)bytes);
+            stream ? loom_cuda_driver.cuMemcpyHtoDAsync((CUdeviceptr)b->device, b->host,
+                                                        (size_t)bytes, stream)
+                   : loom_cuda_driver.cuMemcpyHtoD((CUdeviceptr)b->device, b->host, (size_t)bytes);
         if (result != CUDA_SUCCESS) {
             /* A fresh copy that never received its data must not pass for a current one;
              * a host_dirty buffer stays host_dirty, so the next call copies again. */
             if (allocated_now) {
-                pool_release((CUdeviceptr)b->device);
+                pool_release((CUdeviceptr)b->device, stream);
                 b->device = 0;
             }
             return loom_cuda_report_failure(
@@ -258,6 +284,14 @@ static int32_t allocate_and_fill(void *user_context, loom_buffer_t *b, const cha
 }
 
 int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const char *name) {
+    void *stream;
+    int32_t error = loom_cuda_stream_for(user_context, &stream);
+    if (error) return error;
+    return loom_cuda_copy_to_device_on_stream(user_context, stream, b, name);
+}
+
+int32_t loom_cuda_copy_to_device_on_stream(void *user_context, void *stream, loom_buffer_t *b,
+                                           const char *name) {
     if ((b->flags & loom_buffer_host_dirty) && (b->flags & loom_buffer_device_dirty)) {
         return loom_cuda_report_problem(
             user_context,
@@ -282,18 +316,30 @@ int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const cha
     }
     error = loom_cuda_enter_driver(user_context, "copying buffer", name);
     if (error) return error;
+    CUstream on = loom_cuda_use_stream(stream);
 
     /* Kernels launched from a parallel CPU loop (a plane each) reach here for the same buffer
      * at once: its device copy is made, and filled, by one of them, under a lock, or two would
      * each allocate one (a kernel writing into the one that loses) and a late initial copy would
      * overwrite what another plane's kernel already wrote. */
     pthread_mutex_lock(&device_copy_lock);
-    error = allocate_and_fill(user_context, b, name, bytes);
+    error = allocate_and_fill(user_context, on, b, name, bytes);
     pthread_mutex_unlock(&device_copy_lock);
     return error;
 }
 
 int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char *name) {
+    if (!(b->flags & loom_buffer_device_dirty)) {
+        return 0;
+    }
+    void *stream;
+    int32_t error = loom_cuda_stream_for(user_context, &stream);
+    if (error) return error;
+    return loom_cuda_copy_to_host_on_stream(user_context, stream, b, name);
+}
+
+int32_t loom_cuda_copy_to_host_on_stream(void *user_context, void *stream, loom_buffer_t *b,
+                                         const char *name) {
     if (!(b->flags & loom_buffer_device_dirty)) {
         return 0;
     }
@@ -319,8 +365,20 @@ int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char 
     if (bytes > 0) {
         error = loom_cuda_enter_driver(user_context, "copying buffer", name);
         if (error) return error;
-        CUresult result =
-            loom_cuda_driver.cuMemcpyDtoH(b->host, (CUdeviceptr)b->device, (size_t)bytes);
+        CUstream on = loom_cuda_use_stream(stream);
+        CUresult result = CUDA_SUCCESS;
+        if (on) {
+            result = loom_cuda_driver.cuMemcpyDtoHAsync(b->host, (CUdeviceptr)b->device,
+                                                        (size_t)bytes, on);
+            if (result == CUDA_SUCCESS) result = loom_cuda_driver.cuStreamSynchronize(on);
+        } else {
+            /* The default stream does not wait for streams created non-blocking: where others
+             * are in use, the device copy may have been written on one of them. */
+            if (loom_cuda_streams_in_use()) result = loom_cuda_driver.cuCtxSynchronize();
+            if (result == CUDA_SUCCESS)
+                result =
+                    loom_cuda_driver.cuMemcpyDtoH(b->host, (CUdeviceptr)b->device, (size_t)bytes);
+        }
         if (result != CUDA_SUCCESS) {
             return loom_cuda_report_failure(
                 user_context, result,
@@ -344,9 +402,20 @@ int32_t loom_cuda_device_free(void *user_context, loom_buffer_t *b) {
         b->flags &= ~(uint32_t)loom_buffer_device_dirty;
         return 0;
     }
+    void *stream;
+    int32_t error = loom_cuda_stream_for(user_context, &stream);
+    if (error) return error;
+    return loom_cuda_device_free_on_stream(user_context, stream, b);
+}
+
+int32_t loom_cuda_device_free_on_stream(void *user_context, void *stream, loom_buffer_t *b) {
+    if (b->device == 0) {
+        b->flags &= ~(uint32_t)loom_buffer_device_dirty;
+        return 0;
+    }
     int32_t error = loom_cuda_enter_driver(user_context, "freeing the device copy of", "a buffer");
     if (error) return error;
-    CUresult result = pool_release((CUdeviceptr)b->device);
+    CUresult result = pool_release((CUdeviceptr)b->device, loom_cuda_use_stream(stream));
     /* Forget the pointer even when the free failed: a failed free means the pointer or the
      * context is already invalid, and freeing it again would only fail again. */
     uint64_t pointer = b->device;

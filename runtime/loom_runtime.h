@@ -312,8 +312,15 @@ int32_t loom_do_fork(void *user_context, loom_task_fn f, void *closure, int32_t 
  * pipeline needs no NVIDIA driver. Every function uses the primary context of one device
  * (LOOM_GPU_DEVICE, else Halide's HL_GPU_DEVICE, else 0; read when the driver is first
  * loaded, and an ordinal past the devices the driver reports makes CUDA unavailable, saying
- * so) and makes it current on the calling thread, so any thread may call. Copies complete
- * before these functions return. */
+ * so) and makes it current on the calling thread, so any thread may call.
+ *
+ * Streams: kernels and copies go on the context's default stream unless a stream is named.
+ * The entry points without _on_stream ask the stream handler (below) with their user context;
+ * the _on_stream ones take the stream (NULL: the default stream) from the caller, as the JIT
+ * does with a run's JITHandlers::custom_cuda_get_stream. On a stream, a copy to the device
+ * returns once the host bytes are taken (the host may change them), a launch returns at once,
+ * and a copy to the host returns when the stream has run it. Device memory freed on one stream
+ * and reused on another is ordered by an event, with no wait on the host. */
 
 /* 1 if a CUDA device can be used (driver loads, cuInit succeeds, at least one device);
  * otherwise 0, and why (a sentence) is written to why (may be NULL). Never reports through the
@@ -329,16 +336,39 @@ int32_t loom_cuda_available(char *why, size_t why_size);
  * changing b's dims. Returns 0 or an error code (after reporting through loom_error). name is
  * the buffer's name for messages. */
 int32_t loom_cuda_copy_to_device(void *user_context, loom_buffer_t *b, const char *name);
+int32_t loom_cuda_copy_to_device_on_stream(void *user_context, void *stream, loom_buffer_t *b,
+                                           const char *name);
 
 /* If b has device_dirty, copies the device copy to b->host (reporting an error if host is
  * NULL) and clears device_dirty. Else does nothing. Returns 0 or an error code. */
 int32_t loom_cuda_copy_to_host(void *user_context, loom_buffer_t *b, const char *name);
+int32_t loom_cuda_copy_to_host_on_stream(void *user_context, void *stream, loom_buffer_t *b,
+                                         const char *name);
 
 /* Frees b's device copy if it has one (b->device = 0, device_dirty cleared). Returns 0 or an
  * error code. Safe to call when the driver was never loaded and b->device is 0. A device copy
  * loom_cuda_copy_to_device allocated is kept for reuse by a later device copy of about its
  * size (see below); any other device pointer goes back to the driver. */
 int32_t loom_cuda_device_free(void *user_context, loom_buffer_t *b);
+int32_t loom_cuda_device_free_on_stream(void *user_context, void *stream, loom_buffer_t *b);
+
+/* The stream handler (Halide's halide_cuda_get_stream): asked for the stream of each launch and
+ * copy with the call's user context and the CUDA context (a CUcontext); writes a CUstream of
+ * that context to *stream (NULL: the default stream) and returns 0, or returns an error code.
+ * Process-wide; NULL (the default) means the default stream. Returns the previous handler. An
+ * ahead-of-time library's runs take their streams from here; JIT runs from their
+ * JITHandlers::custom_cuda_get_stream, else from here. */
+typedef int32_t (*loom_cuda_stream_handler_t)(void *user_context, void *cuda_context,
+                                              void **stream);
+loom_cuda_stream_handler_t loom_cuda_set_stream_handler(loom_cuda_stream_handler_t handler);
+
+/* The stream the handler gives for user_context (NULL where none is set). Returns 0 or an error
+ * code (after reporting it). */
+int32_t loom_cuda_stream_for(void *user_context, void **stream);
+
+/* The CUcontext Loom's CUDA calls use (the chosen device's primary context), loading the driver
+ * if needed; NULL where CUDA is unavailable. */
+void *loom_cuda_primary_context(void);
 
 /* Device memory kept for reuse (Halide's halide_reuse_device_allocations, on by default in
  * Loom): a pipeline's GPU intermediates and the device copies of its buffers take their memory
@@ -384,8 +414,8 @@ int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b);
 /* Launches kernel `kernel_name` of the PTX module text `ptx` (NUL-terminated) on a grid of
  * grid_x*grid_y*grid_z blocks of block_x*block_y*block_z threads, with kernel parameters
  * `args` (cuLaunchKernel's kernelParams: args[i] points at the i-th parameter's value; they are
- * copied at the launch). The kernel runs asynchronously on the context's default stream: later
- * launches and copies wait for it, and a fault inside it is reported by the next call
+ * copied at the launch). The kernel runs asynchronously on its stream: later launches and
+ * copies on that stream wait for it, and a fault inside it is reported by the next call
  * that waits (a copy to the host, loom_cuda_device_sync). A grid or block with a zero
  * dimension has no threads: nothing runs and 0 is returned. *module_cache is a slot the caller
  * keeps per PTX module (initially NULL): the module is loaded once (under a lock) and kept
@@ -395,6 +425,10 @@ int32_t loom_cuda_mark_host_dirty(void *user_context, loom_buffer_t *b);
 int32_t loom_cuda_launch(void *user_context, void **module_cache, const char *ptx,
                          const char *kernel_name, int32_t grid_x, int32_t grid_y, int32_t grid_z,
                          int32_t block_x, int32_t block_y, int32_t block_z, void **args);
+int32_t loom_cuda_launch_on_stream(void *user_context, void *stream, void **module_cache,
+                                   const char *ptx, const char *kernel_name, int32_t grid_x,
+                                   int32_t grid_y, int32_t grid_z, int32_t block_x, int32_t block_y,
+                                   int32_t block_z, void **args);
 
 /* Unloads the module in each of the `count` slots that loom_cuda_launch filled, after waiting
  * for the device (a kernel of it may still run), and sets the slot to NULL; NULL slots are

@@ -1,12 +1,16 @@
 // Kernels as the device sees them: the CUDA modules a pipeline loads (unloaded with its code),
-// and its dense vector accesses made 8 and 16 bytes wide (ld.global.v4) where a launch-time
-// check proves them aligned, per lane where it does not. The PTX is checked on any machine;
-// runs need an NVIDIA driver and skip with the reason where none is present. Outputs are
-// checked element by element against plain C++.
+// its dense vector accesses made 8 and 16 bytes wide (ld.global.v4) where a launch-time
+// check proves them aligned, per lane where it does not, and the stream its work goes on. The PTX
+// is checked on any machine; runs need an NVIDIA driver and skip with the reason where none is
+// present. Outputs are checked element by element against plain C++.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include <dlfcn.h>
 
 #include "CudaTest.h"
 #include "loom.h"
@@ -181,6 +185,214 @@ TEST(GPUModules, AKernelsModuleIsUnloadedWithItsPipeline) {
             EXPECT_EQ(loom_cuda_loaded_module_count() - before, 2) << "round " << round;
         }
         EXPECT_EQ(loom_cuda_loaded_module_count(), before) << "round " << round;
+    }
+}
+
+// ---- streams ---------------------------------------------------------------------------------
+
+// The few driver entry points the stream tests call themselves, from the process's libcuda.
+struct TestDriver {
+    using Stream = void *;
+    int (*cuCtxSetCurrent)(void *);
+    int (*cuStreamCreate)(Stream *, unsigned);
+    int (*cuStreamDestroy)(Stream);
+    int (*cuStreamSynchronize)(Stream);
+    int (*cuModuleLoadData)(void **, const void *);
+    int (*cuModuleGetFunction)(void **, void *, const char *);
+    int (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                          unsigned, Stream, void **, void **);
+    TestDriver() {
+        void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) throw std::runtime_error("libcuda.so.1 did not load");
+        auto get = [lib](auto &fn, const char *name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+            if (!fn) throw std::runtime_error(std::string("libcuda has no ") + name);
+        };
+        get(cuCtxSetCurrent, "cuCtxSetCurrent");
+        get(cuStreamCreate, "cuStreamCreate");
+        get(cuStreamDestroy, "cuStreamDestroy_v2");
+        get(cuStreamSynchronize, "cuStreamSynchronize");
+        get(cuModuleLoadData, "cuModuleLoadData");
+        get(cuModuleGetFunction, "cuModuleGetFunction");
+        get(cuLaunchKernel, "cuLaunchKernel");
+    }
+};
+
+// One thread: waits `ns` nanoseconds of the GPU's clock, then stores `value` at `p`.
+const char *const kWaitThenStorePTX = R"(
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry wait_then_store(.param .u64 p, .param .u64 ns, .param .u32 value)
+{
+    .reg .pred %later;
+    .reg .b64 %start, %now, %waited, %limit, %address;
+    .reg .b32 %v;
+    ld.param.u64 %address, [p];
+    ld.param.u64 %limit, [ns];
+    ld.param.u32 %v, [value];
+    mov.u64 %start, %globaltimer;
+WAIT:
+    mov.u64 %now, %globaltimer;
+    sub.u64 %waited, %now, %start;
+    setp.lt.u64 %later, %waited, %limit;
+    @%later bra WAIT;
+    cvta.to.global.u64 %address, %address;
+    st.global.u32 [%address], %v;
+    ret;
+}
+)";
+
+// A run's kernels and copies go on the stream its handler gives: the stream (created
+// non-blocking, so the default stream does not wait for it) first waits 50 ms and then stores
+// a value into the input's device copy; a run on that stream reads the value, since its kernel
+// runs after that work. Both Halide's per-run JITHandlers::custom_cuda_get_stream and the
+// process-wide handler (an ahead-of-time library's) are followed; a failing handler's code is
+// reported.
+TEST(GPUStreams, ARunsKernelsAndCopiesGoOnTheStreamItsHandlerGives) {
+    REQUIRE_CUDA();
+    TestDriver cu;
+    ASSERT_EQ(cu.cuCtxSetCurrent(loom_cuda_primary_context()), 0);
+    void *stream = nullptr, *module = nullptr, *wait_then_store = nullptr;
+    ASSERT_EQ(cu.cuStreamCreate(&stream, /*CU_STREAM_NON_BLOCKING*/ 1), 0);
+    ASSERT_EQ(cu.cuModuleLoadData(&module, kWaitThenStorePTX), 0);
+    ASSERT_EQ(cu.cuModuleGetFunction(&wait_then_store, module, "wait_then_store"), 0);
+
+    const int n = 256;
+    Buffer<int> input(n);
+    for (int i = 0; i < n; i++)
+        input(i) = i;
+    ImageParam in(Int(32), 1, "in");
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = in(x)*2;
+    f.gpu_tile(x, bx, tx, 64);
+    in.set(input);
+    Pipeline p(f);
+    Buffer<int> out(n);
+    p.realize(out, cuda_target()); // input's device copy made, on the default stream
+    out.copy_to_host();
+    for (int i = 0; i < n; i++)
+        ASSERT_EQ(out(i), 2 * i);
+
+    auto store_later_on_stream = [&](uint32_t value) {
+        uint64_t address = input.raw_buffer()->device, ns = 50'000'000;
+        void *args[] = {&address, &ns, &value};
+        ASSERT_EQ(cu.cuLaunchKernel(wait_then_store, 1, 1, 1, 1, 1, 1, 0, stream, args, nullptr),
+                  0);
+    };
+    struct StreamContext : JITUserContext {
+        void *stream = nullptr;
+    } context;
+    context.stream = stream;
+    context.handlers.custom_cuda_get_stream = [](JITUserContext *c, void *, void **s) {
+        *s = static_cast<StreamContext *>(c)->stream;
+        return 0;
+    };
+    store_later_on_stream(1000);
+    p.realize(&context, out, cuda_target());
+    out.copy_to_host();
+    EXPECT_EQ(out(0), 2000) << "the run's kernel did not wait for the stream's earlier work";
+    for (int i = 1; i < n; i++)
+        ASSERT_EQ(out(i), 2 * i);
+
+    // The process-wide handler, as an ahead-of-time library's runs use it.
+    static void *process_stream = nullptr;
+    process_stream = stream;
+    loom_cuda_stream_handler_t previous =
+        loom_cuda_set_stream_handler([](void *, void *, void **s) -> int32_t {
+            *s = process_stream;
+            return 0;
+        });
+    store_later_on_stream(3000);
+    p.realize(out, cuda_target());
+    out.copy_to_host();
+    EXPECT_EQ(out(0), 6000) << "the process handler's stream was not used";
+    loom_cuda_set_stream_handler(previous);
+
+    // A handler that fails stops the run with its code.
+    context.handlers.custom_cuda_get_stream = [](JITUserContext *, void *, void **) { return -7; };
+    try {
+        p.realize(&context, out, cuda_target());
+        ADD_FAILURE() << "a failing custom_cuda_get_stream was ignored";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("custom_cuda_get_stream returned -7"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(cu.cuStreamSynchronize(stream), 0);
+    EXPECT_EQ(cu.cuStreamDestroy(stream), 0);
+}
+
+// Device memory a run on one stream freed, reused by a run on another: the second run's work
+// waits for the first's on the device (an event), so values stay right with no host wait.
+TEST(GPUStreams, MemoryFreedOnOneStreamIsReusedSafelyOnAnother) {
+    REQUIRE_CUDA();
+    TestDriver cu;
+    ASSERT_EQ(cu.cuCtxSetCurrent(loom_cuda_primary_context()), 0);
+    void *streams[2] = {nullptr, nullptr};
+    for (void *&s : streams)
+        ASSERT_EQ(cu.cuStreamCreate(&s, 1), 0);
+    // g is a GPU intermediate: its device memory is freed at the end of each run and kept.
+    const int n = 1 << 20;
+    ImageParam in(Float(32), 1, "in");
+    Func g("g"), h("h");
+    Var x("x"), bx("bx"), tx("tx");
+    g(x) = in(x)*3.0f + 1.0f;
+    h(x) = g(x) - in(x);
+    g.compute_root().gpu_tile(x, bx, tx, 128);
+    h.gpu_tile(x, bx, tx, 128);
+    Buffer<float> input(n);
+    for (int i = 0; i < n; i++)
+        input(i) = float(i % 1000) * 0.25f;
+    in.set(input);
+    Pipeline p(h);
+    struct StreamContext : JITUserContext {
+        void *stream = nullptr;
+    };
+    auto on = [](void *s) {
+        StreamContext c;
+        c.stream = s;
+        c.handlers.custom_cuda_get_stream = [](JITUserContext *ctx, void *, void **out) {
+            *out = static_cast<StreamContext *>(ctx)->stream;
+            return 0;
+        };
+        return c;
+    };
+    const DeviceMemoryStats before = device_memory_stats();
+    for (int run = 0; run < 6; run++) {
+        StreamContext c = on(streams[run % 2]);
+        Buffer<float> out(n);
+        p.realize(&c, out, cuda_target());
+        out.copy_to_host();
+        for (int i = 0; i < n; i += 997)
+            ASSERT_EQ(out(i), (input(i) * 3.0f + 1.0f) - input(i)) << "run " << run << " at " << i;
+    }
+    EXPECT_GE(device_memory_stats().reuses - before.reuses, 5);
+    for (void *s : streams)
+        EXPECT_EQ(cu.cuStreamDestroy(s), 0);
+}
+
+// Halide's CUDA context hooks (Loom's runtime owns the context) are refused, naming the hook
+// that orders a run with the caller's work.
+TEST(GPUStreams, TheContextHooksAreRefusedNamingTheStreamHook) {
+    JITUserContext context;
+    context.handlers.custom_cuda_acquire_context = [](JITUserContext *, void **, bool) {
+        return 0;
+    };
+    Func f("f");
+    Var x("x"), bx("bx"), tx("tx");
+    f(x) = x;
+    f.gpu_tile(x, bx, tx, 32);
+    Buffer<int> out(64);
+    try {
+        Pipeline(f).realize(&context, out, cuda_target());
+        ADD_FAILURE() << "custom_cuda_acquire_context was accepted";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("custom_cuda_acquire_context"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("custom_cuda_get_stream"), std::string::npos)
+            << e.what();
     }
 }
 

@@ -219,15 +219,16 @@ TEST(GPUErrors, TooManyThreadsPerBlock) {
     EXPECT_NE(m.find("1024"), std::string::npos) << m;
 }
 
-TEST(GPUErrors, ProducerAtABlockLoop) {
-    Func g("g"), f("f");
-    Var x("x"), y("y"), bx("bx"), by("by"), tx("tx"), ty("ty");
-    g(x, y) = x * y;
-    f(x, y) = g(x, y) + g(x + 1, y);
-    f.gpu_tile(x, y, bx, by, tx, ty, 16, 16);
-    g.compute_at(f, bx);
+TEST(GPUErrors, BlockLoopInsideASerialLoop) {
+    Func f("f");
+    Var x("x"), y("y"), z("z"), bx("bx"), tx("tx");
+    f(x, y, z) = x + y + z;
+    // bx (blocks) > z (serial) > y (blocks) > tx (threads)
+    f.split(x, bx, tx, 32).reorder(tx, y, z, bx).gpu_blocks(bx).gpu_blocks(y).gpu_threads(tx);
     std::string m = message_of([&] { Pipeline(f).lowered_stmt(cuda_target()); });
-    EXPECT_NE(m.find("between its gpu_blocks and gpu_threads"), std::string::npos) << m;
+    EXPECT_NE(m.find("f.s0.y"), std::string::npos) << m;
+    EXPECT_NE(m.find("f.s0.z"), std::string::npos) << m;
+    EXPECT_NE(m.find("reorder"), std::string::npos) << m;
 }
 
 TEST(GPUErrors, ParallelLoopInsideAKernel) {
