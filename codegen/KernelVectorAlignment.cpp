@@ -14,7 +14,9 @@ namespace Internal {
 namespace {
 
 // value = remainder (mod modulus); modulus 0: value is exactly remainder. Moduli are kept
-// below 2^24, so that products of two stay far from overflowing.
+// below 2^24, so that products of two stay far from overflowing: a larger one is replaced by the
+// largest power of two that divides it (capped), still a divisor, so the congruence stays true
+// and keeps what alignment asks about.
 struct Congruence {
     int64_t modulus = 1, remainder = 0;
 
@@ -22,8 +24,7 @@ struct Congruence {
     static Congruence unknown() { return {1, 0}; }
     static Congruence make(int64_t m, int64_t r) {
         m = std::llabs(m);
-        while (m >= (1 << 24))
-            m /= 2; // a divisor of a power of two stays one; others lose
+        if (m >= (1 << 24)) m = std::min<int64_t>(m & -m, 1 << 23);
         if (m == 0) return exactly(r);
         return {m, ((r % m) + m) % m};
     }
